@@ -1,0 +1,172 @@
+//! `ndjq filter`: pass through the original bytes of the records that match, like grep.
+//! Invalid records are reported on stderr and saved byte for byte with `--rejects`.
+
+use super::{write_record, Rejects};
+use crate::cli::args::FilterArgs;
+use crate::cli::config::Common;
+use crate::cli::exit::{exit_code, Outcome};
+use anyhow::{bail, Result};
+use ndjq::diagnostic::Code;
+use ndjq::filter::{Matcher, Predicates, Where};
+use ndjq::pipeline::{Consumer, Flow, Record, Status};
+use ndjq::sink::Reporter;
+use ndjq::summary::Summary;
+use std::io::{self, BufWriter, Stderr, Write};
+use std::sync::Arc;
+
+struct Filter<W: Write> {
+    matcher: Matcher,
+    out: W,
+    open_line: bool,
+    count_only: bool,
+    max_count: Option<u64>,
+    line_buffered: bool,
+    selected: u64,
+    summary: Summary,
+    reporter: Reporter<Stderr>,
+    rejects: Option<Rejects>,
+    /// Where the rest of an overlong record goes.
+    overlong_selected: bool,
+    overlong_rejected: bool,
+}
+
+impl<W: Write> Consumer for Filter<W> {
+    fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
+        self.summary.files += 1;
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
+        self.summary.add_record(record);
+        for d in record.diagnostics {
+            self.reporter.report(d)?;
+        }
+        self.overlong_rejected = false;
+        if record.status == Status::Invalid {
+            if let Some(r) = self.rejects.as_mut() {
+                r.record(record.raw)?;
+                self.overlong_rejected = record.overlong;
+            }
+        }
+        let selected = self.matcher.matches(record);
+        self.overlong_selected = selected && record.overlong && !self.count_only;
+        if selected {
+            self.selected += 1;
+            if !self.count_only {
+                write_record(&mut self.out, record.raw, &mut self.open_line)?;
+                if self.line_buffered && !record.overlong {
+                    self.out.flush()?;
+                }
+            }
+            if self.max_count.is_some_and(|m| self.selected >= m) {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.summary.add_bytes(bytes.len());
+        if self.overlong_selected {
+            self.out.write_all(bytes)?;
+            self.open_line = bytes.last() != Some(&b'\n');
+        }
+        if self.overlong_rejected {
+            if let Some(r) = self.rejects.as_mut() {
+                r.chunk(bytes)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn predicates(args: &FilterArgs) -> Result<Predicates> {
+    let mut wheres = Vec::new();
+    for w in &args.wheres {
+        match Where::parse(w) {
+            Some(w) => wheres.push(w),
+            None => bail!("--where `{w}` is not PATH=VALUE with a dotted PATH like message.model"),
+        }
+    }
+    let mut diagnostics = Vec::new();
+    for d in &args.diagnostics {
+        match Code::parse(d) {
+            Some(c) => diagnostics.push(c),
+            None => bail!(
+                "--diagnostic `{d}` is not a diagnostic code (e.g. PROTO_INVALID_JSON, PROTO_UNKNOWN_TYPE)"
+            ),
+        }
+    }
+    Ok(Predicates {
+        types: args.types.clone(),
+        subtypes: args.subtypes.clone(),
+        tools: args.tools.clone(),
+        sessions: args.sessions.clone(),
+        models: args.models.clone(),
+        wheres,
+        valid: match (args.valid, args.invalid) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        },
+        diagnostics,
+        invert: args.invert,
+    })
+}
+
+pub fn run(args: &FilterArgs) -> Result<i32> {
+    let common = Common::resolve(&args.input, &args.output)?;
+    let predicates = predicates(args)?;
+    if args.max_count == Some(0) {
+        return Ok(exit_code(Outcome::Findings, false));
+    }
+    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let stderr = (!common.quiet).then(io::stderr);
+    let stdout = io::stdout().lock();
+    let mut filter = Filter {
+        matcher: Matcher::new(predicates),
+        out: BufWriter::with_capacity(256 << 10, stdout),
+        open_line: false,
+        count_only: args.count,
+        max_count: args.max_count,
+        line_buffered: common.line_buffered,
+        selected: 0,
+        summary: Summary::default(),
+        reporter: Reporter::new(stderr, common.err_painter)?,
+        rejects,
+        overlong_selected: false,
+        overlong_rejected: false,
+    };
+    let had_errors = crate::cli::run_sources(&common, &mut filter)?;
+    if filter.count_only {
+        writeln!(filter.out, "{}", filter.selected)?;
+    }
+    filter.out.flush()?;
+    if let Some(r) = filter.rejects.as_mut() {
+        r.finish()?;
+    }
+    let s = &filter.summary;
+    if s.invalid > 0 || s.warnings > 0 {
+        let rejected = match &filter.rejects {
+            Some(r) => format!(", {} saved to --rejects", r.written),
+            None => String::new(),
+        };
+        let line = format!(
+            "{} records: {} selected, {} not selected; {} invalid{rejected}, {} empty; {} errors, {} warnings",
+            s.records,
+            filter.selected,
+            s.records - filter.selected,
+            s.invalid,
+            s.empty,
+            s.errors,
+            s.warnings
+        );
+        filter.reporter.finish(Some(&line))?;
+    }
+    let outcome = if filter.selected > 0 {
+        Outcome::Success
+    } else {
+        Outcome::Findings
+    };
+    Ok(exit_code(outcome, had_errors))
+}

@@ -1,0 +1,56 @@
+//! One file per subcommand: each chooses its consumers and its sink.
+
+pub mod filter;
+pub mod validate;
+
+use anyhow::{Context, Result};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+/// The `--rejects` file: every invalid record's raw bytes, byte for byte.
+#[derive(Debug)]
+pub struct Rejects {
+    out: BufWriter<File>,
+    /// The last record written had no `\n` (an input's unterminated last line): one is
+    /// added before the next record so records never run together.
+    open_line: bool,
+    pub written: u64,
+}
+
+impl Rejects {
+    pub fn create(path: &Path) -> Result<Rejects> {
+        let file = File::create(path)
+            .with_context(|| format!("cannot create --rejects file {}", path.display()))?;
+        Ok(Rejects {
+            out: BufWriter::with_capacity(64 << 10, file),
+            open_line: false,
+            written: 0,
+        })
+    }
+
+    pub fn record(&mut self, raw: &[u8]) -> std::io::Result<()> {
+        self.written += 1;
+        write_record(&mut self.out, raw, &mut self.open_line)
+    }
+
+    pub fn chunk(&mut self, raw: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(raw)?;
+        self.open_line = raw.last() != Some(&b'\n');
+        Ok(())
+    }
+
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// Writes a record's raw bytes; when the previous one lacked its `\n`, writes one first.
+pub fn write_record(out: &mut impl Write, raw: &[u8], open_line: &mut bool) -> std::io::Result<()> {
+    if *open_line {
+        out.write_all(b"\n")?;
+    }
+    out.write_all(raw)?;
+    *open_line = raw.last() != Some(&b'\n');
+    Ok(())
+}

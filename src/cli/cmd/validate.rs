@@ -1,0 +1,109 @@
+//! `ndjq validate`: every diagnostic with its location, then a summary; exit 1 when any
+//! is at or above `--fail-on`.
+
+use super::Rejects;
+use crate::cli::args::{SeverityArg, ValidateArgs, ValidateFormat};
+use crate::cli::config::Common;
+use crate::cli::exit::{exit_code, Outcome};
+use anyhow::Result;
+use ndjq::diagnostic::Severity;
+use ndjq::pipeline::{Consumer, Flow, Record, Status};
+use ndjq::sink::{DiagnosticWriter, Format};
+use ndjq::summary::Summary;
+use std::io::{self, BufWriter, Write};
+use std::sync::Arc;
+
+struct Validate<W: Write> {
+    writer: DiagnosticWriter<W>,
+    summary: Summary,
+    fail_on: Severity,
+    max_errors: Option<u64>,
+    stopped_early: bool,
+    line_buffered: bool,
+    rejects: Option<Rejects>,
+    rejecting: bool,
+}
+
+impl<W: Write> Consumer for Validate<W> {
+    fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
+        self.summary.files += 1;
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
+        self.summary.add_record(record);
+        for d in record.diagnostics {
+            self.writer.write(d)?;
+        }
+        if self.line_buffered && !record.diagnostics.is_empty() {
+            self.writer.flush()?;
+        }
+        self.rejecting = false;
+        if record.status == Status::Invalid {
+            if let Some(r) = self.rejects.as_mut() {
+                r.record(record.raw)?;
+                self.rejecting = true;
+            }
+        }
+        if let Some(max) = self.max_errors {
+            if self.summary.at_or_above(self.fail_on) >= max {
+                self.stopped_early = true;
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.summary.add_bytes(bytes.len());
+        if self.rejecting {
+            if let Some(r) = self.rejects.as_mut() {
+                r.chunk(bytes)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+pub fn run(args: &ValidateArgs) -> Result<i32> {
+    let common = Common::resolve(&args.input, &args.output)?;
+    let format = match args.format {
+        Some(ValidateFormat::Text) => Format::Text,
+        Some(ValidateFormat::Json) => Format::Json,
+        Some(ValidateFormat::Csv) => Format::Csv,
+        Some(ValidateFormat::Github) => Format::Github,
+        None if common.stdout_is_tty => Format::Text,
+        None => Format::Json,
+    };
+    let fail_on = match args.fail_on {
+        SeverityArg::Error => Severity::Error,
+        SeverityArg::Warning => Severity::Warning,
+        SeverityArg::Info => Severity::Info,
+    };
+    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let stdout = io::stdout().lock();
+    let out = BufWriter::with_capacity(256 << 10, stdout);
+    let mut validate = Validate {
+        writer: DiagnosticWriter::new(out, format, common.painter)?,
+        summary: Summary::default(),
+        fail_on,
+        max_errors: args.max_errors,
+        stopped_early: false,
+        line_buffered: common.line_buffered,
+        rejects,
+        rejecting: false,
+    };
+    let had_errors = crate::cli::run_sources(&common, &mut validate)?;
+    if let Some(r) = validate.rejects.as_mut() {
+        r.finish()?;
+    }
+    validate
+        .writer
+        .finish(&validate.summary, validate.stopped_early)?;
+    let outcome = if validate.summary.at_or_above(fail_on) > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Success
+    };
+    Ok(exit_code(outcome, had_errors))
+}

@@ -1,0 +1,111 @@
+//! Validated configuration: the raw flags resolved once into plain values (sources,
+//! pipeline options, colour, buffering). Terminal detection happens here and nowhere else.
+
+use super::args::{ColorArg, DialectArg, InputArgs, OutputArgs};
+use anyhow::{bail, Result};
+use ndjq::dialect::Dialect;
+use ndjq::input::{self, Source};
+use ndjq::pipeline::Options;
+use ndjq::sink::Painter;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+/// What every reading command needs, resolved.
+#[derive(Debug)]
+pub struct Common {
+    pub sources: Vec<Result<Source, ndjq::Error>>,
+    pub options: Options,
+    /// Colour on stdout.
+    pub painter: Painter,
+    /// Colour on stderr.
+    pub err_painter: Painter,
+    pub stdout_is_tty: bool,
+    pub line_buffered: bool,
+    pub quiet: bool,
+    pub rejects: Option<PathBuf>,
+}
+
+impl Common {
+    pub fn resolve(input: &InputArgs, output: &OutputArgs) -> Result<Common> {
+        let stdin_count = input.paths.iter().filter(|p| p.as_os_str() == "-").count();
+        if stdin_count > 1 {
+            bail!("`-` (stdin) is given {stdin_count} times; stdin can be read only once");
+        }
+        let Some(type_field) = ndjq::json::parse_path(&input.type_field) else {
+            bail!(
+                "--type-field `{}` is not a dotted path like `type` or `event.kind`",
+                input.type_field
+            );
+        };
+        let sources = input::expand(&input.paths);
+        let reads_stdin = sources.iter().any(|s| matches!(s, Ok(Source::Stdin)));
+        let stdout_is_tty = std::io::stdout().is_terminal();
+        let stderr_is_tty = std::io::stderr().is_terminal();
+        let line_buffered =
+            output.line_buffered || (reads_stdin && stdin_is_pipe() && !stdout_is_regular_file());
+        Ok(Common {
+            sources,
+            options: Options {
+                max_line_bytes: input.max_line_bytes,
+                max_depth: usize::from(input.max_depth),
+                dialect: input.dialect.map(dialect_of),
+                type_field,
+                ..Options::default()
+            },
+            painter: Painter::new(color_enabled(output.color, stdout_is_tty)),
+            err_painter: Painter::new(color_enabled(output.color, stderr_is_tty)),
+            stdout_is_tty,
+            line_buffered,
+            quiet: output.quiet,
+            rejects: input.rejects.clone(),
+        })
+    }
+}
+
+fn dialect_of(d: DialectArg) -> Dialect {
+    match d {
+        DialectArg::Claude => Dialect::Claude,
+        DialectArg::ClaudeLog => Dialect::ClaudeLog,
+        DialectArg::Codex => Dialect::Codex,
+        DialectArg::CodexLog => Dialect::CodexLog,
+        DialectArg::Jsonrpc => Dialect::JsonRpc,
+        DialectArg::Generic => Dialect::Generic,
+    }
+}
+
+/// `--color auto` colours a terminal unless NO_COLOR is set; CLICOLOR_FORCE forces colour
+/// (it wins over NO_COLOR, as in the clicolors convention). Explicit choices win over both.
+pub fn color_enabled(arg: ColorArg, is_tty: bool) -> bool {
+    let env_set = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty() && v != "0");
+    match arg {
+        ColorArg::Always => true,
+        ColorArg::Never => false,
+        ColorArg::Auto if env_set("CLICOLOR_FORCE") => true,
+        ColorArg::Auto if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) => false,
+        ColorArg::Auto => is_tty,
+    }
+}
+
+fn stdin_is_pipe() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    let stdin = std::io::stdin();
+    let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    std::fs::File::from(fd).metadata().is_ok_and(|m| {
+        let t = m.file_type();
+        t.is_fifo() || t.is_socket() || t.is_char_device()
+    })
+}
+
+fn stdout_is_regular_file() -> bool {
+    use std::os::fd::AsFd;
+    let stdout = std::io::stdout();
+    let Ok(fd) = stdout.as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    std::fs::File::from(fd)
+        .metadata()
+        .is_ok_and(|m| m.file_type().is_file())
+}

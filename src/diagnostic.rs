@@ -1,0 +1,252 @@
+//! Diagnostics: the codes of the error taxonomy (SPEC section 6), their severities, and
+//! where a problem sits (file, line, column, byte offset).
+//!
+//! This module owns the vocabulary only. Deciding when a diagnostic is raised belongs to
+//! the stations that see the problem (framing, decoding, dialects); printing it belongs to
+//! the sinks.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// How bad a diagnostic is. Ordered: `Info < Warning < Error`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s {
+            "info" => Some(Severity::Info),
+            "warning" | "warn" => Some(Severity::Warning),
+            "error" => Some(Severity::Error),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! codes {
+    ($($variant:ident => $name:literal, $sev:ident;)*) => {
+        /// Every diagnostic code ndjq can raise.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $($variant,)* }
+
+        impl Code {
+            /// All codes, in the order of SPEC section 6.
+            pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
+
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $name,)* }
+            }
+
+            /// The default severity of the code.
+            pub fn severity(self) -> Severity {
+                match self { $(Code::$variant => Severity::$sev,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    InvalidUtf8 => "PROTO_INVALID_UTF8", Error;
+    InvalidJson => "PROTO_INVALID_JSON", Error;
+    Truncated => "PROTO_TRUNCATED", Error;
+    NotObject => "PROTO_NOT_OBJECT", Warning;
+    TextNoise => "PROTO_TEXT_NOISE", Warning;
+    UnknownType => "PROTO_UNKNOWN_TYPE", Warning;
+    Schema => "PROTO_SCHEMA", Warning;
+    LineTooLong => "PROTO_LINE_TOO_LONG", Error;
+    TooDeep => "PROTO_TOO_DEEP", Error;
+    Crlf => "PROTO_CRLF", Info;
+    Bom => "PROTO_BOM", Info;
+    EmptyLine => "PROTO_EMPTY_LINE", Info;
+    SeqGap => "SEQ_GAP", Error;
+    SeqDuplicate => "SEQ_DUPLICATE", Warning;
+    SeqOutOfOrder => "SEQ_OUT_OF_ORDER", Warning;
+    SessNoInit => "SESS_NO_INIT", Warning;
+    SessNoResult => "SESS_NO_RESULT", Warning;
+    SessErrorResult => "SESS_ERROR_RESULT", Error;
+    ToolOrphanUse => "TOOL_ORPHAN_USE", Warning;
+    ToolOrphanResult => "TOOL_ORPHAN_RESULT", Warning;
+    ToolError => "TOOL_ERROR", Info;
+    RpcUnanswered => "RPC_UNANSWERED", Warning;
+    RpcUnmatchedResponse => "RPC_UNMATCHED_RESPONSE", Warning;
+    RpcDuplicateId => "RPC_DUPLICATE_ID", Warning;
+    ProcSpawnFailed => "PROC_SPAWN_FAILED", Error;
+    ProcExitNonzero => "PROC_EXIT_NONZERO", Error;
+    ProcKilled => "PROC_KILLED", Error;
+    ProcStalled => "PROC_STALLED", Error;
+    ProcRestarted => "PROC_RESTARTED", Info;
+    ProcGaveUp => "PROC_GAVE_UP", Error;
+}
+
+impl Code {
+    /// Looks a code up by its name, case-insensitively.
+    pub fn parse(s: &str) -> Option<Code> {
+        Code::ALL
+            .iter()
+            .copied()
+            .find(|c| c.as_str().eq_ignore_ascii_case(s))
+    }
+
+    /// Whether a record carrying this code failed to decode (it goes to `--rejects`).
+    pub fn is_decode_failure(self) -> bool {
+        matches!(
+            self,
+            Code::InvalidUtf8
+                | Code::InvalidJson
+                | Code::Truncated
+                | Code::TextNoise
+                | Code::LineTooLong
+                | Code::TooDeep
+        )
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One problem, located.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// The input's display name (`-` for stdin).
+    pub file: Arc<str>,
+    /// 1-based line number of the record.
+    pub line: u64,
+    /// 1-based byte column within the record, when the problem has one.
+    pub column: Option<u64>,
+    /// Absolute byte offset in the (decompressed) input of the problem, or of the record.
+    pub offset: u64,
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    /// A short, printable piece of the record around the problem.
+    pub excerpt: String,
+}
+
+impl Diagnostic {
+    /// Builds the `file:line:column` location prefix compilers use.
+    pub fn location(&self) -> String {
+        match self.column {
+            Some(c) => format!("{}:{}:{}", self.file, self.line, c),
+            None => format!("{}:{}", self.file, self.line),
+        }
+    }
+}
+
+/// The longest excerpt kept in a diagnostic, in characters.
+pub const EXCERPT_CHARS: usize = 60;
+
+/// A printable excerpt of `bytes` around byte index `at` (or from the start): invalid UTF-8
+/// is shown as `\xNN`, control characters escaped, at most [`EXCERPT_CHARS`] characters.
+pub fn excerpt(bytes: &[u8], at: Option<usize>) -> String {
+    let start = match at {
+        Some(i) => i.saturating_sub(EXCERPT_CHARS / 2).min(bytes.len()),
+        None => 0,
+    };
+    // Back up to a character boundary so the excerpt does not begin mid-character.
+    let mut start = start;
+    while start > 0 && start < bytes.len() && (bytes[start] & 0xC0) == 0x80 {
+        start -= 1;
+    }
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    let mut chars = 0;
+    let mut rest = &bytes[start..];
+    while !rest.is_empty() && chars < EXCERPT_CHARS {
+        match std::str::from_utf8(rest) {
+            Ok(s) => {
+                for ch in s.chars() {
+                    if chars >= EXCERPT_CHARS {
+                        break;
+                    }
+                    push_escaped(&mut out, ch);
+                    chars += 1;
+                }
+                rest = &rest[rest.len()..];
+                if chars >= EXCERPT_CHARS && !s.is_empty() {
+                    break;
+                }
+            }
+            Err(e) => {
+                let (good, bad) = rest.split_at(e.valid_up_to());
+                // `good` is valid UTF-8 by construction.
+                for ch in String::from_utf8_lossy(good).chars() {
+                    if chars >= EXCERPT_CHARS {
+                        break;
+                    }
+                    push_escaped(&mut out, ch);
+                    chars += 1;
+                }
+                if chars < EXCERPT_CHARS && !bad.is_empty() {
+                    out.push_str(&format!("\\x{:02X}", bad[0]));
+                    chars += 1;
+                }
+                rest = if bad.is_empty() { bad } else { &bad[1..] };
+            }
+        }
+    }
+    let shown_end = bytes.len() - rest.len();
+    if shown_end < bytes.len() {
+        out.push('…');
+    }
+    out
+}
+
+fn push_escaped(out: &mut String, ch: char) {
+    match ch {
+        '\t' => out.push_str("\\t"),
+        '\r' => out.push_str("\\r"),
+        '\n' => out.push_str("\\n"),
+        c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c => out.push(c),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_keep_spec_severities() {
+        for c in Code::ALL {
+            assert_eq!(Code::parse(c.as_str()), Some(*c));
+        }
+        assert_eq!(Code::parse("proto_truncated"), Some(Code::Truncated));
+        assert_eq!(Code::Truncated.severity(), Severity::Error);
+        assert_eq!(Code::UnknownType.severity(), Severity::Warning);
+        assert_eq!(Code::Crlf.severity(), Severity::Info);
+        assert!(Severity::Info < Severity::Warning && Severity::Warning < Severity::Error);
+    }
+
+    #[test]
+    fn excerpt_escapes_bad_bytes_and_controls() {
+        assert_eq!(excerpt(b"{\"a\":\xff}", None), "{\"a\":\\xFF}");
+        assert_eq!(excerpt(b"a\tb\0", None), "a\\tb\\u{0}");
+        let long = "x".repeat(200);
+        let e = excerpt(long.as_bytes(), Some(100));
+        assert!(e.starts_with('…') && e.ends_with('…'));
+        assert_eq!(e.chars().filter(|c| *c == 'x').count(), EXCERPT_CHARS);
+    }
+}

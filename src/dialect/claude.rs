@@ -1,0 +1,67 @@
+//! `claude`: Claude Code `--output-format stream-json` (and `--input-format stream-json`).
+//!
+//! Types and fields from the real captures in ../shared/corpus (SCHEMA-NOTES.md section 1)
+//! and the Agent SDK's documented message union. `session_id` is snake case here; the
+//! session transcripts (`claude-log`) use camel case `sessionId`.
+
+use super::{expect, SchemaProblem, Want};
+use crate::json::Json;
+
+pub(super) const KNOWN_TYPES: &[&str] = &[
+    "system",
+    "user",
+    "assistant",
+    "result",
+    "stream_event",
+    "rate_limit_event",
+    "control_request",
+    "control_response",
+    "control_cancel_request",
+    "keep_alive",
+    "tool_progress",
+    "tool_use_summary",
+    "auth_status",
+];
+
+/// Decisive: a Claude message type together with a snake-case `session_id`.
+pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
+    matches!(
+        ty,
+        Some("system" | "user" | "assistant" | "result" | "stream_event" | "rate_limit_event")
+    ) && obj.has("session_id")
+        && !obj.has("sessionId")
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    let session_required = matches!(
+        ty,
+        "system" | "user" | "assistant" | "result" | "stream_event"
+    );
+    expect(obj, "session_id", Want::Str, session_required, p);
+    match ty {
+        "system" => expect(obj, "subtype", Want::Str, true, p),
+        "assistant" => {
+            expect(obj, "message", Want::Obj, true, p);
+            expect(obj, "message.content", Want::Arr, true, p);
+            expect(obj, "message.id", Want::Str, false, p);
+            expect(obj, "message.usage", Want::Obj, false, p);
+        }
+        "user" => {
+            expect(obj, "message", Want::Obj, true, p);
+            expect(obj, "message.content", Want::StrOrArr, true, p);
+        }
+        "result" => {
+            expect(obj, "subtype", Want::Str, true, p);
+            expect(obj, "is_error", Want::Bool, false, p);
+            expect(obj, "usage", Want::Obj, false, p);
+            expect(obj, "total_cost_usd", Want::Num, false, p);
+            expect(obj, "duration_ms", Want::Num, false, p);
+            expect(obj, "num_turns", Want::Num, false, p);
+        }
+        "stream_event" => {
+            expect(obj, "event", Want::Obj, true, p);
+            expect(obj, "event.type", Want::Str, true, p);
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,50 @@
+//! `claude-log`: Claude Code session transcripts (`~/.claude/projects/<slug>/*.jsonl`,
+//! subagent files under `<session>/subagents/`).
+//!
+//! The first key is usually `parentUuid`; `summary` and `file-history-snapshot` lines carry
+//! no session id at all (SCHEMA-NOTES.md section 2). Session logs grow new record types
+//! over time; the ones seen in real captures are known here.
+
+use super::{expect, SchemaProblem, Want};
+use crate::json::Json;
+
+pub(super) const KNOWN_TYPES: &[&str] = &[
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "progress",
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+    "cost-state",
+    "custom-title",
+    "last-prompt",
+    "tools-used",
+    "api-request",
+    "api-request-shape",
+    "api-request-blob",
+    "atis-latch",
+];
+
+/// Decisive: camel-case transcript keys, or a type only transcripts have.
+pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
+    obj.has("sessionId")
+        || obj.has("parentUuid")
+        || matches!(
+            ty,
+            Some("summary" | "file-history-snapshot" | "queue-operation" | "progress")
+        )
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    match ty {
+        "user" | "assistant" => {
+            expect(obj, "sessionId", Want::Str, true, p);
+            expect(obj, "uuid", Want::Str, true, p);
+            expect(obj, "message", Want::Obj, true, p);
+        }
+        "summary" => expect(obj, "summary", Want::Str, true, p),
+        _ => {}
+    }
+}

@@ -1,0 +1,349 @@
+//! Dialects: which agent wrote a stream, the record types it knows, and the fields each
+//! type requires.
+//!
+//! Detection looks at whole parsed objects, never at byte prefixes, so key order does not
+//! matter (real Claude `result` lines put `type` near the end). Each input is detected on
+//! its own, from its first records that carry a decisive signature; `--dialect` skips
+//! detection. A dialect only classifies: it names a record's type, says whether the type
+//! is known, and lists schema problems. Unknown types are warnings, never errors, and a new
+//! subtype of a known type is not even a warning.
+
+mod claude;
+mod claude_log;
+mod codex;
+mod codex_log;
+mod generic;
+mod jsonrpc;
+
+use crate::json::{Json, Kind};
+
+/// The dialects ndjq understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dialect {
+    Claude,
+    ClaudeLog,
+    Codex,
+    CodexLog,
+    JsonRpc,
+    Generic,
+}
+
+impl Dialect {
+    pub const ALL: &'static [Dialect] = &[
+        Dialect::Claude,
+        Dialect::ClaudeLog,
+        Dialect::Codex,
+        Dialect::CodexLog,
+        Dialect::JsonRpc,
+        Dialect::Generic,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Claude => "claude",
+            Dialect::ClaudeLog => "claude-log",
+            Dialect::Codex => "codex",
+            Dialect::CodexLog => "codex-log",
+            Dialect::JsonRpc => "jsonrpc",
+            Dialect::Generic => "generic",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Dialect> {
+        Dialect::ALL.iter().copied().find(|d| d.name() == s)
+    }
+
+    /// The record types the dialect knows (empty for `generic`: it knows none and flags none).
+    pub fn known_types(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Claude => claude::KNOWN_TYPES,
+            Dialect::ClaudeLog => claude_log::KNOWN_TYPES,
+            Dialect::Codex => codex::KNOWN_TYPES,
+            Dialect::CodexLog => codex_log::KNOWN_TYPES,
+            Dialect::JsonRpc => jsonrpc::KNOWN_TYPES,
+            Dialect::Generic => &[],
+        }
+    }
+
+    /// Whether a record of this dialect's signature was seen: decisive evidence only.
+    fn recognises(self, obj: Json<'_>, ty: Option<&str>) -> bool {
+        match self {
+            Dialect::Claude => claude::recognises(obj, ty),
+            Dialect::ClaudeLog => claude_log::recognises(obj, ty),
+            Dialect::Codex => codex::recognises(obj, ty),
+            Dialect::CodexLog => codex_log::recognises(obj, ty),
+            Dialect::JsonRpc => jsonrpc::recognises(obj, ty),
+            Dialect::Generic => false,
+        }
+    }
+
+    fn check(self, obj: Json<'_>, ty: &str, problems: &mut Vec<SchemaProblem>) {
+        match self {
+            Dialect::Claude => claude::check(obj, ty, problems),
+            Dialect::ClaudeLog => claude_log::check(obj, ty, problems),
+            Dialect::Codex | Dialect::CodexLog | Dialect::JsonRpc | Dialect::Generic => {
+                generic::check(obj, ty, problems)
+            }
+        }
+    }
+}
+
+/// A known type missing a required field, or holding one of the wrong kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaProblem {
+    /// Dotted path of the field, e.g. `message.content`.
+    pub path: String,
+    /// What the field should be, e.g. `array` or `string or array`.
+    pub expected: &'static str,
+    /// What it is; `None` when it is missing.
+    pub found: Option<Kind>,
+}
+
+impl SchemaProblem {
+    pub fn message(&self, ty: &str) -> String {
+        match self.found {
+            None => format!(
+                "`{ty}` record lacks required field `{}` ({})",
+                self.path, self.expected
+            ),
+            Some(k) => format!(
+                "`{ty}` record field `{}` should be {}, found {}",
+                self.path,
+                self.expected,
+                k.as_str()
+            ),
+        }
+    }
+}
+
+/// What a dialect's checks expect of a field.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Want {
+    Str,
+    Bool,
+    Num,
+    Obj,
+    Arr,
+    StrOrArr,
+}
+
+impl Want {
+    fn accepts(self, k: Kind) -> bool {
+        matches!(
+            (self, k),
+            (Want::Str, Kind::String)
+                | (Want::Bool, Kind::Bool)
+                | (Want::Num, Kind::Number)
+                | (Want::Obj, Kind::Object)
+                | (Want::Arr, Kind::Array)
+                | (Want::StrOrArr, Kind::String | Kind::Array)
+        )
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Want::Str => "string",
+            Want::Bool => "boolean",
+            Want::Num => "number",
+            Want::Obj => "object",
+            Want::Arr => "array",
+            Want::StrOrArr => "string or array",
+        }
+    }
+}
+
+/// Checks that `path` exists in `obj` (when `required`) and has the wanted kind. A field
+/// that is `null` counts as absent for optional fields.
+pub(crate) fn expect(
+    obj: Json<'_>,
+    path: &str,
+    want: Want,
+    required: bool,
+    problems: &mut Vec<SchemaProblem>,
+) {
+    let steps: Vec<&str> = path.split('.').collect();
+    // A missing parent is reported by its own check; its children are not reported again.
+    if steps.len() > 1 && obj.path(&steps[..steps.len() - 1]).is_none() {
+        return;
+    }
+    match obj.path(&steps) {
+        None if required => problems.push(SchemaProblem {
+            path: path.to_string(),
+            expected: want.name(),
+            found: None,
+        }),
+        None => {}
+        Some(v) if !required && v.kind() == Kind::Null => {}
+        Some(v) if !want.accepts(v.kind()) => problems.push(SchemaProblem {
+            path: path.to_string(),
+            expected: want.name(),
+            found: Some(v.kind()),
+        }),
+        Some(_) => {}
+    }
+}
+
+/// How many records with no decisive signature are looked at before an input is taken to
+/// be `generic`.
+const DETECTION_WINDOW: u32 = 64;
+
+/// What a record is, as far as its dialect can tell.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RecordInfo<'a> {
+    /// The dialect in force for the record (`None` while detection is still undecided).
+    pub dialect: Option<Dialect>,
+    /// The record's type (`type`, or the `--type-field` path for `generic`).
+    pub ty: Option<&'a str>,
+    /// Its `subtype`, when that is a string.
+    pub subtype: Option<&'a str>,
+}
+
+/// Per-record findings of the dialect.
+#[derive(Debug, Default)]
+pub struct Findings {
+    /// The type is not one the dialect knows.
+    pub unknown_type: bool,
+    pub schema: Vec<SchemaProblem>,
+}
+
+/// Detects the dialect of one input and classifies its records.
+#[derive(Debug)]
+pub struct Classifier {
+    forced: Option<Dialect>,
+    current: Option<Dialect>,
+    undecided: u32,
+    type_field: Vec<String>,
+}
+
+impl Classifier {
+    /// `forced` skips detection; `type_field` is the dotted path of the type in `generic`.
+    pub fn new(forced: Option<Dialect>, type_field: Vec<String>) -> Self {
+        Classifier {
+            forced,
+            current: forced,
+            undecided: 0,
+            type_field,
+        }
+    }
+
+    /// Starts a new input: detection begins again.
+    pub fn reset(&mut self) {
+        self.current = self.forced;
+        self.undecided = 0;
+    }
+
+    /// The dialect in force now.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.current
+    }
+
+    /// Classifies one parsed value, filling `findings`.
+    pub fn classify<'a>(&mut self, value: Json<'a>, findings: &mut Findings) -> RecordInfo<'a> {
+        findings.unknown_type = false;
+        findings.schema.clear();
+        if !value.is_object() {
+            return RecordInfo {
+                dialect: self.current,
+                ty: None,
+                subtype: None,
+            };
+        }
+        let top_type = value.get("type").and_then(|t| t.as_str());
+        if self.current.is_none() {
+            self.current = Dialect::ALL
+                .iter()
+                .copied()
+                .find(|d| d.recognises(value, top_type));
+            if self.current.is_none() {
+                self.undecided += 1;
+                if self.undecided >= DETECTION_WINDOW {
+                    self.current = Some(Dialect::Generic);
+                }
+            }
+        }
+        let ty = match self.current {
+            Some(Dialect::Generic) | None => value.path(&self.type_field).and_then(|t| t.as_str()),
+            Some(_) => top_type,
+        };
+        let subtype = value.get("subtype").and_then(|s| s.as_str());
+        let Some(dialect) = self.current else {
+            return RecordInfo {
+                dialect: None,
+                ty,
+                subtype,
+            };
+        };
+        if let Some(t) = ty {
+            let known = dialect.known_types();
+            if dialect != Dialect::Generic && !known.contains(&t) {
+                findings.unknown_type = true;
+            } else {
+                dialect.check(value, t, &mut findings.schema);
+            }
+        }
+        RecordInfo {
+            dialect: Some(dialect),
+            ty,
+            subtype,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn classify_all(lines: &[&str]) -> Vec<(Option<Dialect>, bool, usize)> {
+        let mut c = Classifier::new(None, vec!["type".to_string()]);
+        let mut f = Findings::default();
+        lines
+            .iter()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("valid");
+                let info = c.classify(Json::Serde(&v), &mut f);
+                (info.dialect, f.unknown_type, f.schema.len())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn detection_ignores_key_order() {
+        let got = classify_all(&[
+            r#"{"is_error":false,"session_id":"s","subtype":"success","type":"result"}"#,
+        ]);
+        assert_eq!(got[0].0, Some(Dialect::Claude));
+        let got = classify_all(&[
+            r#"{"parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","content":"hi"}}"#,
+        ]);
+        assert_eq!(got[0].0, Some(Dialect::ClaudeLog));
+        let got = classify_all(&[r#"{"thread_id":"t","type":"thread.started"}"#]);
+        assert_eq!(got[0].0, Some(Dialect::Codex));
+        let got = classify_all(&[r#"{"payload":{},"timestamp":"x","type":"session_meta"}"#]);
+        assert_eq!(got[0].0, Some(Dialect::CodexLog));
+        let got = classify_all(&[r#"{"id":1,"method":"initialize","params":{}}"#]);
+        assert_eq!(got[0].0, Some(Dialect::JsonRpc));
+    }
+
+    #[test]
+    fn unknown_types_and_schema_problems_are_flagged_new_subtypes_are_not() {
+        let got = classify_all(&[
+            r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+            r#"{"type":"system","subtype":"brand_new_subtype","session_id":"s"}"#,
+            r#"{"type":"telemetry","session_id":"s"}"#,
+            r#"{"type":"assistant","session_id":"s","message":{"content":"not a list"}}"#,
+        ]);
+        assert_eq!(got[0], (Some(Dialect::Claude), false, 0));
+        assert_eq!(got[1], (Some(Dialect::Claude), false, 0));
+        assert_eq!(got[2], (Some(Dialect::Claude), true, 0));
+        assert_eq!(got[3], (Some(Dialect::Claude), false, 1));
+    }
+
+    #[test]
+    fn undecided_inputs_become_generic_and_flag_nothing() {
+        let lines: Vec<String> = (0..70).map(|i| format!(r#"{{"type":"t{i}"}}"#)).collect();
+        let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let got = classify_all(&refs);
+        assert_eq!(got[0].0, None);
+        assert_eq!(got[69], (Some(Dialect::Generic), false, 0));
+    }
+}

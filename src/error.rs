@@ -1,0 +1,74 @@
+//! The library's error: I/O and configuration only. A bad record is never an error; it is
+//! data with a diagnostic.
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+/// What failed, and where.
+#[derive(Debug)]
+pub enum Error {
+    /// An input could not be opened or walked.
+    Open { path: PathBuf, source: io::Error },
+    /// Reading an input failed part-way (the records before were processed).
+    Read {
+        file: String,
+        line: u64,
+        offset: u64,
+        source: io::Error,
+    },
+    /// Writing output failed (a closed pipe included).
+    Write(io::Error),
+    /// A folder held no log files.
+    NoLogs { path: PathBuf },
+}
+
+impl Error {
+    /// Whether the error is a reader that went away (`| head`): not worth a message.
+    pub fn is_broken_pipe(&self) -> bool {
+        matches!(self, Error::Write(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Open { path, source } => write!(f, "{}: {}", path.display(), plain(source)),
+            Error::Read {
+                file,
+                line,
+                offset,
+                source,
+            } => write!(
+                f,
+                "{file}: read error after line {line} (byte {offset}): {}",
+                plain(source)
+            ),
+            Error::Write(e) => write!(f, "write error: {}", plain(e)),
+            Error::NoLogs { path } => write!(
+                f,
+                "{}: no *.jsonl, *.ndjson or *.json files (or .gz/.zst) in this folder",
+                path.display()
+            ),
+        }
+    }
+}
+
+/// An I/O error's message without Rust's " (os error N)" suffix.
+fn plain(e: &io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Open { source, .. } | Error::Read { source, .. } => Some(source),
+            Error::Write(e) => Some(e),
+            Error::NoLogs { .. } => None,
+        }
+    }
+}

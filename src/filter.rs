@@ -1,0 +1,227 @@
+//! The record predicates of `filter` (SPEC section 3): which records to select. Predicates
+//! combine with AND; the values of one predicate with OR. Selection never looks at bytes,
+//! only at the decoded record, so key order and whitespace do not matter.
+
+use crate::diagnostic::Code;
+use crate::json::Json;
+use crate::pipeline::{Record, Status};
+use std::collections::HashMap;
+
+/// `--where PATH=VALUE`: the value at a dotted path equals a JSON value (or, failing JSON,
+/// a string). `PATH` alone tests that the path exists and is not null.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Where {
+    pub path: Vec<String>,
+    pub value: Option<serde_json::Value>,
+    /// The right-hand side as typed, also compared with string fields (`--where id=42`
+    /// matches `"id":"42"`).
+    pub text: Option<String>,
+}
+
+impl Where {
+    /// Parses `PATH=VALUE` or `PATH`.
+    pub fn parse(s: &str) -> Option<Where> {
+        let (path, rhs) = match s.split_once('=') {
+            Some((p, v)) => (p, Some(v)),
+            None => (s, None),
+        };
+        let path = crate::json::parse_path(path)?;
+        let value = rhs.map(|v| {
+            serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()))
+        });
+        Some(Where {
+            path,
+            value,
+            text: rhs.map(str::to_string),
+        })
+    }
+
+    fn matches(&self, value: Json<'_>) -> bool {
+        let Some(found) = value.path(&self.path) else {
+            return false;
+        };
+        match (&self.value, &self.text) {
+            (None, _) => found.kind() != crate::json::Kind::Null,
+            (Some(v), text) => {
+                found.equals(v) || (found.as_str().is_some() && found.as_str() == text.as_deref())
+            }
+        }
+    }
+}
+
+/// The predicates given on the command line.
+#[derive(Debug, Clone, Default)]
+pub struct Predicates {
+    /// `--type`: a type, or `type/subtype`.
+    pub types: Vec<String>,
+    pub subtypes: Vec<String>,
+    pub tools: Vec<String>,
+    pub sessions: Vec<String>,
+    pub models: Vec<String>,
+    pub wheres: Vec<Where>,
+    /// `--valid` (true) or `--invalid` (false).
+    pub valid: Option<bool>,
+    pub diagnostics: Vec<Code>,
+    pub invert: bool,
+}
+
+impl Predicates {
+    fn has_field_predicates(&self) -> bool {
+        !(self.types.is_empty()
+            && self.subtypes.is_empty()
+            && self.tools.is_empty()
+            && self.sessions.is_empty()
+            && self.models.is_empty()
+            && self.wheres.is_empty())
+    }
+}
+
+/// Tool ids remembered to name the tool of a `tool_result`; past this many the memory is
+/// cleared (a result that far from its call is not attributed).
+const TOOL_ID_CAP: usize = 1 << 20;
+
+/// Applies predicates to records in stream order (it remembers tool ids to attribute
+/// tool results to their tool).
+#[derive(Debug)]
+pub struct Matcher {
+    predicates: Predicates,
+    tool_names: HashMap<String, String>,
+}
+
+impl Matcher {
+    pub fn new(predicates: Predicates) -> Self {
+        Matcher {
+            predicates,
+            tool_names: HashMap::new(),
+        }
+    }
+
+    /// Whether the record is selected (after `--invert`).
+    pub fn matches(&mut self, record: &Record<'_>) -> bool {
+        let selected = self.matches_plain(record);
+        selected != self.predicates.invert
+    }
+
+    fn matches_plain(&mut self, record: &Record<'_>) -> bool {
+        let p = &self.predicates;
+        if !p.tools.is_empty() {
+            if let Some(v) = record.value {
+                remember_tools(v, &mut self.tool_names);
+            }
+        }
+        let p = &self.predicates;
+        if let Some(want_valid) = p.valid {
+            let ok = match record.status {
+                Status::Valid => want_valid,
+                Status::Invalid => !want_valid,
+                Status::Empty => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        if !p.diagnostics.is_empty() && !p.diagnostics.iter().any(|c| record.has_code(*c)) {
+            return false;
+        }
+        let no_predicates =
+            !p.has_field_predicates() && p.valid.is_none() && p.diagnostics.is_empty();
+        if no_predicates {
+            return record.status == Status::Valid;
+        }
+        if !p.has_field_predicates() {
+            return true;
+        }
+        let Some(value) = record.value.filter(|v| v.is_object()) else {
+            return false;
+        };
+        let info = &record.info;
+        if !p.types.is_empty() {
+            let ty = info.ty.unwrap_or_default();
+            let hit = p.types.iter().any(|t| match t.split_once('/') {
+                Some((a, b)) => info.ty == Some(a) && info.subtype == Some(b),
+                None => info.ty.is_some() && t == ty,
+            });
+            if !hit {
+                return false;
+            }
+        }
+        if !p.subtypes.is_empty() && !p.subtypes.iter().any(|s| info.subtype == Some(s)) {
+            return false;
+        }
+        if !p.sessions.is_empty() {
+            let session = session_of(value);
+            if !p.sessions.iter().any(|s| session == Some(s.as_str())) {
+                return false;
+            }
+        }
+        if !p.models.is_empty() {
+            let model = model_of(value);
+            if !p.models.iter().any(|m| model == Some(m.as_str())) {
+                return false;
+            }
+        }
+        if !p.wheres.iter().all(|w| w.matches(value)) {
+            return false;
+        }
+        if !p.tools.is_empty() && !holds_tool(value, &p.tools, &self.tool_names) {
+            return false;
+        }
+        true
+    }
+}
+
+/// The session id of a record, in whichever spelling its agent uses.
+pub fn session_of<'a>(value: Json<'a>) -> Option<&'a str> {
+    ["session_id", "sessionId", "thread_id"]
+        .iter()
+        .find_map(|k| value.get(k).and_then(|v| v.as_str()))
+}
+
+/// The model of a record: `message.model` (assistant messages) or `model` (init lines).
+pub fn model_of<'a>(value: Json<'a>) -> Option<&'a str> {
+    value
+        .get("message")
+        .and_then(|m| m.get("model"))
+        .or_else(|| value.get("model"))
+        .and_then(|m| m.as_str())
+}
+
+/// Calls `f` with every content block of a Claude message (`message.content[]`).
+fn for_each_block<'a>(value: Json<'a>, mut f: impl FnMut(Json<'a>)) {
+    if let Some(content) = value.get("message").and_then(|m| m.get("content")) {
+        content.for_each_element(|b| f(b));
+    }
+}
+
+fn remember_tools(value: Json<'_>, names: &mut HashMap<String, String>) {
+    for_each_block(value, |b| {
+        if b.get("type").and_then(|t| t.as_str()) == Some("tool_use") {
+            if let (Some(id), Some(name)) = (
+                b.get("id").and_then(|v| v.as_str()),
+                b.get("name").and_then(|v| v.as_str()),
+            ) {
+                if names.len() >= TOOL_ID_CAP {
+                    names.clear();
+                }
+                names.insert(id.to_string(), name.to_string());
+            }
+        }
+    });
+}
+
+fn holds_tool(value: Json<'_>, tools: &[String], names: &HashMap<String, String>) -> bool {
+    let mut hit = false;
+    for_each_block(value, |b| {
+        let name = match b.get("type").and_then(|t| t.as_str()) {
+            Some("tool_use") => b.get("name").and_then(|v| v.as_str()),
+            Some("tool_result") => b
+                .get("tool_use_id")
+                .and_then(|v| v.as_str())
+                .and_then(|id| names.get(id))
+                .map(String::as_str),
+            _ => None,
+        };
+        hit |= name.is_some_and(|n| tools.iter().any(|t| t == n));
+    });
+    hit
+}

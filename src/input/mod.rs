@@ -1,0 +1,163 @@
+//! Inputs: the paths given on the command line resolved into sources (files, folders walked
+//! in sorted order, `-` for stdin), and decompression of gzip and zstd by magic bytes.
+//!
+//! Nothing here reads stdin by itself: the caller hands the stdin reader in, so the same
+//! code serves tests and the binary.
+
+use crate::error::Error;
+use std::fs;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One input to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    Stdin,
+    File(PathBuf),
+}
+
+impl Source {
+    /// The name diagnostics use: the path as given, or `-` for stdin.
+    pub fn display_name(&self) -> Arc<str> {
+        match self {
+            Source::Stdin => Arc::from("-"),
+            Source::File(p) => Arc::from(p.display().to_string()),
+        }
+    }
+}
+
+/// File name endings collected from folders.
+const LOG_SUFFIXES: &[&str] = &[".jsonl", ".ndjson", ".json"];
+const COMPRESSED_SUFFIXES: &[&str] = &["", ".gz", ".zst"];
+
+/// Whether a file found in a folder is one ndjq reads.
+pub fn is_log_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    LOG_SUFFIXES.iter().any(|s| {
+        COMPRESSED_SUFFIXES
+            .iter()
+            .any(|c| name.len() > s.len() + c.len() && name.ends_with(&format!("{s}{c}")))
+    })
+}
+
+/// Resolves command-line paths into sources: no path means stdin, `-` is stdin, a folder
+/// is walked recursively in sorted order for log files, anything else is a file (it is
+/// opened later, so a missing file is reported where it stands in the order).
+pub fn expand(paths: &[PathBuf]) -> Vec<Result<Source, Error>> {
+    if paths.is_empty() {
+        return vec![Ok(Source::Stdin)];
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            out.push(Ok(Source::Stdin));
+        } else if p.is_dir() {
+            let before = out.len();
+            walk(p, &mut out);
+            if out.len() == before {
+                out.push(Err(Error::NoLogs { path: p.clone() }));
+            }
+        } else {
+            out.push(Ok(Source::File(p.clone())));
+        }
+    }
+    out
+}
+
+fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(source) => {
+            out.push(Err(Error::Open {
+                path: dir.to_path_buf(),
+                source,
+            }));
+            return;
+        }
+    };
+    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    paths.sort();
+    for p in paths {
+        // Symlinked folders are not followed: they can loop.
+        let is_link = fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink());
+        if p.is_dir() {
+            if !is_link {
+                walk(&p, out);
+            }
+        } else if is_log_file(&p) {
+            out.push(Ok(Source::File(p)));
+        }
+    }
+}
+
+/// Opens a file source.
+pub fn open_file(path: &Path) -> Result<fs::File, Error> {
+    fs::File::open(path).map_err(|source| Error::Open {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// Wraps a reader so gzip and zstd input (recognised by magic bytes, so stdin works too)
+/// comes out decompressed; anything else passes unchanged.
+pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>> {
+    let mut buffered = BufReader::with_capacity(64 << 10, reader);
+    let head = loop {
+        match buffered.fill_buf() {
+            Ok(b) => break b,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    };
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Ok(Box::new(flate2::read::MultiGzDecoder::new(buffered)))
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Ok(Box::new(zstd::stream::read::Decoder::with_buffer(
+            buffered,
+        )?))
+    } else {
+        Ok(Box::new(buffered))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn log_files_are_recognised_by_suffix() {
+        for yes in [
+            "a.jsonl",
+            "b.ndjson",
+            "c.json",
+            "d.jsonl.gz",
+            "e.ndjson.zst",
+        ] {
+            assert!(is_log_file(Path::new(yes)), "{yes}");
+        }
+        for no in ["a.txt", "jsonl", ".jsonl", "a.jsonl.bak", "a.gz"] {
+            assert!(!is_log_file(Path::new(no)), "{no}");
+        }
+    }
+
+    #[test]
+    fn compressed_input_is_recognised_by_magic_bytes() {
+        let text = b"{\"a\":1}\n{\"b\":2}\n";
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(text).expect("gzip");
+        let gz = gz.finish().expect("gzip");
+        let zst = zstd::encode_all(&text[..], 1).expect("zstd");
+        for input in [text.to_vec(), gz, zst] {
+            let mut out = Vec::new();
+            decompress(&input[..])
+                .expect("open")
+                .read_to_end(&mut out)
+                .expect("read");
+            assert_eq!(out, text);
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! ndjq: validate, filter and summarise the NDJSON streams AI coding agents write.
+//!
+//! Bytes flow one way, in one pass, through these stations:
+//!
+//! ```text
+//! input (files, folders, stdin; gzip/zstd)            input
+//!   → framing (records, line numbers, offsets, caps)  framing
+//!   → decoding (UTF-8 + JSON verdict, simd-json)      decode, json
+//!   → dialect (detect, known types, schema)           dialect
+//!   → consumers (filter predicates, tallies)          filter, summary
+//!   → sinks (json | csv | text | github)              sink
+//! ```
+//!
+//! [`pipeline::Pipeline`] drives one input through framing, decoding and the dialect and
+//! pushes each record to a [`pipeline::Consumer`]. Nothing holds more than one record at a
+//! time; memory is bounded by the longest line, never by the input. This library knows
+//! nothing of the command line: the `ndjq` binary chooses consumers and sinks.
+
+pub mod decode;
+pub mod diagnostic;
+pub mod dialect;
+pub mod error;
+pub mod filter;
+pub mod framing;
+pub mod input;
+pub mod json;
+pub mod pipeline;
+pub mod sink;
+pub mod summary;
+
+pub use error::Error;

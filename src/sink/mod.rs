@@ -1,0 +1,55 @@
+//! Sinks: the writers that turn records, diagnostics and summaries into json, csv, text or
+//! GitHub annotations. They receive plain values and an already-decided [`Painter`]; they
+//! never look at the terminal themselves.
+
+mod diagnostics;
+mod reporter;
+
+pub use diagnostics::{csv_row, summary_line, DiagnosticWriter};
+pub use reporter::{Reporter, REPORT_LIMIT};
+
+use owo_colors::{OwoColorize, Style};
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+    Text,
+    Github,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Json => "json",
+            Format::Csv => "csv",
+            Format::Text => "text",
+            Format::Github => "github",
+        }
+    }
+}
+
+/// Colours text when colour was chosen, and is a no-op otherwise.
+#[derive(Debug, Clone, Copy)]
+pub struct Painter {
+    enabled: bool,
+}
+
+impl Painter {
+    pub fn new(enabled: bool) -> Self {
+        Painter { enabled }
+    }
+
+    pub fn enabled(&self) -> bool {
+        self.enabled
+    }
+
+    pub fn paint(&self, text: &str, style: Style) -> String {
+        if self.enabled {
+            text.style(style).to_string()
+        } else {
+            text.to_string()
+        }
+    }
+}

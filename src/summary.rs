@@ -1,0 +1,61 @@
+//! The record and diagnostic tally of a pass: how many records, how many valid, invalid
+//! and empty, and how many diagnostics of each code and severity. Every reading command
+//! keeps one; `validate` prints it.
+
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::pipeline::{Record, Status};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Summary {
+    pub files: u64,
+    /// Records, empty ones included: `records = valid + invalid + empty`.
+    pub records: u64,
+    pub bytes: u64,
+    pub valid: u64,
+    pub invalid: u64,
+    pub empty: u64,
+    pub by_code: BTreeMap<Code, u64>,
+    pub errors: u64,
+    pub warnings: u64,
+    pub infos: u64,
+}
+
+impl Summary {
+    /// Counts a record and its diagnostics.
+    pub fn add_record(&mut self, record: &Record<'_>) {
+        self.records += 1;
+        self.bytes += record.raw.len() as u64;
+        match record.status {
+            Status::Valid => self.valid += 1,
+            Status::Invalid => self.invalid += 1,
+            Status::Empty => self.empty += 1,
+        }
+        for d in record.diagnostics {
+            self.add_diagnostic(d);
+        }
+    }
+
+    /// Counts bytes of an overlong record that arrived after its first part.
+    pub fn add_bytes(&mut self, n: usize) {
+        self.bytes += n as u64;
+    }
+
+    pub fn add_diagnostic(&mut self, d: &Diagnostic) {
+        *self.by_code.entry(d.code).or_insert(0) += 1;
+        match d.severity {
+            Severity::Error => self.errors += 1,
+            Severity::Warning => self.warnings += 1,
+            Severity::Info => self.infos += 1,
+        }
+    }
+
+    /// Diagnostics at or above `level`.
+    pub fn at_or_above(&self, level: Severity) -> u64 {
+        match level {
+            Severity::Error => self.errors,
+            Severity::Warning => self.errors + self.warnings,
+            Severity::Info => self.errors + self.warnings + self.infos,
+        }
+    }
+}
