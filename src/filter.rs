@@ -82,7 +82,7 @@ const TOOL_ID_CAP: usize = 1 << 20;
 
 /// Applies predicates to records in stream order (it remembers tool ids to attribute
 /// tool results to their tool).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Matcher {
     predicates: Predicates,
     tool_names: HashMap<String, String>,
@@ -187,9 +187,9 @@ pub fn model_of<'a>(value: Json<'a>) -> Option<&'a str> {
 }
 
 /// Calls `f` with every content block of a Claude message (`message.content[]`).
-fn for_each_block<'a>(value: Json<'a>, mut f: impl FnMut(Json<'a>)) {
+fn for_each_block<'a>(value: Json<'a>, f: impl FnMut(Json<'a>)) {
     if let Some(content) = value.get("message").and_then(|m| m.get("content")) {
-        content.for_each_element(|b| f(b));
+        content.for_each_element(f);
     }
 }
 

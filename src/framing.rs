@@ -86,6 +86,32 @@ impl<R: Read> Framer<R> {
         }
     }
 
+    /// Continues numbering from an earlier part of the same input: the next record is line
+    /// `line + 1` at byte `offset`.
+    pub fn starting_at(mut self, line: u64, offset: u64) -> Self {
+        self.line = line;
+        self.offset = offset;
+        self
+    }
+
+    /// The number of the last record handed out and the offset of the next byte.
+    pub fn position(&self) -> (u64, u64) {
+        (self.line, self.offset)
+    }
+
+    /// Ends framing: the bytes read but not yet handed out, and the reader. Not to be
+    /// called in the middle of an overlong record.
+    pub fn into_parts(mut self) -> (Vec<u8>, R) {
+        self.buf.truncate(self.end);
+        self.buf.drain(..self.start);
+        (self.buf, self.reader)
+    }
+
+    /// Whether the input has ended.
+    pub fn at_eof(&self) -> bool {
+        self.eof && self.start == self.end
+    }
+
     /// The next record, or `None` at the end of the input. Any unread rest of an overlong
     /// record is skipped first.
     pub fn next_frame(&mut self) -> io::Result<Option<Frame<'_>>> {

@@ -24,6 +24,7 @@ pub mod filter;
 pub mod framing;
 pub mod input;
 pub mod json;
+pub mod parallel;
 pub mod pipeline;
 pub mod sink;
 pub mod summary;

@@ -9,7 +9,7 @@ use crate::decode::Decoder;
 use crate::diagnostic::{excerpt, Code, Diagnostic};
 use crate::dialect::{Classifier, Dialect, Findings, RecordInfo};
 use crate::error::Error;
-use crate::framing::{FrameKind, Framer};
+use crate::framing::{Frame, FrameKind, Framer};
 use crate::json::Json;
 use std::io::{self, Read};
 use std::sync::Arc;
@@ -107,12 +107,6 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 100 << 20;
 /// well below 4 GiB.
 pub const MAX_LINE_BYTES_LIMIT: usize = (u32::MAX as usize) - (1 << 20);
 
-/// Which side of the pass failed.
-enum Failed {
-    Read(io::Error),
-    Write(io::Error),
-}
-
 /// Runs the pass over inputs, reusing its buffers from one input to the next.
 #[derive(Debug)]
 pub struct Pipeline {
@@ -144,32 +138,82 @@ impl Pipeline {
         reader: R,
         consumer: &mut dyn Consumer,
     ) -> Result<Flow, Error> {
-        self.classifier.reset();
+        self.reset_input();
         consumer.begin_input(file).map_err(Error::Write)?;
-        let mut position = (0, 0);
-        let flow = self.run_records(file, reader, consumer, &mut position);
+        let framer =
+            Framer::with_read_size(reader, self.options.max_line_bytes, self.options.read_size);
+        let flow = self
+            .stream(file, framer, consumer, false)
+            .map(|(flow, _)| flow);
         let dialect = self.classifier.dialect();
         consumer.end_input(file, dialect).map_err(Error::Write)?;
-        flow.map_err(|e| match e {
-            Failed::Read(source) => Error::Read {
-                file: file.to_string(),
-                line: position.0,
-                offset: position.1,
-                source,
-            },
-            Failed::Write(e) => Error::Write(e),
-        })
+        flow
     }
 
-    fn run_records<R: Read>(
+    pub(crate) fn reset_input(&mut self) {
+        self.classifier.reset();
+    }
+
+    pub(crate) fn options(&self) -> &Options {
+        &self.options
+    }
+
+    pub(crate) fn classifier(&self) -> &Classifier {
+        &self.classifier
+    }
+
+    /// Feeds records from `framer` to `consumer` one at a time. With `until_detected`, stops
+    /// (handing the framer back) as soon as the input's dialect is known, so the rest can be
+    /// read in batches.
+    pub(crate) fn stream<R: Read>(
         &mut self,
         file: &Arc<str>,
-        reader: R,
+        mut framer: Framer<R>,
         consumer: &mut dyn Consumer,
-        position: &mut (u64, u64),
-    ) -> Result<Flow, Failed> {
-        let mut framer =
-            Framer::with_read_size(reader, self.options.max_line_bytes, self.options.read_size);
+        until_detected: bool,
+    ) -> Result<(Flow, Option<Framer<R>>), Error> {
+        let read_error = |framer: &Framer<R>, source| {
+            let (line, offset) = framer.position();
+            Error::Read {
+                file: file.to_string(),
+                line,
+                offset,
+                source,
+            }
+        };
+        loop {
+            if until_detected && self.classifier.dialect().is_some() {
+                return Ok((Flow::Continue, Some(framer)));
+            }
+            let frame = match framer.next_frame() {
+                Ok(Some(frame)) => frame,
+                Ok(None) => return Ok((Flow::Continue, None)),
+                Err(e) => return Err(read_error(&framer, e)),
+            };
+            let overlong = frame.kind == FrameKind::Overlong;
+            let flow = self.process(file, frame, consumer).map_err(Error::Write)?;
+            if overlong {
+                loop {
+                    match framer.overlong_chunk() {
+                        Ok(Some(chunk)) => consumer.overlong_chunk(chunk).map_err(Error::Write)?,
+                        Ok(None) => break,
+                        Err(e) => return Err(read_error(&framer, e)),
+                    }
+                }
+            }
+            if flow == Flow::Stop {
+                return Ok((Flow::Stop, None));
+            }
+        }
+    }
+
+    /// Decodes and classifies one record and hands it to the consumer.
+    pub(crate) fn process(
+        &mut self,
+        file: &Arc<str>,
+        frame: Frame<'_>,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Flow> {
         let Pipeline {
             decoder,
             classifier,
@@ -177,174 +221,150 @@ impl Pipeline {
             diagnostics,
             options,
         } = self;
-        loop {
-            let Some(frame) = framer.next_frame().map_err(Failed::Read)? else {
-                return Ok(Flow::Continue);
-            };
-            *position = (frame.line, frame.offset + frame.bytes.len() as u64);
-            diagnostics.clear();
-            let line = frame.line;
-            let offset = frame.offset;
-            let raw = frame.bytes;
-            let diag =
-                |code: Code, column: Option<u64>, message: String, excerpt: String| Diagnostic {
-                    file: file.clone(),
-                    line,
-                    column,
-                    offset: offset + column.map_or(0, |c| c.saturating_sub(1)),
-                    code,
-                    severity: code.severity(),
-                    message,
-                    excerpt,
-                };
+        diagnostics.clear();
+        let line = frame.line;
+        let offset = frame.offset;
+        let raw = frame.bytes;
+        let diag = |code: Code, column: Option<u64>, message: String, excerpt: String| Diagnostic {
+            file: file.clone(),
+            line,
+            column,
+            offset: offset + column.map_or(0, |c| c.saturating_sub(1)),
+            code,
+            severity: code.severity(),
+            message,
+            excerpt,
+        };
 
-            if frame.kind == FrameKind::Overlong {
+        if frame.kind == FrameKind::Overlong {
+            diagnostics.push(diag(
+                Code::LineTooLong,
+                None,
+                format!(
+                    "record longer than --max-line-bytes {}; not parsed",
+                    options.max_line_bytes
+                ),
+                excerpt(raw, None),
+            ));
+            return consumer.record(&Record {
+                file,
+                line,
+                offset,
+                raw,
+                overlong: true,
+                status: Status::Invalid,
+                value: None,
+                info: RecordInfo::default(),
+                diagnostics,
+            });
+        }
+
+        let mut content = frame.content();
+        if let Some(stripped) = content.strip_suffix(b"\r") {
+            content = stripped;
+            diagnostics.push(diag(
+                Code::Crlf,
+                Some(content.len() as u64 + 1),
+                "CRLF line ending (tolerated)".to_string(),
+                String::new(),
+            ));
+        }
+        let mut skipped = 0;
+        if let Some(stripped) = content.strip_prefix(BOM) {
+            content = stripped;
+            skipped = BOM.len();
+            // A BOM opening the input is ordinary; one further in means concatenated files.
+            if line > 1 {
                 diagnostics.push(diag(
-                    Code::LineTooLong,
-                    None,
-                    format!(
-                        "record longer than --max-line-bytes {}; not parsed",
-                        options.max_line_bytes
-                    ),
-                    excerpt(raw, None),
+                    Code::Bom,
+                    Some(1),
+                    "UTF-8 byte-order mark inside the stream (tolerated)".to_string(),
+                    String::new(),
                 ));
-                let record = Record {
+            }
+        }
+
+        if content.iter().all(|b| matches!(b, b' ' | b'\t')) {
+            diagnostics.push(diag(
+                Code::EmptyLine,
+                None,
+                "empty line".to_string(),
+                String::new(),
+            ));
+            return consumer.record(&Record {
+                file,
+                line,
+                offset,
+                raw,
+                overlong: false,
+                status: Status::Empty,
+                value: None,
+                info: RecordInfo::default(),
+                diagnostics,
+            });
+        }
+        decoder.decode(content, |verdict| match verdict {
+            Ok(value) => {
+                let info = classifier.classify(value, findings);
+                if !value.is_object() {
+                    diagnostics.push(diag(
+                        Code::NotObject,
+                        Some(skipped as u64 + 1),
+                        format!("valid JSON {}, not an object", value.kind().as_str()),
+                        excerpt(content, None),
+                    ));
+                }
+                if findings.unknown_type {
+                    let dialect = info.dialect.map_or("?", |d| d.name());
+                    diagnostics.push(diag(
+                        Code::UnknownType,
+                        None,
+                        format!(
+                            "type `{}` is not known to dialect {dialect} (passed through)",
+                            info.ty.unwrap_or_default()
+                        ),
+                        excerpt(content, None),
+                    ));
+                }
+                for problem in &findings.schema {
+                    diagnostics.push(diag(
+                        Code::Schema,
+                        None,
+                        problem.message(info.ty.unwrap_or_default()),
+                        excerpt(content, None),
+                    ));
+                }
+                consumer.record(&Record {
                     file,
                     line,
                     offset,
                     raw,
-                    overlong: true,
+                    overlong: false,
+                    status: Status::Valid,
+                    value: Some(value),
+                    info,
+                    diagnostics,
+                })
+            }
+            Err(failure) => {
+                diagnostics.push(diag(
+                    failure.code,
+                    Some((skipped + failure.index) as u64 + 1),
+                    failure.message.clone(),
+                    excerpt(content, Some(failure.index)),
+                ));
+                consumer.record(&Record {
+                    file,
+                    line,
+                    offset,
+                    raw,
+                    overlong: false,
                     status: Status::Invalid,
                     value: None,
                     info: RecordInfo::default(),
                     diagnostics,
-                };
-                let flow = consumer.record(&record).map_err(Failed::Write)?;
-                while let Some(chunk) = framer.overlong_chunk().map_err(Failed::Read)? {
-                    position.1 += chunk.len() as u64;
-                    consumer.overlong_chunk(chunk).map_err(Failed::Write)?;
-                }
-                if flow == Flow::Stop {
-                    return Ok(Flow::Stop);
-                }
-                continue;
+                })
             }
-
-            let mut content = frame.content();
-            if let Some(stripped) = content.strip_suffix(b"\r") {
-                content = stripped;
-                diagnostics.push(diag(
-                    Code::Crlf,
-                    Some(content.len() as u64 + 1),
-                    "CRLF line ending (tolerated)".to_string(),
-                    String::new(),
-                ));
-            }
-            let mut skipped = 0;
-            if let Some(stripped) = content.strip_prefix(BOM) {
-                content = stripped;
-                skipped = BOM.len();
-                // A BOM opening the input is ordinary; one further in means concatenated files.
-                if line > 1 {
-                    diagnostics.push(diag(
-                        Code::Bom,
-                        Some(1),
-                        "UTF-8 byte-order mark inside the stream (tolerated)".to_string(),
-                        String::new(),
-                    ));
-                }
-            }
-
-            let flow = if content.iter().all(|b| matches!(b, b' ' | b'\t')) {
-                diagnostics.push(diag(
-                    Code::EmptyLine,
-                    None,
-                    "empty line".to_string(),
-                    String::new(),
-                ));
-                consumer
-                    .record(&Record {
-                        file,
-                        line,
-                        offset,
-                        raw,
-                        overlong: false,
-                        status: Status::Empty,
-                        value: None,
-                        info: RecordInfo::default(),
-                        diagnostics,
-                    })
-                    .map_err(Failed::Write)?
-            } else {
-                decoder
-                    .decode(content, |verdict| match verdict {
-                        Ok(value) => {
-                            let info = classifier.classify(value, findings);
-                            if !value.is_object() {
-                                diagnostics.push(diag(
-                                    Code::NotObject,
-                                    Some(skipped as u64 + 1),
-                                    format!("valid JSON {}, not an object", value.kind().as_str()),
-                                    excerpt(content, None),
-                                ));
-                            }
-                            if findings.unknown_type {
-                                let dialect = info.dialect.map_or("?", |d| d.name());
-                                diagnostics.push(diag(
-                                    Code::UnknownType,
-                                    None,
-                                    format!(
-                                    "type `{}` is not known to dialect {dialect} (passed through)",
-                                    info.ty.unwrap_or_default()
-                                ),
-                                    excerpt(content, None),
-                                ));
-                            }
-                            for problem in &findings.schema {
-                                diagnostics.push(diag(
-                                    Code::Schema,
-                                    None,
-                                    problem.message(info.ty.unwrap_or_default()),
-                                    excerpt(content, None),
-                                ));
-                            }
-                            consumer.record(&Record {
-                                file,
-                                line,
-                                offset,
-                                raw,
-                                overlong: false,
-                                status: Status::Valid,
-                                value: Some(value),
-                                info,
-                                diagnostics,
-                            })
-                        }
-                        Err(failure) => {
-                            diagnostics.push(diag(
-                                failure.code,
-                                Some((skipped + failure.index) as u64 + 1),
-                                failure.message.clone(),
-                                excerpt(content, Some(failure.index)),
-                            ));
-                            consumer.record(&Record {
-                                file,
-                                line,
-                                offset,
-                                raw,
-                                overlong: false,
-                                status: Status::Invalid,
-                                value: None,
-                                info: RecordInfo::default(),
-                                diagnostics,
-                            })
-                        }
-                    })
-                    .map_err(Failed::Write)?
-            };
-            if flow == Flow::Stop {
-                return Ok(Flow::Stop);
-            }
-        }
+        })
     }
 }

@@ -50,6 +50,22 @@ impl Summary {
         }
     }
 
+    /// Adds another tally (of other records) to this one.
+    pub fn merge(&mut self, other: &Summary) {
+        self.files += other.files;
+        self.records += other.records;
+        self.bytes += other.bytes;
+        self.valid += other.valid;
+        self.invalid += other.invalid;
+        self.empty += other.empty;
+        for (code, n) in &other.by_code {
+            *self.by_code.entry(*code).or_insert(0) += n;
+        }
+        self.errors += other.errors;
+        self.warnings += other.warnings;
+        self.infos += other.infos;
+    }
+
     /// Diagnostics at or above `level`.
     pub fn at_or_above(&self, level: Severity) -> u64 {
         match level {

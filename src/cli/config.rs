@@ -23,6 +23,8 @@ pub struct Common {
     pub line_buffered: bool,
     pub quiet: bool,
     pub rejects: Option<PathBuf>,
+    /// Worker threads for regular files.
+    pub threads: usize,
 }
 
 impl Common {
@@ -58,6 +60,10 @@ impl Common {
             line_buffered,
             quiet: output.quiet,
             rejects: input.rejects.clone(),
+            threads: match input.threads {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                n => n,
+            },
         })
     }
 }
@@ -97,6 +103,18 @@ fn stdin_is_pipe() -> bool {
         let t = m.file_type();
         t.is_fifo() || t.is_socket() || t.is_char_device()
     })
+}
+
+/// Whether stdin is a regular file (`ndjq validate < file`): it can be read in batches.
+pub fn stdin_is_file() -> bool {
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin();
+    let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    std::fs::File::from(fd)
+        .metadata()
+        .is_ok_and(|m| m.file_type().is_file())
 }
 
 fn stdout_is_regular_file() -> bool {

@@ -12,7 +12,8 @@ use anyhow::Result;
 use clap::Parser;
 use config::Common;
 use ndjq::input::{self, Source};
-use ndjq::pipeline::{Consumer, Flow, Pipeline};
+use ndjq::parallel::Parallel;
+use ndjq::pipeline::{Flow, Pipeline};
 use std::io::{self, Write};
 
 /// Parses the arguments and runs the command; the result is the exit code.
@@ -27,13 +28,26 @@ pub fn run() -> Result<i32> {
 /// Feeds every source through the pipeline into `consumer`. Open and read errors are
 /// reported on stderr and reading goes on with the next source (like grep); the return
 /// value says whether any happened. A write error ends the run.
-pub(crate) fn run_sources(common: &Common, consumer: &mut dyn Consumer) -> Result<bool> {
+///
+/// Regular files are read on all threads when `parallel_ok` (the consumer's decisions do
+/// not depend on the records before) and output is not line-buffered; pipes are read one
+/// record at a time so a live stream's lines come through as they are written.
+pub(crate) fn run_sources<P: Parallel>(
+    common: &Common,
+    consumer: &mut P,
+    parallel_ok: bool,
+) -> Result<bool> {
     let mut pipeline = Pipeline::new(common.options.clone());
     let mut had_errors = false;
+    let threads = if parallel_ok && !common.line_buffered {
+        common.threads
+    } else {
+        1
+    };
     for source in &common.sources {
         let result = match source {
             Err(e) => Err(clone_open_error(e)),
-            Ok(source) => run_one(&mut pipeline, source, consumer),
+            Ok(source) => run_one(&mut pipeline, source, consumer, threads),
         };
         match result {
             Ok(Flow::Continue) => {}
@@ -48,10 +62,11 @@ pub(crate) fn run_sources(common: &Common, consumer: &mut dyn Consumer) -> Resul
     Ok(had_errors)
 }
 
-fn run_one(
+fn run_one<P: Parallel>(
     pipeline: &mut Pipeline,
     source: &Source,
-    consumer: &mut dyn Consumer,
+    consumer: &mut P,
+    threads: usize,
 ) -> Result<Flow, ndjq::Error> {
     let name = source.display_name();
     let read_err = |source: io::Error| ndjq::Error::Read {
@@ -64,12 +79,21 @@ fn run_one(
         Source::Stdin => {
             let stdin = io::stdin().lock();
             let reader = input::decompress(stdin).map_err(read_err)?;
-            pipeline.run(&name, reader, consumer)
+            if threads > 1 && config::stdin_is_file() {
+                pipeline.run_parallel(&name, reader, consumer, threads)
+            } else {
+                pipeline.run(&name, reader, consumer)
+            }
         }
         Source::File(path) => {
             let file = input::open_file(path)?;
+            let is_file = file.metadata().is_ok_and(|m| m.is_file());
             let reader = input::decompress(file).map_err(read_err)?;
-            pipeline.run(&name, reader, consumer)
+            if threads > 1 && is_file {
+                pipeline.run_parallel(&name, reader, consumer, threads)
+            } else {
+                pipeline.run(&name, reader, consumer)
+            }
         }
     }
 }

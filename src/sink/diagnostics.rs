@@ -78,6 +78,15 @@ impl<W: Write> DiagnosticWriter<W> {
         Ok(writer)
     }
 
+    /// A writer continuing another's output: no CSV header.
+    pub fn continuation(out: W, format: Format, painter: Painter) -> Self {
+        DiagnosticWriter {
+            out,
+            format,
+            painter,
+        }
+    }
+
     pub fn write(&mut self, d: &Diagnostic) -> io::Result<()> {
         match self.format {
             Format::Json => {
@@ -186,6 +195,11 @@ impl<W: Write> DiagnosticWriter<W> {
         self.out.flush()
     }
 
+    /// Writes bytes as they are, without flushing (merging a shard's output).
+    pub fn write_raw_unflushed(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.out.flush()
     }
@@ -232,4 +246,11 @@ fn escape_data(s: &str) -> String {
 /// GitHub workflow-command escaping of a property value.
 fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+impl DiagnosticWriter<Vec<u8>> {
+    /// Takes what was written so far.
+    pub fn take_output(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.out)
+    }
 }

@@ -6,15 +6,22 @@ use crate::cli::args::FilterArgs;
 use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::{bail, Result};
-use ndjq::diagnostic::Code;
+use ndjq::diagnostic::{Code, Diagnostic, Severity};
 use ndjq::filter::{Matcher, Predicates, Where};
+use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record, Status};
 use ndjq::sink::Reporter;
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Stderr, Write};
 use std::sync::Arc;
 
-struct Filter<W: Write> {
+/// Where diagnostics go: the stderr reporter, or (in a shard) a list merged later.
+enum Diagnostics {
+    Report(Reporter<Stderr>),
+    Collect(Vec<Diagnostic>),
+}
+
+struct Filter<W: Write, R: Write> {
     matcher: Matcher,
     out: W,
     open_line: bool,
@@ -23,14 +30,28 @@ struct Filter<W: Write> {
     line_buffered: bool,
     selected: u64,
     summary: Summary,
-    reporter: Reporter<Stderr>,
-    rejects: Option<Rejects>,
+    diagnostics: Diagnostics,
+    rejects: Option<Rejects<R>>,
     /// Where the rest of an overlong record goes.
     overlong_selected: bool,
     overlong_rejected: bool,
 }
 
-impl<W: Write> Consumer for Filter<W> {
+impl<W: Write, R: Write> Filter<W, R> {
+    fn report(&mut self, d: &Diagnostic) -> io::Result<()> {
+        match &mut self.diagnostics {
+            Diagnostics::Report(r) => r.report(d),
+            Diagnostics::Collect(list) => {
+                if d.severity >= Severity::Warning {
+                    list.push(d.clone());
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl<W: Write, R: Write> Consumer for Filter<W, R> {
     fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
         Ok(())
@@ -39,7 +60,7 @@ impl<W: Write> Consumer for Filter<W> {
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.add_record(record);
         for d in record.diagnostics {
-            self.reporter.report(d)?;
+            self.report(d)?;
         }
         self.overlong_rejected = false;
         if record.status == Status::Invalid {
@@ -77,6 +98,65 @@ impl<W: Write> Consumer for Filter<W> {
             }
         }
         Ok(())
+    }
+}
+
+/// What a shard of `filter` collected from one block.
+struct Part {
+    out: Vec<u8>,
+    rejects: Option<(Vec<u8>, u64)>,
+    selected: u64,
+    summary: Summary,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl<W: Write, R: Write> Parallel for Filter<W, R> {
+    type Shard = Filter<Vec<u8>, Vec<u8>>;
+    type Part = Part;
+
+    fn shard(&self) -> Self::Shard {
+        Filter {
+            matcher: self.matcher.clone(),
+            out: Vec::new(),
+            open_line: false,
+            count_only: self.count_only,
+            max_count: None,
+            line_buffered: false,
+            selected: 0,
+            summary: Summary::default(),
+            diagnostics: Diagnostics::Collect(Vec::new()),
+            rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
+            overlong_selected: false,
+            overlong_rejected: false,
+        }
+    }
+
+    fn take(shard: &mut Self::Shard) -> Part {
+        Part {
+            out: std::mem::take(&mut shard.out),
+            rejects: shard.rejects.as_mut().map(Rejects::take),
+            selected: std::mem::take(&mut shard.selected),
+            summary: std::mem::take(&mut shard.summary),
+            diagnostics: match &mut shard.diagnostics {
+                Diagnostics::Collect(list) => std::mem::take(list),
+                Diagnostics::Report(_) => Vec::new(),
+            },
+        }
+    }
+
+    fn merge(&mut self, part: Part) -> io::Result<Flow> {
+        if !part.out.is_empty() {
+            write_record(&mut self.out, &part.out, &mut self.open_line)?;
+        }
+        if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
+            r.merge(&bytes, n)?;
+        }
+        self.selected += part.selected;
+        self.summary.merge(&part.summary);
+        for d in &part.diagnostics {
+            self.report(d)?;
+        }
+        Ok(Flow::Continue)
     }
 }
 
@@ -120,6 +200,8 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
     if args.max_count == Some(0) {
         return Ok(exit_code(Outcome::Findings, false));
     }
+    // Tool attribution and --max-count carry state from record to record.
+    let parallel_ok = predicates.tools.is_empty() && args.max_count.is_none();
     let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
@@ -132,12 +214,12 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
         line_buffered: common.line_buffered,
         selected: 0,
         summary: Summary::default(),
-        reporter: Reporter::new(stderr, common.err_painter)?,
+        diagnostics: Diagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         rejects,
         overlong_selected: false,
         overlong_rejected: false,
     };
-    let had_errors = crate::cli::run_sources(&common, &mut filter)?;
+    let had_errors = crate::cli::run_sources(&common, &mut filter, parallel_ok)?;
     if filter.count_only {
         writeln!(filter.out, "{}", filter.selected)?;
     }
@@ -161,7 +243,9 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
             s.errors,
             s.warnings
         );
-        filter.reporter.finish(Some(&line))?;
+        if let Diagnostics::Report(r) = &mut filter.diagnostics {
+            r.finish(Some(&line))?;
+        }
     }
     let outcome = if filter.selected > 0 {
         Outcome::Success

@@ -8,25 +8,51 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-/// The `--rejects` file: every invalid record's raw bytes, byte for byte.
+/// The `--rejects` file: every invalid record's raw bytes, byte for byte. Shards of a
+/// parallel pass collect them in memory (`Rejects<Vec<u8>>`).
 #[derive(Debug)]
-pub struct Rejects {
-    out: BufWriter<File>,
+pub struct Rejects<W: Write> {
+    out: W,
     /// The last record written had no `\n` (an input's unterminated last line): one is
     /// added before the next record so records never run together.
     open_line: bool,
     pub written: u64,
 }
 
-impl Rejects {
-    pub fn create(path: &Path) -> Result<Rejects> {
+impl Rejects<BufWriter<File>> {
+    pub fn create(path: &Path) -> Result<Self> {
         let file = File::create(path)
             .with_context(|| format!("cannot create --rejects file {}", path.display()))?;
-        Ok(Rejects {
-            out: BufWriter::with_capacity(64 << 10, file),
+        Ok(Rejects::new(BufWriter::with_capacity(64 << 10, file)))
+    }
+}
+
+impl Rejects<Vec<u8>> {
+    /// Takes what was collected: the bytes and the number of records.
+    pub fn take(&mut self) -> (Vec<u8>, u64) {
+        (
+            std::mem::take(&mut self.out),
+            std::mem::take(&mut self.written),
+        )
+    }
+}
+
+impl<W: Write> Rejects<W> {
+    pub fn new(out: W) -> Self {
+        Rejects {
+            out,
             open_line: false,
             written: 0,
-        })
+        }
+    }
+
+    /// Adds records collected by a shard.
+    pub fn merge(&mut self, bytes: &[u8], records: u64) -> std::io::Result<()> {
+        self.written += records;
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        write_record(&mut self.out, bytes, &mut self.open_line)
     }
 
     pub fn record(&mut self, raw: &[u8]) -> std::io::Result<()> {

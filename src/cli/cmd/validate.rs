@@ -7,24 +7,27 @@ use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::Result;
 use ndjq::diagnostic::Severity;
+use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record, Status};
-use ndjq::sink::{DiagnosticWriter, Format};
+use ndjq::sink::{DiagnosticWriter, Format, Painter};
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 
-struct Validate<W: Write> {
+struct Validate<W: Write, R: Write> {
     writer: DiagnosticWriter<W>,
+    format: Format,
+    painter: Painter,
     summary: Summary,
     fail_on: Severity,
     max_errors: Option<u64>,
     stopped_early: bool,
     line_buffered: bool,
-    rejects: Option<Rejects>,
+    rejects: Option<Rejects<R>>,
     rejecting: bool,
 }
 
-impl<W: Write> Consumer for Validate<W> {
+impl<W: Write, R: Write> Consumer for Validate<W, R> {
     fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
         Ok(())
@@ -65,6 +68,50 @@ impl<W: Write> Consumer for Validate<W> {
     }
 }
 
+/// What a shard of `validate` collected from one block.
+struct Part {
+    text: Vec<u8>,
+    rejects: Option<(Vec<u8>, u64)>,
+    summary: Summary,
+}
+
+impl<W: Write, R: Write> Parallel for Validate<W, R> {
+    type Shard = Validate<Vec<u8>, Vec<u8>>;
+    type Part = Part;
+
+    fn shard(&self) -> Self::Shard {
+        Validate {
+            writer: DiagnosticWriter::continuation(Vec::new(), self.format, self.painter),
+            format: self.format,
+            painter: self.painter,
+            summary: Summary::default(),
+            fail_on: self.fail_on,
+            max_errors: None,
+            stopped_early: false,
+            line_buffered: false,
+            rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
+            rejecting: false,
+        }
+    }
+
+    fn take(shard: &mut Self::Shard) -> Part {
+        Part {
+            text: shard.writer.take_output(),
+            rejects: shard.rejects.as_mut().map(Rejects::take),
+            summary: std::mem::take(&mut shard.summary),
+        }
+    }
+
+    fn merge(&mut self, part: Part) -> io::Result<Flow> {
+        self.writer.write_raw_unflushed(&part.text)?;
+        if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
+            r.merge(&bytes, n)?;
+        }
+        self.summary.merge(&part.summary);
+        Ok(Flow::Continue)
+    }
+}
+
 pub fn run(args: &ValidateArgs) -> Result<i32> {
     let common = Common::resolve(&args.input, &args.output)?;
     let format = match args.format {
@@ -85,6 +132,8 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     let out = BufWriter::with_capacity(256 << 10, stdout);
     let mut validate = Validate {
         writer: DiagnosticWriter::new(out, format, common.painter)?,
+        format,
+        painter: common.painter,
         summary: Summary::default(),
         fail_on,
         max_errors: args.max_errors,
@@ -93,7 +142,9 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         rejects,
         rejecting: false,
     };
-    let had_errors = crate::cli::run_sources(&common, &mut validate)?;
+    // --max-errors stops at an exact record: that needs one record at a time.
+    let parallel_ok = args.max_errors.is_none();
+    let had_errors = crate::cli::run_sources(&common, &mut validate, parallel_ok)?;
     if let Some(r) = validate.rejects.as_mut() {
         r.finish()?;
     }

@@ -1,0 +1,362 @@
+#!/usr/bin/env bash
+# bench/run.sh - throughput and peak-memory benchmark of ndjq against jq and plain Unix floors.
+#
+# Usage: bench/run.sh [SIZE_MB]          (default 1024; see bench/README.md)
+#
+# Environment:
+#   NDJQ_BENCH_DIR         where generated data and logs go    (default /tmp/ndjq-bench)
+#   NDJQ_BENCH_RUNS        runs per command, best wall is kept (default 3)
+#   NDJQ_BENCH_SCALE=1     also run ndjq on a clean file 4x larger, to check RSS stays flat
+#   NDJQ_BENCH_SCALE_RUNS  runs per command in the scaling check (default 1)
+#   NDJQ_BIN               use this ndjq binary and skip `cargo build`
+#
+# Writes the markdown tables to stdout and to bench/results-latest.md. Progress goes to stderr.
+# Exit status: 0 if every command exited with an expected code, 1 otherwise (the tables are
+# still written), 2 on a usage or setup error.
+
+set -euo pipefail
+export LC_NUMERIC=C
+
+die() { printf 'bench/run.sh: %s\n' "$*" >&2; exit 2; }
+log() { printf '%s\n' "$*" >&2; }
+
+SIZE="${1:-1024}"
+[[ $# -le 1 ]] || die "usage: bench/run.sh [SIZE_MB]"
+[[ $SIZE =~ ^[1-9][0-9]*$ ]] || die "SIZE_MB must be a positive integer, got '$SIZE'"
+RUNS="${NDJQ_BENCH_RUNS:-3}"
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "NDJQ_BENCH_RUNS must be a positive integer, got '$RUNS'"
+SCALE_RUNS="${NDJQ_BENCH_SCALE_RUNS:-1}"
+[[ $SCALE_RUNS =~ ^[1-9][0-9]*$ ]] || die "NDJQ_BENCH_SCALE_RUNS must be a positive integer"
+BENCH_DIR="${NDJQ_BENCH_DIR:-/tmp/ndjq-bench}"
+SCALE="${NDJQ_BENCH_SCALE:-0}"
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
+# NDJQ_BIN: a path relative to the caller's cwd, or a command name on PATH.
+if [[ -n ${NDJQ_BIN:-} ]]; then
+    if [[ $NDJQ_BIN != */* ]]; then
+        NDJQ_BIN="$(command -v "$NDJQ_BIN")" || die "NDJQ_BIN not found on PATH: $NDJQ_BIN"
+    fi
+    [[ -f $NDJQ_BIN && -x $NDJQ_BIN ]] || die "NDJQ_BIN is not an executable file: $NDJQ_BIN"
+    NDJQ_BIN="$(cd "$(dirname "$NDJQ_BIN")" && pwd)/$(basename "$NDJQ_BIN")"
+fi
+cd "$REPO_ROOT"
+
+GEN="../shared/tools/gen_stream.py"
+[[ -f $GEN ]] || die "generator not found: $REPO_ROOT/$GEN"
+command -v python3 >/dev/null || die "python3 is required"
+command -v jq >/dev/null || die "jq is required"
+
+mkdir -p "$BENCH_DIR/logs"
+BENCH_DIR="$(cd "$BENCH_DIR" && pwd)"
+RESULTS="$SCRIPT_DIR/results-latest.md"
+
+# --- build ------------------------------------------------------------------------------------
+if [[ -n ${NDJQ_BIN:-} ]]; then
+    NDJQ="$NDJQ_BIN"
+    log "using NDJQ_BIN=$NDJQ (build skipped)"
+else
+    log "building: cargo build --release --locked"
+    cargo build --release --locked >&2 || die "cargo build failed"
+    target_dir="${CARGO_TARGET_DIR:-target}"
+    [[ $target_dir = /* ]] || target_dir="$REPO_ROOT/$target_dir"
+    NDJQ="$target_dir/release/ndjq"
+    [[ -x $NDJQ ]] || die "binary not found after build: $NDJQ"
+fi
+
+# --- measuring helper -------------------------------------------------------------------------
+# Peak RSS: GNU time's %M when /usr/bin/time is GNU time (override with NDJQ_BENCH_TIME_BIN; set
+# it empty to force the fallback). Fallback: os.wait4's ru_maxrss. On Linux, exec copies the
+# forking process's high-water mark into ru_maxrss, so the fallback reads at least the Python
+# helper's own RSS (~10-13 MiB); GNU time forks from a ~1 MiB process. The header of the results
+# records which method ran and the floor it reports for `true`.
+TIME_BIN="${NDJQ_BENCH_TIME_BIN-/usr/bin/time}"
+if [[ -n $TIME_BIN ]] && ! { [[ -x $TIME_BIN ]] && [[ $("$TIME_BIN" --version 2>&1) == *GNU* ]]; }; then
+    log "note: $TIME_BIN is not GNU time; measuring peak RSS with os.wait4 instead"
+    TIME_BIN=""
+fi
+if [[ -n $TIME_BIN ]]; then
+    RSS_METHOD="GNU time %M ($TIME_BIN)"
+else
+    RSS_METHOD="os.wait4 ru_maxrss (includes the Python helper's own RSS as a floor)"
+fi
+
+# Runs a command RUNS times with stdin=/dev/null and stdout/stderr to the given files; prints
+# "best_wall_seconds peak_rss_kib last_exit_code ok|fail". Wall time is perf_counter from
+# posix_spawnp to os.wait4. Peak RSS is the max over the runs. Stops at the first run whose
+# exit code is not in the allowed list; a negative code is a signal.
+MEASURE_PY=$(cat <<'PYEOF'
+import os, sys, time
+runs = int(sys.argv[1])
+ok = {int(c) for c in sys.argv[2].split(",")}
+out_path, err_path, time_bin, argv = sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+rss_path = err_path + ".rss"
+if time_bin:
+    argv = [time_bin, "-q", "-f", "%M", "-o", rss_path, "--"] + argv
+best, peak, code = float("inf"), 0, 0
+for _ in range(runs):
+    fin = os.open(os.devnull, os.O_RDONLY)
+    fout = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    ferr = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        t0 = time.perf_counter()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, fin, 0),
+            (os.POSIX_SPAWN_DUP2, fout, 1),
+            (os.POSIX_SPAWN_DUP2, ferr, 2)])
+        _, status, ru = os.wait4(pid, 0)
+        wall = time.perf_counter() - t0
+    finally:
+        for fd in (fin, fout, ferr):
+            os.close(fd)
+    code = os.waitstatus_to_exitcode(status)
+    if time_bin:
+        if code > 128:  # GNU time exits 128+N when the command was killed by signal N
+            code = 128 - code
+        try:
+            with open(rss_path) as f:
+                rss = int(f.read().split()[-1])
+        except (OSError, ValueError, IndexError):
+            rss = 0
+    else:
+        rss = ru.ru_maxrss  # KiB on Linux
+    best, peak = min(best, wall), max(peak, rss)
+    if code not in ok:
+        break
+print(f"{best:.6f} {peak} {code} {'ok' if code in ok else 'fail'}")
+PYEOF
+)
+# measure RUNS OKCODES STDOUT STDERR cmd...
+measure() {
+    local runs="$1" okc="$2" out="$3" err="$4"
+    shift 4
+    python3 -c "$MEASURE_PY" "$runs" "$okc" "$out" "$err" "$TIME_BIN" "$@"
+}
+
+# --- data -------------------------------------------------------------------------------------
+# gen_file SIZE OUT [generator args...]: generate OUT unless it already exists and is non-empty.
+gen_file() {
+    local size="$1" out="$2"
+    shift 2
+    if [[ -s $out ]]; then
+        log "cached: $out"
+        return
+    fi
+    log "generating $out (${size} MiB) ..."
+    if ! python3 "$GEN" --size-mb "$size" "$@" -o "$out.tmp" 2>>"$BENCH_DIR/gen.log"; then
+        rm -f "$out.tmp"
+        tail -n 20 "$BENCH_DIR/gen.log" >&2 || true
+        die "generator failed (log: $BENCH_DIR/gen.log)"
+    fi
+    mv "$out.tmp" "$out"
+}
+
+CLEAN="$BENCH_DIR/clean-${SIZE}.ndjson"
+CORRUPT="$BENCH_DIR/corrupt-${SIZE}.ndjson"
+gen_file "$SIZE" "$CLEAN"
+gen_file "$SIZE" "$CORRUPT" --corrupt-rate 0.001
+
+# --- helpers ----------------------------------------------------------------------------------
+fsize() { stat -c %s "$1"; }
+fmt_mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+
+# Result rows of the file being benchmarked (reset per file).
+declare -a R_LABEL R_KEY R_BASE R_TIME R_RSS R_CODE R_STATUS R_NOTE
+declare -A R_IDX    # key -> row index
+declare -A KEEP     # "<file>:<key>" -> "time rss" for the scaling table
+FAILURES=0
+MD="$BENCH_DIR/results.md.tmp"
+: >"$MD"
+md() { printf '%s\n' "$*" >>"$MD"; }
+
+# run_row KEY BASE OKCODES RUNS STDOUT LABEL -- cmd...
+#   KEY identifies the row, BASE is the key of the jq row it is compared with (or "-").
+run_row() {
+    local key="$1" base="$2" okc="$3" runs="$4" out="$5" label="$6"
+    shift 7
+    local i=${#R_LABEL[@]} res t rss code status
+    local errf="$BENCH_DIR/logs/${CUR_TAG}-${key}.stderr"
+    printf '  %-44s ' "$label" >&2
+    if ! res=$(measure "$runs" "$okc" "$out" "$errf" "$@"); then
+        res="0 0 127 fail"
+    fi
+    read -r t rss code status <<<"$res"
+    R_LABEL[i]="$label" R_KEY[i]="$key" R_BASE[i]="$base" R_TIME[i]="$t" R_RSS[i]="$rss"
+    R_CODE[i]="$code" R_STATUS[i]="$status" R_NOTE[i]=""
+    R_IDX[$key]=$i
+    if [[ $status = ok ]]; then
+        printf '%8.3f s  %7.1f MiB  exit %s\n' "$t" "$(awk -v k="$rss" 'BEGIN{printf "%.1f", k/1024}')" "$code" >&2
+    else
+        if ((code < 0)); then code="signal $((-code))"; else code="exit $code"; fi
+        printf 'FAILED (%s, stderr: %s)\n' "$code" "$errf" >&2
+        FAILURES=$((FAILURES + 1))
+    fi
+}
+
+# note_early_stop KEY: for a jq-like row that exited non-zero on the corrupted file.
+note_early_stop() {
+    local i=${R_IDX[$1]:-}
+    [[ -n $i && ${R_STATUS[i]} = ok && ${R_CODE[i]} != 0 ]] || return 0
+    local errf="$BENCH_DIR/logs/${CUR_TAG}-$1.stderr" where
+    where=$(grep -o -m1 'at line [0-9]*' "$errf" 2>/dev/null | head -n1 | tr -dc 0-9 || true)
+    R_NOTE[i]="(stops at first error${where:+, line $where of $CUR_LINES})"
+}
+
+emit_table() {
+    local bytes="$1" i t mbs rss ratio b exitc note
+    md "| command | best s | MB/s | peak RSS MiB | vs jq | exit | notes |"
+    md "|---|---:|---:|---:|---:|---:|---|"
+    for i in "${!R_LABEL[@]}"; do
+        t="${R_TIME[i]}"
+        exitc="${R_CODE[i]}"
+        ((exitc < 0)) && exitc="signal $((-exitc))"
+        note="${R_NOTE[i]}"
+        if [[ ${R_STATUS[i]} != ok ]]; then
+            md "| \`${R_LABEL[i]}\` | FAILED | - | - | - | $exitc | see ${BENCH_DIR}/logs/${CUR_TAG}-${R_KEY[i]}.stderr |"
+            continue
+        fi
+        rss=$(awk -v k="${R_RSS[i]}" 'BEGIN { printf "%.1f", k / 1024 }')
+        if [[ $note == "(stops at first error"* ]]; then
+            mbs="n/a"
+        else
+            mbs=$(awk -v b="$bytes" -v t="$t" 'BEGIN { printf "%.0f", b / 1e6 / t }')
+        fi
+        ratio="-"
+        b="${R_BASE[i]}"
+        if [[ $b != - ]]; then
+            local j=${R_IDX[$b]:-}
+            if [[ -z $j || ${R_STATUS[j]} != ok ]]; then
+                ratio="n/a"
+            elif [[ ${R_CODE[j]} != 0 || -n $note ]]; then
+                ratio="n/a*"   # jq (or this jq-like tool) stopped early: not the same work
+            elif [[ $j == "$i" ]]; then
+                ratio="1.00x"
+            else
+                ratio=$(awk -v a="${R_TIME[j]}" -v c="$t" 'BEGIN { printf "%.2fx", a / c }')
+            fi
+        fi
+        md "| \`${R_LABEL[i]}\` | $(printf '%.3f' "$t") | $mbs | $rss | $ratio | $exitc | $note |"
+    done
+}
+
+# bench_file TAG FILE
+bench_file() {
+    local tag="$1" file="$2" bytes lines alt
+    CUR_TAG="$tag"
+    R_LABEL=() R_KEY=() R_BASE=() R_TIME=() R_RSS=() R_CODE=() R_STATUS=() R_NOTE=()
+    R_IDX=()
+    bytes=$(fsize "$file")
+    lines=$(wc -l <"$file")
+    CUR_LINES="$lines"
+    log ""
+    log "== $tag: $file ($(fmt_mb "$bytes") MB, $lines lines), best of $RUNS =="
+    cat "$file" >/dev/null   # warm the page cache so the first timed command is not penalised
+
+    local jqok=0 altok=0
+    # jq 1.6 exits 2 or 4 on a parse error, 5 on other errors; jaq and gojq use other codes.
+    if [[ $tag == corrupt ]]; then jqok=0,1,2,3,4,5; altok=0,1,2,3,4,5; fi
+    local pat='"type":"assistant"' sel='select(.type=="assistant")'
+    local gout="$BENCH_DIR/logs/${tag}-grep.stdout"
+
+    run_row wc        -        0   "$RUNS" /dev/null "wc -l"                     -- wc -l "$file"
+    # -c and a regular-file stdout: with stdout on /dev/null GNU grep quits at the first match.
+    run_row grep      -        0,1 "$RUNS" "$gout"   "grep -cF '$pat'"           -- grep -cF "$pat" "$file"
+    run_row cat       -        0   "$RUNS" /dev/null "cat"                       -- cat "$file"
+    run_row validate  jq_empty 0,1 "$RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$file"
+    run_row filter    jq_sel   0,1 "$RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$file"
+    run_row jq_sel    jq_sel   "$jqok" "$RUNS" /dev/null "jq -c '$sel'"          -- jq -c "$sel" "$file"
+    run_row jq_empty  jq_empty "$jqok" "$RUNS" /dev/null "jq empty"              -- jq empty "$file"
+    for alt in jaq gojq; do
+        command -v "$alt" >/dev/null || continue
+        run_row "${alt}_sel"   jq_sel   "$altok" "$RUNS" /dev/null "$alt -c '$sel'" -- "$alt" -c "$sel" "$file"
+        run_row "${alt}_empty" jq_empty "$altok" "$RUNS" /dev/null "$alt empty"     -- "$alt" empty "$file"
+    done
+
+    if [[ $tag == corrupt ]]; then
+        for alt in jq jaq gojq; do
+            note_early_stop "${alt}_sel"
+            note_early_stop "${alt}_empty"
+        done
+    fi
+    local k i
+    i=${R_IDX[validate]}
+    if [[ $tag == clean && ${R_STATUS[i]} == ok && ${R_CODE[i]} != 0 ]]; then
+        R_NOTE[i]="reports problems in the clean file"
+    fi
+    for k in validate filter; do
+        i=${R_IDX[$k]}
+        [[ ${R_STATUS[i]} = ok ]] && KEEP["$tag:$k"]="${R_TIME[i]} ${R_RSS[i]}"
+    done
+
+    md ""
+    md "### ${tag} input: \`$(basename "$file")\` - $(fmt_mb "$bytes") MB, $lines lines"
+    md ""
+    emit_table "$bytes"
+}
+
+# --- header -----------------------------------------------------------------------------------
+cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+ndjq_ver=$("$NDJQ" --version 2>/dev/null | head -n1 || true)
+if rev=$(git rev-parse --short HEAD 2>/dev/null); then
+    git diff --quiet HEAD -- 2>/dev/null || rev="$rev, working tree modified"
+else
+    rev="no commit yet"
+fi
+md "## ndjq benchmark - ${SIZE} MiB inputs"
+md ""
+md "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+md "- machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(awk '/^MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
+md "- ndjq: ${ndjq_ver:-unknown version} (\`$NDJQ\`, git $rev)"
+md "- jq: $(jq --version 2>&1)$(for a in jaq gojq; do command -v "$a" >/dev/null && printf ', %s: %s' "$a" "$("$a" --version 2>&1 | head -n1)"; done)"
+floor=$(measure 1 0 /dev/null "$BENCH_DIR/logs/true.stderr" true | awk '{ printf "%.1f", $2 / 1024 }')
+md "- method: best wall time of $RUNS runs, stdout to /dev/null, page cache warm"
+md "- peak RSS: max over the runs, $RSS_METHOD; reads ${floor} MiB for \`true\`"
+md "- MB = 10^6 bytes; MB/s = input size / best time; \`vs jq\` = jq time / this time (filter vs \`jq -c select\`, validate vs \`jq empty\`)"
+
+bench_file clean "$CLEAN"
+bench_file corrupt "$CORRUPT"
+md ""
+md "\`n/a*\`: jq stops at the first parse error on the corrupted file, so it did not process the same input and no ratio is given."
+md "grep runs with \`-c\` and stdout on a regular file: with stdout on /dev/null GNU grep exits at the first match."
+
+# --- memory scaling check ---------------------------------------------------------------------
+if [[ $SCALE == 1 ]]; then
+    SIZE4=$((SIZE * 4))
+    BIG="$BENCH_DIR/clean-${SIZE4}.ndjson"
+    gen_file "$SIZE4" "$BIG"
+    big_bytes=$(fsize "$BIG")
+    small_bytes=$(fsize "$CLEAN")
+    log ""
+    log "== scale: $BIG ($(fmt_mb "$big_bytes") MB), best of $SCALE_RUNS =="
+    CUR_TAG=scale
+    R_LABEL=() R_KEY=() R_BASE=() R_TIME=() R_RSS=() R_CODE=() R_STATUS=() R_NOTE=()
+    R_IDX=()
+    run_row validate - 0,1 "$SCALE_RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$BIG"
+    run_row filter   - 0,1 "$SCALE_RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$BIG"
+    md ""
+    md "### Memory scaling: clean ${SIZE} MiB vs ${SIZE4} MiB"
+    md ""
+    md "| command | peak RSS MiB @ $(fmt_mb "$small_bytes") MB | peak RSS MiB @ $(fmt_mb "$big_bytes") MB | RSS growth | best s @ 4x | MB/s @ 4x |"
+    md "|---|---:|---:|---:|---:|---:|"
+    for k in validate filter; do
+        i=${R_IDX[$k]}
+        small="${KEEP["clean:$k"]:-}"
+        if [[ ${R_STATUS[i]} != ok || -z $small ]]; then
+            md "| \`${R_LABEL[i]}\` | - | FAILED | - | - | - |"
+            continue
+        fi
+        read -r _ small_rss <<<"$small"
+        md "$(awk -v l="${R_LABEL[i]}" -v s="$small_rss" -v b="${R_RSS[i]}" -v t="${R_TIME[i]}" -v n="$big_bytes" \
+            'BEGIN { printf "| `%s` | %.1f | %.1f | %.2fx | %.3f | %.0f |", l, s/1024, b/1024, b/s, t, n/1e6/t }')"
+    done
+fi
+
+cat "$MD"
+cp "$MD" "$RESULTS"
+rm -f "$MD"
+log ""
+log "tables written to $RESULTS"
+if ((FAILURES > 0)); then
+    log "$FAILURES command(s) failed (unexpected exit code or signal); see $BENCH_DIR/logs/"
+    exit 1
+fi
