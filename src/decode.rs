@@ -132,8 +132,14 @@ fn slow_verdict(bytes: &[u8], max_depth: usize) -> Result<serde_json::Value, Fai
     de.disable_recursion_limit();
     let result = serde_json::Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     result.map_err(|e| {
+        // A container or string cut short is a truncated record; a bare word cut short
+        // (`tru`, `nul`) is just not JSON.
+        let opens_value = bytes
+            .iter()
+            .find(|b| !b.is_ascii_whitespace())
+            .is_some_and(|b| matches!(b, b'{' | b'[' | b'"'));
         let code = match e.classify() {
-            serde_json::error::Category::Eof => Code::Truncated,
+            serde_json::error::Category::Eof if opens_value => Code::Truncated,
             _ => Code::InvalidJson,
         };
         // serde_json columns are 1-based bytes; an empty record reports column 0.

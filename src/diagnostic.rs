@@ -173,42 +173,33 @@ pub fn excerpt(bytes: &[u8], at: Option<usize>) -> String {
         out.push('…');
     }
     let mut chars = 0;
-    let mut rest = &bytes[start..];
-    while !rest.is_empty() && chars < EXCERPT_CHARS {
-        match std::str::from_utf8(rest) {
-            Ok(s) => {
-                for ch in s.chars() {
-                    if chars >= EXCERPT_CHARS {
-                        break;
-                    }
-                    push_escaped(&mut out, ch);
-                    chars += 1;
-                }
-                rest = &rest[rest.len()..];
-                if chars >= EXCERPT_CHARS && !s.is_empty() {
-                    break;
-                }
+    let mut pos = start;
+    while pos < bytes.len() && chars < EXCERPT_CHARS {
+        let rest_start = pos;
+        let rest = &bytes[pos..];
+        let (valid, bad) = match std::str::from_utf8(rest) {
+            Ok(s) => (s, false),
+            // The prefix up to `valid_up_to` is UTF-8 by construction.
+            Err(e) => (
+                std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default(),
+                true,
+            ),
+        };
+        for ch in valid.chars() {
+            if chars >= EXCERPT_CHARS {
+                break;
             }
-            Err(e) => {
-                let (good, bad) = rest.split_at(e.valid_up_to());
-                // `good` is valid UTF-8 by construction.
-                for ch in String::from_utf8_lossy(good).chars() {
-                    if chars >= EXCERPT_CHARS {
-                        break;
-                    }
-                    push_escaped(&mut out, ch);
-                    chars += 1;
-                }
-                if chars < EXCERPT_CHARS && !bad.is_empty() {
-                    out.push_str(&format!("\\x{:02X}", bad[0]));
-                    chars += 1;
-                }
-                rest = if bad.is_empty() { bad } else { &bad[1..] };
-            }
+            push_escaped(&mut out, ch);
+            chars += 1;
+            pos += ch.len_utf8();
+        }
+        if bad && chars < EXCERPT_CHARS && pos == rest_start + valid.len() {
+            out.push_str(&format!("\\x{:02X}", bytes[pos]));
+            chars += 1;
+            pos += 1;
         }
     }
-    let shown_end = bytes.len() - rest.len();
-    if shown_end < bytes.len() {
+    if pos < bytes.len() {
         out.push('…');
     }
     out
