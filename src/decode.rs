@@ -148,6 +148,9 @@ fn slow_verdict(bytes: &[u8], max_depth: usize) -> Result<serde_json::Value, Fai
         if let Some(cut) = message.rfind(" at line ") {
             message.truncate(cut);
         }
+        if message.contains("surrogate") || message == "unexpected end of hex escape" {
+            message = format!("invalid \\u escape: lone UTF-16 surrogate ({message})");
+        }
         if code == Code::Truncated {
             message = format!("JSON ends mid-value ({message})");
         }
@@ -164,7 +167,8 @@ fn slow_verdict(bytes: &[u8], max_depth: usize) -> Result<serde_json::Value, Fai
 fn utf16_failure(bytes: &[u8]) -> Option<Failure> {
     let bom = bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF]);
     let nuls = bytes.iter().filter(|&&b| b == 0).count();
-    let interleaved = bytes.len() >= 2 && nuls * 3 >= bytes.len();
+    // A lone NUL is the tail of a UTF-16LE newline (`\n\0`) cut at the `\n`.
+    let interleaved = (bytes.len() >= 2 && nuls * 3 >= bytes.len()) || bytes == [0];
     (bom || interleaved).then(|| Failure {
         code: Code::InvalidUtf8,
         index: if bom {
@@ -220,8 +224,10 @@ fn is_text_noise(bytes: &[u8]) -> bool {
     let first = trimmed[0];
     match first {
         b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b'\'' | b'/' | b'+' | b'.' => false,
-        // Control characters (RS of json-seq, form feed, NUL) are broken JSON framing.
-        0..=0x1A | 0x1C..=0x1F | 0x7F => false,
+        // A carriage return opens a progress bar redrawn in place; ESC opens coloured text.
+        b'\r' | 0x1B => true,
+        // Other control characters (RS of json-seq, form feed, NUL) are broken JSON framing.
+        0..=0x1F | 0x7F => false,
         b'a'..=b'z' | b'A'..=b'Z' => {
             let word_len = trimmed
                 .iter()

@@ -205,6 +205,16 @@ pub fn excerpt(bytes: &[u8], at: Option<usize>) -> String {
     out
 }
 
+/// Text from the input, made safe to put in a one-line message: control characters
+/// (ESC, CR, LF, NUL, ...) are escaped so they cannot break lines or colour a terminal.
+pub fn printable(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        push_escaped(&mut out, ch);
+    }
+    out
+}
+
 fn push_escaped(out: &mut String, ch: char) {
     match ch {
         '\t' => out.push_str("\\t"),

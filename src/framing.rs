@@ -60,6 +60,8 @@ pub struct Framer<R> {
     max_line: usize,
     read_size: usize,
     in_overlong: bool,
+    /// A read error, held back until the bytes read before it are handed out.
+    error: Option<io::Error>,
 }
 
 impl<R: Read> Framer<R> {
@@ -83,6 +85,7 @@ impl<R: Read> Framer<R> {
             max_line: max_line_bytes.max(1),
             read_size,
             in_overlong: false,
+            error: None,
         }
     }
 
@@ -146,7 +149,10 @@ impl<R: Read> Framer<R> {
             }
             if self.eof {
                 if pending == 0 {
-                    return Ok(None);
+                    return match self.error.take() {
+                        Some(e) => Err(e),
+                        None => Ok(None),
+                    };
                 }
                 let (s, e) = (self.start, self.end);
                 self.start = e;
@@ -183,7 +189,10 @@ impl<R: Read> Framer<R> {
             }
             if self.eof {
                 self.in_overlong = false;
-                return Ok(None);
+                return match self.error.take() {
+                    Some(e) => Err(e),
+                    None => Ok(None),
+                };
             }
             self.fill()?;
         }
@@ -231,7 +240,12 @@ impl<R: Read> Framer<R> {
                     return Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
+                Err(e) => {
+                    // The bytes before the error are still records: hand them out first.
+                    self.eof = true;
+                    self.error = Some(e);
+                    return Ok(());
+                }
             }
         }
     }
@@ -309,6 +323,32 @@ mod tests {
             // Skipping the rest without reading it is allowed too.
             assert!(f.next_frame().expect("read").is_none());
         }
+    }
+
+    /// Reads its bytes, then fails.
+    struct FailingReader<'a>(&'a [u8]);
+
+    impl Read for FailingReader<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0.is_empty() {
+                return Err(io::Error::other("disk on fire"));
+            }
+            let n = self.0.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn bytes_before_a_read_error_are_records_then_the_error_comes() {
+        let mut f = Framer::with_read_size(FailingReader(b"{\"a\":1}\n{\"b\":"), 100, 4);
+        let fr = f.next_frame().expect("first").expect("frame");
+        assert_eq!(fr.bytes, b"{\"a\":1}\n");
+        let fr = f.next_frame().expect("second").expect("frame");
+        assert_eq!(fr.bytes, b"{\"b\":");
+        assert_eq!(fr.kind, FrameKind::Complete { terminated: false });
+        assert!(f.next_frame().is_err());
     }
 
     #[test]

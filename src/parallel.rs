@@ -139,8 +139,11 @@ impl Pipeline {
                 }
                 bytes[..carry.len()].copy_from_slice(&carry);
                 let mut len = carry.len();
+                // Always read a block past the carried partial line, or a long line would
+                // never grow.
+                let target = len + BLOCK_BYTES;
                 carry.clear();
-                while len < BLOCK_BYTES && !eof {
+                while len < target && !eof {
                     match reader.read(&mut bytes[len..]) {
                         Ok(0) => eof = true,
                         Ok(n) => len += n,
@@ -151,7 +154,8 @@ impl Pipeline {
                         }
                     }
                 }
-                let cut = if eof && read_error.is_none() {
+                // At the end (or a read error) the last, unterminated line is a record too.
+                let cut = if eof {
                     len
                 } else {
                     memchr::memrchr(b'\n', &bytes[..len]).map_or(0, |i| i + 1)

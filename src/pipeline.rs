@@ -6,7 +6,7 @@
 //! print its diagnostics) is the consumer's business; which consumers run is the command's.
 
 use crate::decode::Decoder;
-use crate::diagnostic::{excerpt, Code, Diagnostic};
+use crate::diagnostic::{excerpt, printable, Code, Diagnostic};
 use crate::dialect::{Classifier, Dialect, Findings, RecordInfo};
 use crate::error::Error;
 use crate::framing::{Frame, FrameKind, Framer};
@@ -321,7 +321,7 @@ impl Pipeline {
                         None,
                         format!(
                             "type `{}` is not known to dialect {dialect} (passed through)",
-                            info.ty.unwrap_or_default()
+                            printable(info.ty.unwrap_or_default())
                         ),
                         excerpt(content, None),
                     ));
@@ -330,7 +330,7 @@ impl Pipeline {
                     diagnostics.push(diag(
                         Code::Schema,
                         None,
-                        problem.message(info.ty.unwrap_or_default()),
+                        problem.message(&printable(info.ty.unwrap_or_default())),
                         excerpt(content, None),
                     ));
                 }

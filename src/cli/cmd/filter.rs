@@ -234,23 +234,32 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
             None => String::new(),
         };
         let line = format!(
-            "{} records: {} selected, {} not selected; {} invalid{rejected}, {} empty; {} errors, {} warnings",
-            s.records,
+            "{}: {} selected, {} not selected; {} invalid{rejected}, {} empty; {}, {}",
+            plural(s.records, "record"),
             filter.selected,
             s.records - filter.selected,
             s.invalid,
             s.empty,
-            s.errors,
-            s.warnings
+            plural(s.errors, "error"),
+            plural(s.warnings, "warning"),
         );
         if let Diagnostics::Report(r) = &mut filter.diagnostics {
             r.finish(Some(&line))?;
         }
     }
-    let outcome = if filter.selected > 0 {
+    // Like grep, nothing selected is exit 1; but an empty input is a success (SPEC 1).
+    let outcome = if filter.selected > 0 || filter.summary.records == 0 {
         Outcome::Success
     } else {
         Outcome::Findings
     };
     Ok(exit_code(outcome, had_errors))
+}
+
+fn plural(n: u64, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
 }

@@ -127,13 +127,19 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         SeverityArg::Warning => Severity::Warning,
         SeverityArg::Info => Severity::Info,
     };
+    // Annotations are read by GitHub, not a terminal: never coloured.
+    let painter = if format == Format::Github {
+        Painter::new(false)
+    } else {
+        common.painter
+    };
     let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
     let stdout = io::stdout().lock();
     let out = BufWriter::with_capacity(256 << 10, stdout);
     let mut validate = Validate {
-        writer: DiagnosticWriter::new(out, format, common.painter)?,
+        writer: DiagnosticWriter::new(out, format, painter)?,
         format,
-        painter: common.painter,
+        painter,
         summary: Summary::default(),
         fail_on,
         max_errors: args.max_errors,

@@ -1,0 +1,89 @@
+//! Helpers shared by the integration tests: a hermetic way to run the binary and scratch
+//! directories. Only generic helpers live here; each test file keeps its own assertions.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// Path of the `ndjq` binary Cargo built for these tests.
+pub fn ndjq_path() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_ndjq"))
+}
+
+/// `ndjq` with a clean environment (only `PATH` kept, so NO_COLOR, CLICOLOR_FORCE and the
+/// like cannot leak in) and a fixed working directory.
+pub fn ndjq() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(ndjq_path());
+    hermetic(&mut cmd);
+    cmd
+}
+
+/// `ndjq SUBCOMMAND --color never`, hermetic as [`ndjq`].
+pub fn ndjq_sub(subcommand: &str) -> assert_cmd::Command {
+    let mut cmd = ndjq();
+    cmd.arg(subcommand).args(["--color", "never"]);
+    cmd
+}
+
+/// A `std::process::Command` for `ndjq SUBCOMMAND --color never`, for tests that need to
+/// drive the pipes themselves (closing stdout early, slow readers, ...).
+pub fn ndjq_std(subcommand: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(ndjq_path());
+    hermetic(&mut cmd);
+    cmd.arg(subcommand).args(["--color", "never"]);
+    cmd
+}
+
+/// Applies the clean environment to either command type.
+trait Hermetic {
+    fn env_clear_(&mut self) -> &mut Self;
+    fn env_(&mut self, key: &str, value: std::ffi::OsString) -> &mut Self;
+    fn current_dir_(&mut self, dir: &Path) -> &mut Self;
+}
+
+impl Hermetic for assert_cmd::Command {
+    fn env_clear_(&mut self) -> &mut Self {
+        self.env_clear()
+    }
+    fn env_(&mut self, key: &str, value: std::ffi::OsString) -> &mut Self {
+        self.env(key, value)
+    }
+    fn current_dir_(&mut self, dir: &Path) -> &mut Self {
+        self.current_dir(dir)
+    }
+}
+
+impl Hermetic for std::process::Command {
+    fn env_clear_(&mut self) -> &mut Self {
+        self.env_clear()
+    }
+    fn env_(&mut self, key: &str, value: std::ffi::OsString) -> &mut Self {
+        self.env(key, value)
+    }
+    fn current_dir_(&mut self, dir: &Path) -> &mut Self {
+        self.current_dir(dir)
+    }
+}
+
+fn hermetic<C: Hermetic>(cmd: &mut C) {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    cmd.env_clear_()
+        .env_("PATH", path)
+        .current_dir_(Path::new(env!("CARGO_MANIFEST_DIR")));
+}
+
+/// A fresh scratch directory, removed when dropped.
+pub fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("create a temporary directory")
+}
+
+/// Writes `bytes` to `dir/name` and returns the path.
+pub fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write a test input file");
+    path
+}
+
+/// Reads a file the test expects to exist.
+pub fn read_file(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
