@@ -92,38 +92,29 @@ pub fn color_enabled(arg: ColorArg, is_tty: bool) -> bool {
     }
 }
 
+/// The kind of file behind a standard stream, if it can be told.
+fn file_type_of(fd: std::os::fd::BorrowedFd<'_>) -> Option<std::fs::FileType> {
+    let owned = fd.try_clone_to_owned().ok()?;
+    std::fs::File::from(owned)
+        .metadata()
+        .ok()
+        .map(|m| m.file_type())
+}
+
 fn stdin_is_pipe() -> bool {
     use std::os::fd::AsFd;
     use std::os::unix::fs::FileTypeExt;
-    let stdin = std::io::stdin();
-    let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    std::fs::File::from(fd).metadata().is_ok_and(|m| {
-        let t = m.file_type();
-        t.is_fifo() || t.is_socket() || t.is_char_device()
-    })
+    file_type_of(std::io::stdin().as_fd())
+        .is_some_and(|t| t.is_fifo() || t.is_socket() || t.is_char_device())
 }
 
 /// Whether stdin is a regular file (`ndjq validate < file`): it can be read in batches.
 pub fn stdin_is_file() -> bool {
     use std::os::fd::AsFd;
-    let stdin = std::io::stdin();
-    let Ok(fd) = stdin.as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    std::fs::File::from(fd)
-        .metadata()
-        .is_ok_and(|m| m.file_type().is_file())
+    file_type_of(std::io::stdin().as_fd()).is_some_and(|t| t.is_file())
 }
 
 fn stdout_is_regular_file() -> bool {
     use std::os::fd::AsFd;
-    let stdout = std::io::stdout();
-    let Ok(fd) = stdout.as_fd().try_clone_to_owned() else {
-        return false;
-    };
-    std::fs::File::from(fd)
-        .metadata()
-        .is_ok_and(|m| m.file_type().is_file())
+    file_type_of(std::io::stdout().as_fd()).is_some_and(|t| t.is_file())
 }

@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use ndjq::diagnostic::{Code, Diagnostic, Severity};
 use ndjq::filter::{Matcher, Predicates, Where};
 use ndjq::parallel::Parallel;
-use ndjq::pipeline::{Consumer, Flow, Record, Status};
+use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::Reporter;
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Stderr, Write};
@@ -32,9 +32,8 @@ struct Filter<W: Write, R: Write> {
     summary: Summary,
     diagnostics: Diagnostics,
     rejects: Option<Rejects<R>>,
-    /// Where the rest of an overlong record goes.
+    /// The rest of the overlong record being read is selected.
     overlong_selected: bool,
-    overlong_rejected: bool,
 }
 
 impl<W: Write, R: Write> Filter<W, R> {
@@ -62,12 +61,8 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
         for d in record.diagnostics {
             self.report(d)?;
         }
-        self.overlong_rejected = false;
-        if record.status == Status::Invalid {
-            if let Some(r) = self.rejects.as_mut() {
-                r.record(record.raw)?;
-                self.overlong_rejected = record.overlong;
-            }
+        if let Some(r) = self.rejects.as_mut() {
+            r.offer(record)?;
         }
         let selected = self.matcher.matches(record);
         self.overlong_selected = selected && record.overlong && !self.count_only;
@@ -92,12 +87,10 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
             self.out.write_all(bytes)?;
             self.open_line = bytes.last() != Some(&b'\n');
         }
-        if self.overlong_rejected {
-            if let Some(r) = self.rejects.as_mut() {
-                r.chunk(bytes)?;
-            }
+        match self.rejects.as_mut() {
+            Some(r) => r.chunk(bytes),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -127,7 +120,6 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             diagnostics: Diagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             overlong_selected: false,
-            overlong_rejected: false,
         }
     }
 
@@ -217,7 +209,6 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
         diagnostics: Diagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         rejects,
         overlong_selected: false,
-        overlong_rejected: false,
     };
     let had_errors = crate::cli::run_sources(&common, &mut filter, parallel_ok)?;
     if filter.count_only {

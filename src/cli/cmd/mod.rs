@@ -4,6 +4,7 @@ pub mod filter;
 pub mod validate;
 
 use anyhow::{Context, Result};
+use ndjq::pipeline::{Record, Status};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
@@ -16,6 +17,8 @@ pub struct Rejects<W: Write> {
     /// The last record written had no `\n` (an input's unterminated last line): one is
     /// added before the next record so records never run together.
     open_line: bool,
+    /// The record last offered was invalid and overlong: its further chunks belong here.
+    taking_chunks: bool,
     pub written: u64,
 }
 
@@ -42,6 +45,7 @@ impl<W: Write> Rejects<W> {
         Rejects {
             out,
             open_line: false,
+            taking_chunks: false,
             written: 0,
         }
     }
@@ -55,12 +59,22 @@ impl<W: Write> Rejects<W> {
         write_record(&mut self.out, bytes, &mut self.open_line)
     }
 
-    pub fn record(&mut self, raw: &[u8]) -> std::io::Result<()> {
+    /// Saves the record if it is invalid (and the rest of it, when it is overlong).
+    pub fn offer(&mut self, record: &Record<'_>) -> std::io::Result<()> {
+        self.taking_chunks = false;
+        if record.status != Status::Invalid {
+            return Ok(());
+        }
         self.written += 1;
-        write_record(&mut self.out, raw, &mut self.open_line)
+        self.taking_chunks = record.overlong;
+        write_record(&mut self.out, record.raw, &mut self.open_line)
     }
 
+    /// More bytes of the overlong record last offered.
     pub fn chunk(&mut self, raw: &[u8]) -> std::io::Result<()> {
+        if !self.taking_chunks {
+            return Ok(());
+        }
         self.out.write_all(raw)?;
         self.open_line = raw.last() != Some(&b'\n');
         Ok(())

@@ -8,7 +8,7 @@ use crate::cli::exit::{exit_code, Outcome};
 use anyhow::Result;
 use ndjq::diagnostic::Severity;
 use ndjq::parallel::Parallel;
-use ndjq::pipeline::{Consumer, Flow, Record, Status};
+use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::{DiagnosticWriter, Format, Painter};
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Write};
@@ -24,7 +24,6 @@ struct Validate<W: Write, R: Write> {
     stopped_early: bool,
     line_buffered: bool,
     rejects: Option<Rejects<R>>,
-    rejecting: bool,
 }
 
 impl<W: Write, R: Write> Consumer for Validate<W, R> {
@@ -41,12 +40,8 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         if self.line_buffered && !record.diagnostics.is_empty() {
             self.writer.flush()?;
         }
-        self.rejecting = false;
-        if record.status == Status::Invalid {
-            if let Some(r) = self.rejects.as_mut() {
-                r.record(record.raw)?;
-                self.rejecting = true;
-            }
+        if let Some(r) = self.rejects.as_mut() {
+            r.offer(record)?;
         }
         if let Some(max) = self.max_errors {
             if self.summary.at_or_above(self.fail_on) >= max {
@@ -59,12 +54,10 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.summary.add_bytes(bytes.len());
-        if self.rejecting {
-            if let Some(r) = self.rejects.as_mut() {
-                r.chunk(bytes)?;
-            }
+        match self.rejects.as_mut() {
+            Some(r) => r.chunk(bytes),
+            None => Ok(()),
         }
-        Ok(())
     }
 }
 
@@ -90,7 +83,6 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
             stopped_early: false,
             line_buffered: false,
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
-            rejecting: false,
         }
     }
 
@@ -146,7 +138,6 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         stopped_early: false,
         line_buffered: common.line_buffered,
         rejects,
-        rejecting: false,
     };
     // --max-errors stops at an exact record: that needs one record at a time.
     let parallel_ok = args.max_errors.is_none();
