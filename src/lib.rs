@@ -20,6 +20,7 @@ pub mod decode;
 pub mod diagnostic;
 pub mod dialect;
 pub mod error;
+pub mod event;
 pub mod filter;
 pub mod framing;
 pub mod input;
@@ -27,6 +28,7 @@ pub mod json;
 pub mod parallel;
 pub mod pipeline;
 pub mod sink;
+pub mod stats;
 pub mod summary;
 
 pub use error::Error;

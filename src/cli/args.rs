@@ -25,7 +25,26 @@ pub enum Command {
     /// Pass through the original bytes of the records that match, like grep for NDJSON.
     #[command(after_help = FILTER_EXAMPLES)]
     Filter(FilterArgs),
+    /// One normalized event per content block or item: who said what, tool calls, usage.
+    #[command(after_help = EVENTS_EXAMPLES)]
+    Events(EventsArgs),
+    /// Totals and breakdowns: records, sessions, tokens, cost, tools, errors.
+    #[command(after_help = STATS_EXAMPLES)]
+    Stats(StatsArgs),
 }
+
+const EVENTS_EXAMPLES: &str = "\
+Examples:
+  ndjq events run.ndjson                       # a readable transcript on a terminal
+  ndjq events -f csv ~/.codex/sessions > events.csv
+  claude -p \"hi\" --output-format stream-json --verbose | ndjq events -f text";
+
+const STATS_EXAMPLES: &str = "\
+Examples:
+  ndjq stats run.ndjson                        # tokens, cost, tools, errors at a glance
+  ndjq stats --by model ~/.claude/projects     # one row per model
+  ndjq stats -f json shard1/ > a.json; ndjq stats -f json shard2/ > b.json
+  ndjq stats --merge a.json b.json             # the same as one run over both";
 
 const VALIDATE_EXAMPLES: &str = "\
 Examples:
@@ -166,6 +185,15 @@ pub struct FilterArgs {
     #[arg(short = 'v', long)]
     pub invert: bool,
 
+    /// Print the normalized events of the selected records (as `ndjq events` does) instead
+    /// of their raw bytes.
+    #[arg(long, conflicts_with = "count")]
+    pub normalize: bool,
+
+    /// Output format of --normalize [default: json].
+    #[arg(short = 'f', long, value_enum, value_name = "FORMAT", requires = "normalize")]
+    pub format: Option<TableFormat>,
+
     /// Print only the number of selected records.
     #[arg(short = 'c', long)]
     pub count: bool,
@@ -173,6 +201,62 @@ pub struct FilterArgs {
     /// Stop after N selected records.
     #[arg(short = 'm', long, value_name = "N")]
     pub max_count: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Output format [default: text on a terminal, else json].
+    #[arg(short = 'f', long, value_enum, value_name = "FORMAT")]
+    pub format: Option<TableFormat>,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Output format [default: text on a terminal, else json].
+    #[arg(short = 'f', long, value_enum, value_name = "FORMAT")]
+    pub format: Option<TableFormat>,
+
+    /// Also break the totals down by this key (a `groups` list in JSON; the rows in csv
+    /// and text).
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub by: Option<GroupBy>,
+
+    /// Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in
+    /// order, into what one run over all their inputs gives.
+    #[arg(long)]
+    pub merge: bool,
+
+    /// A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models
+    /// it does not price are listed. Never fetched: give a local file.
+    #[arg(long, value_name = "FILE")]
+    pub pricing: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TableFormat {
+    Text,
+    Json,
+    Csv,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupBy {
+    Session,
+    Model,
+    Tool,
+    Type,
+    File,
+    Day,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

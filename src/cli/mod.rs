@@ -13,8 +13,9 @@ use clap::Parser;
 use config::Common;
 use ndjq::input::{self, Source};
 use ndjq::parallel::Parallel;
-use ndjq::pipeline::{Flow, Pipeline};
-use std::io::{self, Write};
+use ndjq::pipeline::{Consumer, Flow, Pipeline};
+use std::io::{self, Read, Write};
+use std::sync::Arc;
 
 /// Parses the arguments and runs the command; the result is the exit code.
 pub fn run() -> Result<i32> {
@@ -22,6 +23,8 @@ pub fn run() -> Result<i32> {
     match cli.command {
         args::Command::Validate(a) => cmd::validate::run(&a),
         args::Command::Filter(a) => cmd::filter::run(&a),
+        args::Command::Events(a) => cmd::events::run(&a),
+        args::Command::Stats(a) => cmd::stats::run(&a),
     }
 }
 
@@ -37,17 +40,42 @@ pub(crate) fn run_sources<P: Parallel>(
     consumer: &mut P,
     parallel_ok: bool,
 ) -> Result<bool> {
-    let mut pipeline = Pipeline::new(common.options.clone());
-    let mut had_errors = false;
     let threads = if parallel_ok && !common.line_buffered {
         common.threads
     } else {
         1
     };
+    drive(common, |pipeline, name, reader, batchable| {
+        if threads > 1 && batchable {
+            pipeline.run_parallel(name, reader, consumer, threads)
+        } else {
+            pipeline.run(name, reader, consumer)
+        }
+    })
+}
+
+/// Like [`run_sources`], one record at a time, for consumers whose every record depends on
+/// the ones before.
+pub(crate) fn run_sources_serial(common: &Common, consumer: &mut dyn Consumer) -> Result<bool> {
+    drive(common, |pipeline, name, reader, _| {
+        pipeline.run(name, reader, consumer)
+    })
+}
+
+/// Opens each source (its display name, a decompressing reader, and whether it can be read
+/// in batches: a regular file) and hands it to `run_input`.
+fn drive<'a>(
+    common: &Common,
+    mut run_input: impl FnMut(&mut Pipeline, &Arc<str>, Box<dyn Read + 'a>, bool) -> Result<Flow, ndjq::Error>,
+) -> Result<bool> {
+    let mut pipeline = Pipeline::new(common.options.clone());
+    let mut had_errors = false;
     for source in &common.sources {
         let result = match source {
             Err(e) => Err(clone_open_error(e)),
-            Ok(source) => run_one(&mut pipeline, source, consumer, threads),
+            Ok(source) => open(source).and_then(|(name, reader, batchable)| {
+                run_input(&mut pipeline, &name, reader, batchable)
+            }),
         };
         match result {
             Ok(Flow::Continue) => {}
@@ -62,12 +90,7 @@ pub(crate) fn run_sources<P: Parallel>(
     Ok(had_errors)
 }
 
-fn run_one<P: Parallel>(
-    pipeline: &mut Pipeline,
-    source: &Source,
-    consumer: &mut P,
-    threads: usize,
-) -> Result<Flow, ndjq::Error> {
+fn open<'a>(source: &Source) -> Result<(Arc<str>, Box<dyn Read + 'a>, bool), ndjq::Error> {
     let name = source.display_name();
     let read_err = |source: io::Error| ndjq::Error::Read {
         file: name.to_string(),
@@ -77,23 +100,14 @@ fn run_one<P: Parallel>(
     };
     match source {
         Source::Stdin => {
-            let stdin = io::stdin().lock();
-            let reader = input::decompress(stdin).map_err(read_err)?;
-            if threads > 1 && config::stdin_is_file() {
-                pipeline.run_parallel(&name, reader, consumer, threads)
-            } else {
-                pipeline.run(&name, reader, consumer)
-            }
+            let reader = input::decompress(io::stdin().lock()).map_err(read_err)?;
+            Ok((name.clone(), reader, config::stdin_is_file()))
         }
         Source::File(path) => {
             let file = input::open_file(path)?;
             let is_file = file.metadata().is_ok_and(|m| m.is_file());
             let reader = input::decompress(file).map_err(read_err)?;
-            if threads > 1 && is_file {
-                pipeline.run_parallel(&name, reader, consumer, threads)
-            } else {
-                pipeline.run(&name, reader, consumer)
-            }
+            Ok((name.clone(), reader, is_file))
         }
     }
 }

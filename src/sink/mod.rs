@@ -3,7 +3,9 @@
 //! never look at the terminal themselves.
 
 mod diagnostics;
+pub mod events;
 mod reporter;
+pub mod stats;
 
 pub use diagnostics::{csv_row, summary_line, DiagnosticWriter};
 pub use reporter::{Reporter, REPORT_LIMIT};

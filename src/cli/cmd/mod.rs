@@ -1,6 +1,8 @@
 //! One file per subcommand: each chooses its consumers and its sink.
 
+pub mod events;
 pub mod filter;
+pub mod stats;
 pub mod validate;
 
 use anyhow::{Context, Result};

@@ -1,0 +1,1 @@
+//! Normalized events (SPEC section 4): being written.

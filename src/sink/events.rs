@@ -1,0 +1,1 @@
+//! Event writers: being written.

@@ -1,0 +1,1 @@
+//! Stats writers: being written.

@@ -1,0 +1,1 @@
+//! The mergeable stats accumulator: being written.
