@@ -33,6 +33,13 @@ pub trait Parallel: Consumer {
     /// What a shard collected from one block.
     type Part: Send;
 
+    /// Whether an input of this dialect can be read in batches: its records must not
+    /// depend on records before them beyond the dialect (Codex items inherit their thread
+    /// from `thread.started`, for one).
+    fn batchable(&self, _dialect: Option<crate::dialect::Dialect>) -> bool {
+        true
+    }
+
     fn shard(&self) -> Self::Shard;
     fn take(shard: &mut Self::Shard) -> Self::Part;
     /// Adds a block's part, in input order.
@@ -68,7 +75,12 @@ impl Pipeline {
         let framer = Framer::with_read_size(reader, options.max_line_bytes, options.read_size);
         let result = match self.stream(file, framer, consumer, true) {
             Ok((flow, None)) => Ok(flow),
-            Ok((_, Some(framer))) => self.run_blocks(file, framer, consumer, threads.max(1)),
+            Ok((_, Some(framer))) if consumer.batchable(self.classifier().dialect()) => {
+                self.run_blocks(file, framer, consumer, threads.max(1))
+            }
+            Ok((_, Some(framer))) => self
+                .stream(file, framer, consumer, false)
+                .map(|(flow, _)| flow),
             Err(e) => Err(e),
         };
         let dialect = self.classifier().dialect();

@@ -1,1 +1,1007 @@
-//! The mergeable stats accumulator: being written.
+//! The stats accumulator (SPEC section 5): record tallies, sessions, tokens, cost, tools,
+//! and the per-session, per-model, per-file and per-day breakdowns.
+//!
+//! It keeps what an exact answer needs and nothing else: the last usage snapshot of each
+//! API message (Claude repeats a message's usage on each of its content-block lines, and
+//! the early lines carry an early snapshot), the last `result` of each session (cost is
+//! cumulative), the last cumulative Codex token count of each rollout session, tool calls
+//! by id and the ids of failed ones. That state is also what makes stats mergeable:
+//! [`Stats::merge`] of the stats of consecutive parts equals the stats of the whole, which
+//! is how batch mode combines its shards and how `ndjq stats --merge` reduces partial JSON
+//! stats computed on other machines. Formatting lives in `sink::stats`.
+
+use crate::dialect::Dialect;
+use crate::json::Json;
+use crate::pipeline::{Record, Status};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::AddAssign;
+
+/// The version of the JSON shape; a field is never renamed without a new version.
+pub const SCHEMA: &str = "ndjq.stats/1";
+
+/// Token counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+}
+
+impl AddAssign for Tokens {
+    fn add_assign(&mut self, o: Tokens) {
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_creation += o.cache_creation;
+        self.cache_read += o.cache_read;
+    }
+}
+
+impl Tokens {
+    /// Claude usage: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
+    /// `cache_read_input_tokens`.
+    fn from_claude(usage: Json<'_>) -> Tokens {
+        let n = |k: &str| usage.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        Tokens {
+            input: n("input_tokens"),
+            output: n("output_tokens"),
+            cache_creation: n("cache_creation_input_tokens"),
+            cache_read: n("cache_read_input_tokens"),
+        }
+    }
+
+    /// Codex usage: `input_tokens` (cached included, reported raw), `output_tokens`,
+    /// `cached_input_tokens`, `cache_write_input_tokens`.
+    fn from_codex(usage: Json<'_>) -> Tokens {
+        let n = |k: &str| usage.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        Tokens {
+            input: n("input_tokens"),
+            output: n("output_tokens"),
+            cache_creation: n("cache_write_input_tokens"),
+            cache_read: n("cached_input_tokens"),
+        }
+    }
+}
+
+/// Where something is attributed: indexes into the string table, [`NONE`] when unknown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+struct Attr {
+    session: u32,
+    model: u32,
+    file: u32,
+    day: u32,
+}
+
+const NONE: u32 = u32::MAX;
+
+/// One API message's last usage snapshot.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct MessageUsage {
+    tokens: Tokens,
+    attr: Attr,
+}
+
+/// The last `result` of a session.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+struct SessionResult {
+    /// The last result usage with integer input and output tokens.
+    tokens: Option<Tokens>,
+    /// The last cost reported (cumulative for the session).
+    cost_usd: Option<f64>,
+    turns: Option<u64>,
+    duration_ms: Option<u64>,
+    file: u32,
+    day: u32,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct ToolCall {
+    name: u32,
+    attr: Attr,
+}
+
+/// Strings shared by attributions (sessions, models, files, days, tool names).
+#[derive(Debug, Clone, Default)]
+struct Strings {
+    names: Vec<String>,
+    index: HashMap<String, u32>,
+}
+
+impl Strings {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.index.get(s) {
+            return i;
+        }
+        let i = u32::try_from(self.names.len()).unwrap_or(NONE - 1);
+        self.names.push(s.to_string());
+        self.index.insert(s.to_string(), i);
+        i
+    }
+
+    fn get(&self, i: u32) -> Option<&str> {
+        self.names.get(i as usize).map(String::as_str)
+    }
+}
+
+/// Per-input context: what later records of the same input inherit.
+#[derive(Debug, Clone, Copy)]
+struct InputContext {
+    file: u32,
+    dialect: Option<Dialect>,
+    /// Codex exec: the thread of the last `thread.started`; Codex rollouts: the session of
+    /// `session_meta`.
+    session: u32,
+    /// Codex rollouts: the model of the last `turn_context`.
+    model: u32,
+    records: u64,
+}
+
+/// The accumulator. See the module documentation.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub files: u64,
+    pub lines: u64,
+    pub bytes: u64,
+    pub valid: u64,
+    pub invalid: u64,
+    pub empty: u64,
+    pub dialects: BTreeMap<String, u64>,
+    pub types: BTreeMap<String, u64>,
+    pub diagnostics: BTreeMap<String, u64>,
+    strings: Strings,
+    sessions: HashSet<u32>,
+    messages: HashMap<Box<str>, MessageUsage>,
+    /// Usage that is counted per line (no message id) or per Codex turn, by attribution.
+    extra_usage: HashMap<Attr, Tokens>,
+    /// Codex rollouts: the last cumulative `total_token_usage` of each session.
+    codex_totals: HashMap<u32, MessageUsage>,
+    results: HashMap<u32, SessionResult>,
+    /// Codex turns (completed or failed), by attribution.
+    codex_turns: HashMap<Attr, u64>,
+    tool_calls: HashMap<Box<str>, ToolCall>,
+    tool_errors: HashSet<Box<str>>,
+    /// Records by session, file and day.
+    records_by: HashMap<(Dim, u32), u64>,
+    context: Option<InputContext>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+enum Dim {
+    Session,
+    File,
+    Day,
+}
+
+/// A breakdown key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    Session,
+    Model,
+    Tool,
+    Type,
+    File,
+    Day,
+}
+
+impl GroupBy {
+    pub fn name(self) -> &'static str {
+        match self {
+            GroupBy::Session => "session",
+            GroupBy::Model => "model",
+            GroupBy::Tool => "tool",
+            GroupBy::Type => "type",
+            GroupBy::File => "file",
+            GroupBy::Day => "day",
+        }
+    }
+}
+
+/// Tool totals.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolTotals {
+    pub calls: u64,
+    pub errors: u64,
+}
+
+/// One row of a breakdown.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Group {
+    pub key: String,
+    pub records: u64,
+    pub tokens: Tokens,
+    pub cost_usd: Option<f64>,
+    pub tool_calls: u64,
+    pub tool_errors: u64,
+}
+
+/// The totals a report shows, computed from the state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Totals {
+    pub sessions: u64,
+    pub tokens: Tokens,
+    pub result_tokens: Option<Tokens>,
+    pub cost_usd: Option<f64>,
+    pub turns: u64,
+    pub duration_ms: u64,
+    pub tools: BTreeMap<String, ToolTotals>,
+    pub models: BTreeMap<String, Tokens>,
+}
+
+fn day_of(ts: &str) -> Option<&str> {
+    let d = ts.get(..10)?;
+    let b = d.as_bytes();
+    (b[4] == b'-'
+        && b[7] == b'-'
+        && b.iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit()))
+    .then_some(d)
+}
+
+impl Stats {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A new input begins: later records are attributed to `file`.
+    pub fn begin_input(&mut self, file: &str) {
+        self.files += 1;
+        let file = self.strings.id(file);
+        self.context = Some(InputContext {
+            file,
+            dialect: None,
+            session: NONE,
+            model: NONE,
+            records: 0,
+        });
+    }
+
+    /// The input ended; its records are counted under its dialect.
+    pub fn end_input(&mut self, dialect: Option<Dialect>) {
+        if let Some(ctx) = self.context.take() {
+            if ctx.records > 0 {
+                let name = dialect.or(ctx.dialect).map_or("(none)", Dialect::name);
+                *self.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+            }
+        }
+    }
+
+    /// Counts the bytes of an overlong record that came after its first part.
+    pub fn add_bytes(&mut self, n: usize) {
+        self.bytes += n as u64;
+    }
+
+    /// Adds one record.
+    pub fn add(&mut self, record: &Record<'_>) {
+        // A shard of batch mode sees records of an input it was not told about.
+        let mut ctx = match self.context {
+            Some(c) => c,
+            None => InputContext {
+                file: self.strings.id(record.file),
+                dialect: None,
+                session: NONE,
+                model: NONE,
+                records: 0,
+            },
+        };
+        ctx.records += 1;
+        if record.info.dialect.is_some() {
+            ctx.dialect = record.info.dialect;
+        }
+        self.lines += 1;
+        self.bytes += record.raw.len() as u64;
+        match record.status {
+            Status::Valid => self.valid += 1,
+            Status::Invalid => self.invalid += 1,
+            Status::Empty => self.empty += 1,
+        }
+        for d in record.diagnostics {
+            *self
+                .diagnostics
+                .entry(d.code.as_str().to_string())
+                .or_insert(0) += 1;
+        }
+        *self.records_by.entry((Dim::File, ctx.file)).or_insert(0) += 1;
+        if let Some(value) = record.value {
+            self.add_value(value, &record.info, &mut ctx);
+        }
+        self.context = Some(ctx);
+    }
+
+    fn add_value(
+        &mut self,
+        v: Json<'_>,
+        info: &crate::dialect::RecordInfo<'_>,
+        ctx: &mut InputContext,
+    ) {
+        let ty = if v.is_object() {
+            v.get("type").and_then(|t| t.as_str())
+        } else {
+            None
+        };
+        let key = match (ty, v.get("subtype").and_then(|s| s.as_str())) {
+            (Some(t), Some(s)) => format!("{t}/{s}"),
+            (Some(t), None) => t.to_string(),
+            (None, _) => "(none)".to_string(),
+        };
+        *self.types.entry(key).or_insert(0) += 1;
+        if !v.is_object() {
+            return;
+        }
+        let day = v
+            .get("timestamp")
+            .and_then(|t| t.as_str())
+            .and_then(day_of)
+            .map_or(NONE, |d| self.strings.id(d));
+        if day != NONE {
+            *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
+        }
+        match info.dialect {
+            Some(Dialect::Codex) => self.add_codex(v, ty, ctx, day),
+            Some(Dialect::CodexLog) => self.add_codex_log(v, ty, ctx, day),
+            _ => self.add_claude(v, ty, ctx, day),
+        }
+    }
+
+    fn session_id(&mut self, s: &str) -> u32 {
+        let id = self.strings.id(s);
+        self.sessions.insert(id);
+        id
+    }
+
+    fn count_session_record(&mut self, session: u32) {
+        if session != NONE {
+            *self.records_by.entry((Dim::Session, session)).or_insert(0) += 1;
+        }
+    }
+
+    fn add_claude(&mut self, v: Json<'_>, ty: Option<&str>, ctx: &InputContext, day: u32) {
+        let session = match v
+            .get("session_id")
+            .or_else(|| v.get("sessionId"))
+            .and_then(|s| s.as_str())
+        {
+            Some(s) => self.session_id(s),
+            None => NONE,
+        };
+        self.count_session_record(session);
+        match ty {
+            Some("assistant") => {
+                let Some(message) = v.get("message") else {
+                    return;
+                };
+                let model = message
+                    .get("model")
+                    .and_then(|m| m.as_str())
+                    .map_or(NONE, |m| self.strings.id(m));
+                let attr = Attr {
+                    session,
+                    model,
+                    file: ctx.file,
+                    day,
+                };
+                if let Some(usage) = message.get("usage").filter(|u| u.is_object()) {
+                    let tokens = Tokens::from_claude(usage);
+                    match message.get("id").and_then(|i| i.as_str()) {
+                        Some(id) => {
+                            let request = v
+                                .get("requestId")
+                                .or_else(|| v.get("request_id"))
+                                .and_then(|r| r.as_str())
+                                .unwrap_or("");
+                            let key = format!("{id}\u{0}{request}").into_boxed_str();
+                            self.messages.insert(key, MessageUsage { tokens, attr });
+                        }
+                        None => *self.extra_usage.entry(attr).or_default() += tokens,
+                    }
+                }
+                if let Some(content) = message.get("content") {
+                    content.for_each_element(|block| {
+                        if block.get("type").and_then(|t| t.as_str()) == Some("tool_use") {
+                            if let Some(id) = block.get("id").and_then(|i| i.as_str()) {
+                                let name = block
+                                    .get("name")
+                                    .and_then(|n| n.as_str())
+                                    .unwrap_or("(unknown)");
+                                let name = self.strings.id(name);
+                                self.tool_calls.insert(id.into(), ToolCall { name, attr });
+                            }
+                        }
+                    });
+                }
+            }
+            Some("user") => {
+                let Some(content) = v.get("message").and_then(|m| m.get("content")) else {
+                    return;
+                };
+                content.for_each_element(|block| {
+                    if block.get("type").and_then(|t| t.as_str()) == Some("tool_result")
+                        && block.get("is_error").and_then(|e| e.as_bool()) == Some(true)
+                    {
+                        if let Some(id) = block.get("tool_use_id").and_then(|i| i.as_str()) {
+                            self.tool_errors.insert(id.into());
+                        }
+                    }
+                });
+            }
+            Some("result") if session != NONE || v.has("usage") => {
+                let entry = self.results.entry(session).or_default();
+                entry.file = ctx.file;
+                entry.day = day;
+                if let Some(usage) = v.get("usage") {
+                    let has_ints = usage.get("input_tokens").and_then(|n| n.as_u64()).is_some()
+                        && usage
+                            .get("output_tokens")
+                            .and_then(|n| n.as_u64())
+                            .is_some();
+                    if has_ints {
+                        entry.tokens = Some(Tokens::from_claude(usage));
+                    }
+                }
+                if let Some(cost) = ["total_cost_usd", "cost_usd", "costUSD"]
+                    .iter()
+                    .find_map(|k| v.get(k).and_then(|c| c.as_f64()))
+                {
+                    entry.cost_usd = Some(cost);
+                }
+                if let Some(t) = v.get("num_turns").and_then(|n| n.as_u64()) {
+                    entry.turns = Some(t);
+                }
+                if let Some(d) = v.get("duration_ms").and_then(|n| n.as_u64()) {
+                    entry.duration_ms = Some(d);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn add_codex(&mut self, v: Json<'_>, ty: Option<&str>, ctx: &mut InputContext, day: u32) {
+        if ty == Some("thread.started") {
+            if let Some(t) = v.get("thread_id").and_then(|t| t.as_str()) {
+                ctx.session = self.session_id(t);
+            }
+        }
+        self.count_session_record(ctx.session);
+        let attr = Attr {
+            session: ctx.session,
+            model: NONE,
+            file: ctx.file,
+            day,
+        };
+        match ty {
+            Some("turn.completed") => {
+                if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
+                    *self.extra_usage.entry(attr).or_default() += Tokens::from_codex(usage);
+                }
+                *self.codex_turns.entry(attr).or_insert(0) += 1;
+            }
+            Some("turn.failed") => *self.codex_turns.entry(attr).or_insert(0) += 1,
+            Some("item.completed") => {
+                let Some(item) = v.get("item") else { return };
+                let item_type = item.get("type").and_then(|t| t.as_str()).unwrap_or("");
+                let name = match item_type {
+                    "command_execution" | "file_change" | "web_search" => item_type,
+                    "mcp_tool_call" => item
+                        .get("tool")
+                        .and_then(|t| t.as_str())
+                        .unwrap_or("mcp_tool_call"),
+                    _ => return,
+                };
+                let Some(id) = item.get("id").and_then(|i| i.as_str()) else {
+                    return;
+                };
+                let thread = self.strings.get(ctx.session).unwrap_or("");
+                let key: Box<str> = format!("{thread}\u{0}{id}").into();
+                let failed = item.get("status").and_then(|s| s.as_str()) == Some("failed")
+                    || item
+                        .get("exit_code")
+                        .and_then(|c| c.as_f64())
+                        .is_some_and(|c| c != 0.0)
+                    || item
+                        .get("error")
+                        .is_some_and(|e| e.kind() != crate::json::Kind::Null);
+                let name = self.strings.id(name);
+                if failed {
+                    self.tool_errors.insert(key.clone());
+                }
+                self.tool_calls.insert(key, ToolCall { name, attr });
+            }
+            _ => {}
+        }
+    }
+
+    fn add_codex_log(&mut self, v: Json<'_>, ty: Option<&str>, ctx: &mut InputContext, day: u32) {
+        let payload = v.get("payload");
+        match ty {
+            Some("session_meta") => {
+                if let Some(id) = payload.and_then(|p| p.get("id")).and_then(|i| i.as_str()) {
+                    ctx.session = self.session_id(id);
+                }
+            }
+            Some("turn_context") => {
+                if let Some(m) = payload
+                    .and_then(|p| p.get("model"))
+                    .and_then(|m| m.as_str())
+                {
+                    ctx.model = self.strings.id(m);
+                }
+            }
+            _ => {}
+        }
+        self.count_session_record(ctx.session);
+        let Some(payload) = payload else { return };
+        let attr = Attr {
+            session: ctx.session,
+            model: ctx.model,
+            file: ctx.file,
+            day,
+        };
+        let ptype = payload.get("type").and_then(|t| t.as_str());
+        match (ty, ptype) {
+            (Some("event_msg"), Some("token_count")) => {
+                // The cumulative total: the last one of a session is its usage, however
+                // often a count is re-emitted.
+                if let Some(total) = payload.get("info").and_then(|i| i.get("total_token_usage")) {
+                    let tokens = Tokens::from_codex(total);
+                    self.codex_totals
+                        .insert(ctx.session, MessageUsage { tokens, attr });
+                }
+            }
+            (
+                Some("response_item"),
+                Some("function_call" | "custom_tool_call" | "local_shell_call"),
+            ) => {
+                let name = payload
+                    .get("name")
+                    .and_then(|n| n.as_str())
+                    .unwrap_or(ptype.unwrap_or("(unknown)"));
+                if let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) {
+                    let name = self.strings.id(name);
+                    self.tool_calls.insert(id.into(), ToolCall { name, attr });
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Adds the stats of the records that came after this one's (batch shards, `--merge`):
+    /// counters add up, sets unite, and for a key both know, `later`'s last value wins.
+    pub fn merge(&mut self, later: Stats) {
+        self.files += later.files;
+        self.lines += later.lines;
+        self.bytes += later.bytes;
+        self.valid += later.valid;
+        self.invalid += later.invalid;
+        self.empty += later.empty;
+        for (k, n) in later.dialects {
+            *self.dialects.entry(k).or_insert(0) += n;
+        }
+        for (k, n) in later.types {
+            *self.types.entry(k).or_insert(0) += n;
+        }
+        for (k, n) in later.diagnostics {
+            *self.diagnostics.entry(k).or_insert(0) += n;
+        }
+        // Re-index the later side's strings into this table.
+        let map: Vec<u32> = later
+            .strings
+            .names
+            .iter()
+            .map(|s| self.strings.id(s))
+            .collect();
+        let re = |i: u32| -> u32 { map.get(i as usize).copied().unwrap_or(NONE) };
+        let re_attr = |a: Attr| Attr {
+            session: re(a.session),
+            model: re(a.model),
+            file: re(a.file),
+            day: re(a.day),
+        };
+        self.sessions.extend(later.sessions.into_iter().map(re));
+        for (k, mut m) in later.messages {
+            m.attr = re_attr(m.attr);
+            self.messages.insert(k, m);
+        }
+        for (a, t) in later.extra_usage {
+            *self.extra_usage.entry(re_attr(a)).or_default() += t;
+        }
+        for (s, mut m) in later.codex_totals {
+            m.attr = re_attr(m.attr);
+            self.codex_totals.insert(re(s), m);
+        }
+        for (s, r) in later.results {
+            let entry = self.results.entry(re(s)).or_default();
+            entry.file = re(r.file);
+            entry.day = re(r.day);
+            entry.tokens = r.tokens.or(entry.tokens);
+            entry.cost_usd = r.cost_usd.or(entry.cost_usd);
+            entry.turns = r.turns.or(entry.turns);
+            entry.duration_ms = r.duration_ms.or(entry.duration_ms);
+        }
+        for (a, n) in later.codex_turns {
+            *self.codex_turns.entry(re_attr(a)).or_insert(0) += n;
+        }
+        for (k, mut c) in later.tool_calls {
+            c.name = re(c.name);
+            c.attr = re_attr(c.attr);
+            self.tool_calls.insert(k, c);
+        }
+        self.tool_errors.extend(later.tool_errors);
+        for ((d, i), n) in later.records_by {
+            *self.records_by.entry((d, re(i))).or_insert(0) += n;
+        }
+        if let (Some(mine), Some(theirs)) = (self.context.as_mut(), later.context) {
+            mine.records += theirs.records;
+            mine.dialect = theirs.dialect.or(mine.dialect);
+        }
+    }
+
+    fn name(&self, i: u32) -> String {
+        self.strings.get(i).unwrap_or("(none)").to_string()
+    }
+
+    /// Every usage entry with its attribution: messages, per-line and Codex usage, Codex
+    /// rollout totals.
+    fn usages(&self) -> impl Iterator<Item = (Tokens, Attr)> + '_ {
+        self.messages
+            .values()
+            .map(|m| (m.tokens, m.attr))
+            .chain(self.extra_usage.iter().map(|(a, t)| (*t, *a)))
+            .chain(self.codex_totals.values().map(|m| (m.tokens, m.attr)))
+    }
+
+    /// The totals of SPEC section 5.
+    pub fn totals(&self) -> Totals {
+        let mut tokens = Tokens::default();
+        let mut models: BTreeMap<String, Tokens> = BTreeMap::new();
+        for (t, a) in self.usages() {
+            tokens += t;
+            *models.entry(self.name(a.model)).or_default() += t;
+        }
+        let mut result_tokens: Option<Tokens> = None;
+        let mut cost: Option<f64> = None;
+        let mut turns = 0;
+        let mut duration_ms = 0;
+        for r in self.results.values() {
+            if let Some(t) = r.tokens {
+                *result_tokens.get_or_insert_with(Tokens::default) += t;
+            }
+            if let Some(c) = r.cost_usd {
+                *cost.get_or_insert(0.0) += c;
+            }
+            turns += r.turns.unwrap_or(0);
+            duration_ms += r.duration_ms.unwrap_or(0);
+        }
+        turns += self.codex_turns.values().sum::<u64>();
+        Totals {
+            sessions: self.sessions.len() as u64,
+            tokens,
+            result_tokens,
+            cost_usd: cost.map(round_cost),
+            turns,
+            duration_ms,
+            tools: self.tool_totals(),
+            models,
+        }
+    }
+
+    fn tool_totals(&self) -> BTreeMap<String, ToolTotals> {
+        let mut tools: BTreeMap<String, ToolTotals> = BTreeMap::new();
+        for c in self.tool_calls.values() {
+            tools.entry(self.name(c.name)).or_default().calls += 1;
+        }
+        for id in &self.tool_errors {
+            let name = self
+                .tool_calls
+                .get(id)
+                .map_or("(unknown)".to_string(), |c| self.name(c.name));
+            tools.entry(name).or_default().errors += 1;
+        }
+        tools
+    }
+
+    /// The breakdown by `by`, sorted by key.
+    pub fn groups(&self, by: GroupBy) -> Vec<Group> {
+        let mut rows: BTreeMap<String, Group> = BTreeMap::new();
+        let pick = |a: Attr| match by {
+            GroupBy::Session => Some(a.session),
+            GroupBy::Model => Some(a.model),
+            GroupBy::File => Some(a.file),
+            GroupBy::Day => Some(a.day),
+            GroupBy::Tool | GroupBy::Type => None,
+        };
+        match by {
+            GroupBy::Type => {
+                for (t, n) in &self.types {
+                    row(&mut rows, t.clone()).records += n;
+                }
+            }
+            GroupBy::Tool => {
+                for (name, t) in self.tool_totals() {
+                    let g = row(&mut rows, name);
+                    g.tool_calls += t.calls;
+                    g.tool_errors += t.errors;
+                }
+            }
+            _ => {
+                let dim = match by {
+                    GroupBy::Session => Some(Dim::Session),
+                    GroupBy::File => Some(Dim::File),
+                    GroupBy::Day => Some(Dim::Day),
+                    _ => None,
+                };
+                if let Some(dim) = dim {
+                    for ((d, i), n) in &self.records_by {
+                        if *d == dim {
+                            row(&mut rows, self.name(*i)).records += n;
+                        }
+                    }
+                }
+                for (t, a) in self.usages() {
+                    if let Some(k) = pick(a) {
+                        row(&mut rows, self.name(k)).tokens += t;
+                    }
+                }
+                for (session, r) in &self.results {
+                    let key = match by {
+                        GroupBy::Session => Some(*session),
+                        GroupBy::File => Some(r.file),
+                        GroupBy::Day => Some(r.day),
+                        _ => None,
+                    };
+                    if let (Some(k), Some(c)) = (key, r.cost_usd) {
+                        let g = row(&mut rows, self.name(k));
+                        g.cost_usd = Some(round_cost(g.cost_usd.unwrap_or(0.0) + c));
+                    }
+                }
+                for (id, c) in &self.tool_calls {
+                    if let Some(k) = pick(c.attr) {
+                        let g = row(&mut rows, self.name(k));
+                        g.tool_calls += 1;
+                        if self.tool_errors.contains(id) {
+                            g.tool_errors += 1;
+                        }
+                    }
+                }
+            }
+        }
+        rows.into_values().collect()
+    }
+
+    /// The state a later merge needs, in a serialisable form.
+    pub fn to_state(&self) -> State {
+        State {
+            strings: self.strings.names.clone(),
+            sessions: {
+                let mut v: Vec<u32> = self.sessions.iter().copied().collect();
+                v.sort_unstable();
+                v
+            },
+            messages: {
+                let mut v: Vec<(String, MessageUsage)> = self
+                    .messages
+                    .iter()
+                    .map(|(k, m)| (k.to_string(), *m))
+                    .collect();
+                v.sort_by(|a, b| a.0.cmp(&b.0));
+                v.into_iter().map(|(k, m)| (k, m.tokens, m.attr)).collect()
+            },
+            extra_usage: sorted(self.extra_usage.iter().map(|(a, t)| (*a, *t))),
+            codex_totals: sorted(
+                self.codex_totals
+                    .iter()
+                    .map(|(s, m)| (*s, m.tokens, m.attr)),
+            ),
+            results: {
+                let mut v: Vec<(u32, SessionResult)> =
+                    self.results.iter().map(|(s, r)| (*s, *r)).collect();
+                v.sort_by_key(|(s, _)| *s);
+                v
+            },
+            codex_turns: sorted(self.codex_turns.iter().map(|(a, n)| (*a, *n))),
+            tool_calls: {
+                let mut v: Vec<(String, ToolCall)> = self
+                    .tool_calls
+                    .iter()
+                    .map(|(k, c)| (k.to_string(), *c))
+                    .collect();
+                v.sort_by(|a, b| a.0.cmp(&b.0));
+                v
+            },
+            tool_errors: {
+                let mut v: Vec<String> = self.tool_errors.iter().map(|k| k.to_string()).collect();
+                v.sort();
+                v
+            },
+            records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
+        }
+    }
+
+    /// Rebuilds stats from a report written by `ndjq stats -f json`.
+    pub fn from_report(report: Report) -> Stats {
+        let s = report.state;
+        let mut stats = Stats {
+            files: report.files,
+            lines: report.lines,
+            bytes: report.bytes,
+            valid: report.valid,
+            invalid: report.invalid,
+            empty: report.empty,
+            dialects: report.dialects,
+            types: report.types,
+            diagnostics: report.diagnostics,
+            ..Stats::default()
+        };
+        for name in &s.strings {
+            stats.strings.id(name);
+        }
+        stats.sessions = s.sessions.into_iter().collect();
+        stats.messages = s
+            .messages
+            .into_iter()
+            .map(|(k, tokens, attr)| (k.into_boxed_str(), MessageUsage { tokens, attr }))
+            .collect();
+        stats.extra_usage = s.extra_usage.into_iter().collect();
+        stats.codex_totals = s
+            .codex_totals
+            .into_iter()
+            .map(|(k, tokens, attr)| (k, MessageUsage { tokens, attr }))
+            .collect();
+        stats.results = s.results.into_iter().collect();
+        stats.codex_turns = s.codex_turns.into_iter().collect();
+        stats.tool_calls = s
+            .tool_calls
+            .into_iter()
+            .map(|(k, c)| (k.into_boxed_str(), c))
+            .collect();
+        stats.tool_errors = s
+            .tool_errors
+            .into_iter()
+            .map(String::into_boxed_str)
+            .collect();
+        stats.records_by = s
+            .records_by
+            .into_iter()
+            .map(|(d, i, n)| ((d, i), n))
+            .collect();
+        stats
+    }
+
+    /// The full JSON report (`ndjq.stats/1`).
+    pub fn report(&self, by: Option<GroupBy>) -> Report {
+        let t = self.totals();
+        Report {
+            schema: SCHEMA.to_string(),
+            files: self.files,
+            lines: self.lines,
+            bytes: self.bytes,
+            valid: self.valid,
+            invalid: self.invalid,
+            empty: self.empty,
+            dialects: self.dialects.clone(),
+            types: self.types.clone(),
+            diagnostics: self.diagnostics.clone(),
+            sessions: t.sessions,
+            tokens: t.tokens,
+            result_tokens: t.result_tokens,
+            cost_usd: t.cost_usd,
+            turns: t.turns,
+            duration_ms: t.duration_ms,
+            tools: t.tools,
+            models: t.models,
+            cost_usd_estimated: None,
+            unpriced_models: None,
+            by: by.map(|b| b.name().to_string()),
+            groups: by.map(|b| self.groups(b)),
+            state: self.to_state(),
+        }
+    }
+}
+
+fn row(rows: &mut BTreeMap<String, Group>, key: String) -> &mut Group {
+    rows.entry(key.clone()).or_insert_with(|| Group {
+        key,
+        ..Group::default()
+    })
+}
+
+/// Costs are sums of decimal dollar amounts: rounding to 1e-9 USD hides float noise.
+fn round_cost(c: f64) -> f64 {
+    (c * 1e9).round() / 1e9
+}
+
+fn sorted<T: Ord + Copy, I: Iterator<Item = T>>(it: I) -> Vec<T> {
+    let mut v: Vec<T> = it.collect();
+    v.sort_unstable();
+    v
+}
+
+/// What a merge needs beyond the totals; part of the JSON report under `state`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct State {
+    strings: Vec<String>,
+    sessions: Vec<u32>,
+    messages: Vec<(String, Tokens, Attr)>,
+    extra_usage: Vec<(Attr, Tokens)>,
+    codex_totals: Vec<(u32, Tokens, Attr)>,
+    results: Vec<(u32, SessionResult)>,
+    codex_turns: Vec<(Attr, u64)>,
+    tool_calls: Vec<(String, ToolCall)>,
+    tool_errors: Vec<String>,
+    records_by: Vec<(Dim, u32, u64)>,
+}
+
+/// The JSON report of `ndjq stats` (schema `ndjq.stats/1`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub schema: String,
+    pub files: u64,
+    pub lines: u64,
+    pub bytes: u64,
+    pub valid: u64,
+    pub invalid: u64,
+    pub empty: u64,
+    pub dialects: BTreeMap<String, u64>,
+    pub types: BTreeMap<String, u64>,
+    pub diagnostics: BTreeMap<String, u64>,
+    pub sessions: u64,
+    pub tokens: Tokens,
+    pub result_tokens: Option<Tokens>,
+    pub cost_usd: Option<f64>,
+    pub turns: u64,
+    pub duration_ms: u64,
+    pub tools: BTreeMap<String, ToolTotals>,
+    pub models: BTreeMap<String, Tokens>,
+    /// With `--pricing`: the cost of the tokens at the table's prices.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost_usd_estimated: Option<f64>,
+    /// With `--pricing`: models the table has no price for (their tokens are not costed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unpriced_models: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub groups: Option<Vec<Group>>,
+    pub state: State,
+}
+
+/// Prices tokens with a LiteLLM price table (`{"model": {"input_cost_per_token": …,
+/// "output_cost_per_token": …, "cache_creation_input_token_cost": …,
+/// "cache_read_input_token_cost": …}}`): the estimated cost and the models it cannot price.
+/// A model is looked up as given, then without a `provider/` prefix in the table's keys.
+pub fn estimate_cost(
+    models: &BTreeMap<String, Tokens>,
+    table: &serde_json::Value,
+) -> (f64, Vec<String>) {
+    let mut total = 0.0;
+    let mut unpriced = Vec::new();
+    for (model, t) in models {
+        let entry = table.get(model).or_else(|| {
+            table.as_object().and_then(|m| {
+                m.iter()
+                    .find(|(k, _)| k.rsplit('/').next() == Some(model.as_str()))
+                    .map(|(_, v)| v)
+            })
+        });
+        let price = |k: &str| entry.and_then(|e| e.get(k)).and_then(|v| v.as_f64());
+        match (
+            price("input_cost_per_token"),
+            price("output_cost_per_token"),
+        ) {
+            (Some(i), Some(o)) => {
+                let cw = price("cache_creation_input_token_cost").unwrap_or(i);
+                let cr = price("cache_read_input_token_cost").unwrap_or(i);
+                total += t.input as f64 * i
+                    + t.output as f64 * o
+                    + t.cache_creation as f64 * cw
+                    + t.cache_read as f64 * cr;
+            }
+            _ => {
+                if *t != Tokens::default() {
+                    unpriced.push(model.clone());
+                }
+            }
+        }
+    }
+    (round_cost(total), unpriced)
+}

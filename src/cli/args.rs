@@ -191,7 +191,13 @@ pub struct FilterArgs {
     pub normalize: bool,
 
     /// Output format of --normalize [default: json].
-    #[arg(short = 'f', long, value_enum, value_name = "FORMAT", requires = "normalize")]
+    #[arg(
+        short = 'f',
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        requires = "normalize"
+    )]
     pub format: Option<TableFormat>,
 
     /// Print only the number of selected records.

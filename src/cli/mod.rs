@@ -56,6 +56,7 @@ pub(crate) fn run_sources<P: Parallel>(
 
 /// Like [`run_sources`], one record at a time, for consumers whose every record depends on
 /// the ones before.
+#[allow(dead_code)] // `events` uses it; it is being written alongside.
 pub(crate) fn run_sources_serial(common: &Common, consumer: &mut dyn Consumer) -> Result<bool> {
     drive(common, |pipeline, name, reader, _| {
         pipeline.run(name, reader, consumer)
@@ -66,7 +67,12 @@ pub(crate) fn run_sources_serial(common: &Common, consumer: &mut dyn Consumer) -
 /// in batches: a regular file) and hands it to `run_input`.
 fn drive<'a>(
     common: &Common,
-    mut run_input: impl FnMut(&mut Pipeline, &Arc<str>, Box<dyn Read + 'a>, bool) -> Result<Flow, ndjq::Error>,
+    mut run_input: impl FnMut(
+        &mut Pipeline,
+        &Arc<str>,
+        Box<dyn Read + 'a>,
+        bool,
+    ) -> Result<Flow, ndjq::Error>,
 ) -> Result<bool> {
     let mut pipeline = Pipeline::new(common.options.clone());
     let mut had_errors = false;
@@ -90,7 +96,11 @@ fn drive<'a>(
     Ok(had_errors)
 }
 
-fn open<'a>(source: &Source) -> Result<(Arc<str>, Box<dyn Read + 'a>, bool), ndjq::Error> {
+/// An opened source: its display name, a decompressing reader, and whether it is a
+/// regular file (readable in batches).
+type Opened<'a> = (Arc<str>, Box<dyn Read + 'a>, bool);
+
+fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
     let name = source.display_name();
     let read_err = |source: io::Error| ndjq::Error::Read {
         file: name.to_string(),

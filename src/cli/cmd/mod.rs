@@ -96,3 +96,40 @@ pub fn write_record(out: &mut impl Write, raw: &[u8], open_line: &mut bool) -> s
     *open_line = raw.last() != Some(&b'\n');
     Ok(())
 }
+
+/// Where a reading command's diagnostics go: the stderr reporter, or (in a shard of a
+/// batch pass) a list handed to the reporter when the shard is merged, in order.
+pub enum StderrDiagnostics {
+    Report(ndjq::sink::Reporter<std::io::Stderr>),
+    Collect(Vec<ndjq::diagnostic::Diagnostic>),
+}
+
+impl StderrDiagnostics {
+    pub fn report(&mut self, d: &ndjq::diagnostic::Diagnostic) -> std::io::Result<()> {
+        match self {
+            StderrDiagnostics::Report(r) => r.report(d),
+            StderrDiagnostics::Collect(list) => {
+                if d.severity >= ndjq::diagnostic::Severity::Warning {
+                    list.push(d.clone());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// What a shard collected.
+    pub fn take(&mut self) -> Vec<ndjq::diagnostic::Diagnostic> {
+        match self {
+            StderrDiagnostics::Collect(list) => std::mem::take(list),
+            StderrDiagnostics::Report(_) => Vec::new(),
+        }
+    }
+
+    /// The closing line(s) on stderr.
+    pub fn finish(&mut self, summary: Option<&str>) -> std::io::Result<()> {
+        match self {
+            StderrDiagnostics::Report(r) => r.finish(summary),
+            StderrDiagnostics::Collect(_) => Ok(()),
+        }
+    }
+}

@@ -1,8 +1,210 @@
-//! `ndjq stats`: totals and breakdowns.
+//! `ndjq stats`: totals and breakdowns, or (`--merge`) the combination of partial JSON
+//! stats into what one run over all their inputs gives.
 
-use crate::cli::args::StatsArgs;
-use anyhow::{bail, Result};
+use super::{Rejects, StderrDiagnostics};
+use crate::cli::args::{GroupBy as GroupArg, StatsArgs, TableFormat};
+use crate::cli::config::Common;
+use crate::cli::exit::{exit_code, Outcome};
+use anyhow::{bail, Context, Result};
+use ndjq::diagnostic::Diagnostic;
+use ndjq::dialect::Dialect;
+use ndjq::parallel::Parallel;
+use ndjq::pipeline::{Consumer, Flow, Record};
+use ndjq::sink::{stats::write_report, Format, Reporter};
+use ndjq::stats::{estimate_cost, GroupBy, Report, Stats};
+use std::io::{self, BufWriter, Read, Write};
+use std::sync::Arc;
 
-pub fn run(_args: &StatsArgs) -> Result<i32> {
-    bail!("stats: being written")
+struct StatsRun<R: Write> {
+    stats: Stats,
+    diagnostics: StderrDiagnostics,
+    rejects: Option<Rejects<R>>,
+}
+
+impl<R: Write> Consumer for StatsRun<R> {
+    fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.stats.begin_input(file);
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
+        self.stats.add(record);
+        for d in record.diagnostics {
+            self.diagnostics.report(d)?;
+        }
+        if let Some(r) = self.rejects.as_mut() {
+            r.offer(record)?;
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stats.add_bytes(bytes.len());
+        match self.rejects.as_mut() {
+            Some(r) => r.chunk(bytes),
+            None => Ok(()),
+        }
+    }
+
+    fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        self.stats.end_input(dialect);
+        Ok(())
+    }
+}
+
+/// What a shard of `stats` collected from one block.
+struct Part {
+    stats: Stats,
+    diagnostics: Vec<Diagnostic>,
+    rejects: Option<(Vec<u8>, u64)>,
+}
+
+impl<R: Write> Parallel for StatsRun<R> {
+    type Shard = StatsRun<Vec<u8>>;
+    type Part = Part;
+
+    /// Codex records inherit their thread (and rollouts their session and model) from
+    /// earlier records: those inputs are read in order.
+    fn batchable(&self, dialect: Option<Dialect>) -> bool {
+        !matches!(
+            dialect,
+            Some(Dialect::Codex | Dialect::CodexLog | Dialect::JsonRpc)
+        )
+    }
+
+    fn shard(&self) -> Self::Shard {
+        StatsRun {
+            stats: Stats::new(),
+            diagnostics: StderrDiagnostics::Collect(Vec::new()),
+            rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
+        }
+    }
+
+    fn take(shard: &mut Self::Shard) -> Part {
+        Part {
+            stats: std::mem::take(&mut shard.stats),
+            diagnostics: shard.diagnostics.take(),
+            rejects: shard.rejects.as_mut().map(Rejects::take),
+        }
+    }
+
+    fn merge(&mut self, part: Part) -> io::Result<Flow> {
+        self.stats.merge(part.stats);
+        for d in &part.diagnostics {
+            self.diagnostics.report(d)?;
+        }
+        if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
+            r.merge(&bytes, n)?;
+        }
+        Ok(Flow::Continue)
+    }
+}
+
+fn group_by(g: GroupArg) -> GroupBy {
+    match g {
+        GroupArg::Session => GroupBy::Session,
+        GroupArg::Model => GroupBy::Model,
+        GroupArg::Tool => GroupBy::Tool,
+        GroupArg::Type => GroupBy::Type,
+        GroupArg::File => GroupBy::File,
+        GroupArg::Day => GroupBy::Day,
+    }
+}
+
+/// Reads partial JSON stats, in the order given, into one accumulator.
+fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
+    let mut total: Option<Stats> = None;
+    let mut had_errors = false;
+    for source in &common.sources {
+        let source = match source {
+            Ok(s) => s,
+            Err(e) => {
+                crate::cli::report_error(e);
+                had_errors = true;
+                continue;
+            }
+        };
+        let name = source.display_name();
+        let mut text = Vec::new();
+        let read = match source {
+            ndjq::input::Source::Stdin => io::stdin().lock().read_to_end(&mut text),
+            ndjq::input::Source::File(p) => ndjq::input::open_file(p)?.read_to_end(&mut text),
+        };
+        read.with_context(|| format!("{name}: cannot read"))?;
+        let report: Report = serde_json::from_slice(&text).with_context(|| {
+            format!("{name}: not the JSON output of `ndjq stats -f json` (schema ndjq.stats/1)")
+        })?;
+        if report.schema != ndjq::stats::SCHEMA {
+            bail!(
+                "{name}: schema `{}`, expected `{}`",
+                report.schema,
+                ndjq::stats::SCHEMA
+            );
+        }
+        let stats = Stats::from_report(report);
+        match total.as_mut() {
+            Some(t) => t.merge(stats),
+            None => total = Some(stats),
+        }
+    }
+    Ok((total.unwrap_or_default(), had_errors))
+}
+
+pub fn run(args: &StatsArgs) -> Result<i32> {
+    let common = Common::resolve(&args.input, &args.output)?;
+    let format = match args.format {
+        Some(TableFormat::Text) => Format::Text,
+        Some(TableFormat::Json) => Format::Json,
+        Some(TableFormat::Csv) => Format::Csv,
+        None if common.stdout_is_tty => Format::Text,
+        None => Format::Json,
+    };
+    let pricing = match &args.pricing {
+        Some(path) => {
+            let text = std::fs::read(path)
+                .with_context(|| format!("cannot read --pricing file {}", path.display()))?;
+            let table: serde_json::Value = serde_json::from_slice(&text).with_context(|| {
+                format!(
+                    "--pricing file {} is not a JSON price table",
+                    path.display()
+                )
+            })?;
+            Some(table)
+        }
+        None => None,
+    };
+    let (stats, had_errors) = if args.merge {
+        merge_reports(&common)?
+    } else {
+        let stderr = (!common.quiet).then(io::stderr);
+        let mut run = StatsRun {
+            stats: Stats::new(),
+            diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
+            rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+        };
+        let had_errors = crate::cli::run_sources(&common, &mut run, true)?;
+        if let Some(r) = run.rejects.as_mut() {
+            r.finish()?;
+        }
+        if run.stats.invalid > 0 {
+            let line = format!(
+                "{} of {} records invalid; their content is not in the stats",
+                run.stats.invalid, run.stats.lines
+            );
+            run.diagnostics.finish(Some(&line))?;
+        } else {
+            run.diagnostics.finish(None)?;
+        }
+        (run.stats, had_errors)
+    };
+    let mut report = stats.report(args.by.map(group_by));
+    if let Some(table) = &pricing {
+        let (cost, unpriced) = estimate_cost(&report.models, table);
+        report.cost_usd_estimated = Some(cost);
+        report.unpriced_models = Some(unpriced);
+    }
+    let mut out = BufWriter::new(io::stdout().lock());
+    write_report(&mut out, &report, format, common.painter)?;
+    out.flush()?;
+    Ok(exit_code(Outcome::Success, had_errors))
 }
