@@ -256,6 +256,18 @@ bench_file() {
     # jq 1.6 exits 2 or 4 on a parse error, 5 on other errors; jaq and gojq use other codes.
     if [[ $tag == corrupt ]]; then jqok=0,1,2,3,4,5; altok=0,1,2,3,4,5; fi
     local pat='"type":"assistant"' sel='select(.type=="assistant")'
+    # The jq program that computes what `ndjq stats` reports for these files: records by
+    # type (type/subtype), distinct sessions, and tokens counted once per message id with
+    # the last usage snapshot kept.
+    local jq_stats='reduce inputs as $l ({types: {}, sessions: {}, msgs: {}};
+        .types[($l.type // "(none)") + (if ($l.subtype | type) == "string" then "/" + $l.subtype else "" end)] += 1
+        | (if ($l.session_id | type) == "string" then .sessions[$l.session_id] = 1 else . end)
+        | (if $l.type == "assistant" and ($l.message.id | type) == "string"
+           then .msgs[$l.message.id + "/" + ($l.request_id // "")] = $l.message.usage else . end))
+      | {types, sessions: (.sessions | length),
+         tokens: ([.msgs[]] | {input: (map(.input_tokens) | add), output: (map(.output_tokens) | add),
+                  cache_creation: (map(.cache_creation_input_tokens) | add),
+                  cache_read: (map(.cache_read_input_tokens) | add)})}'
     local gout="$BENCH_DIR/logs/${tag}-grep.stdout"
 
     run_row wc        -        0   "$RUNS" /dev/null "wc -l"                     -- wc -l "$file"
@@ -264,7 +276,10 @@ bench_file() {
     run_row cat       -        0   "$RUNS" /dev/null "cat"                       -- cat "$file"
     run_row validate  jq_empty 0,1 "$RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$file"
     run_row filter    jq_sel   0,1 "$RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$file"
+    run_row stats     jq_stats 0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
     run_row jq_sel    jq_sel   "$jqok" "$RUNS" /dev/null "jq -c '$sel'"          -- jq -c "$sel" "$file"
+    # One run: jq takes minutes here.
+    run_row jq_stats  jq_stats "$jqok" 1 /dev/null "jq -n 'reduce inputs …' (stats)" -- jq -n "$jq_stats" "$file"
     run_row jq_empty  jq_empty "$jqok" "$RUNS" /dev/null "jq empty"              -- jq empty "$file"
     for alt in jaq gojq; do
         command -v "$alt" >/dev/null || continue
@@ -277,13 +292,14 @@ bench_file() {
             note_early_stop "${alt}_sel"
             note_early_stop "${alt}_empty"
         done
+        note_early_stop jq_stats
     fi
     local k i
     i=${R_IDX[validate]}
     if [[ $tag == clean && ${R_STATUS[i]} == ok && ${R_CODE[i]} != 0 ]]; then
         R_NOTE[i]="reports problems in the clean file"
     fi
-    for k in validate filter; do
+    for k in validate filter stats; do
         i=${R_IDX[$k]}
         [[ ${R_STATUS[i]} = ok ]] && KEEP["$tag:$k"]="${R_TIME[i]} ${R_RSS[i]}"
     done
@@ -311,7 +327,7 @@ md "- jq: $(jq --version 2>&1)$(for a in jaq gojq; do command -v "$a" >/dev/null
 floor=$(measure 1 0 /dev/null "$BENCH_DIR/logs/true.stderr" true | awk '{ printf "%.1f", $2 / 1024 }')
 md "- method: best wall time of $RUNS runs, stdout to /dev/null, page cache warm"
 md "- peak RSS: max over the runs, $RSS_METHOD; reads ${floor} MiB for \`true\`"
-md "- MB = 10^6 bytes; MB/s = input size / best time; \`vs jq\` = jq time / this time (filter vs \`jq -c select\`, validate vs \`jq empty\`)"
+md "- MB = 10^6 bytes; MB/s = input size / best time; \`vs jq\` = jq time / this time (filter vs \`jq -c select\`, validate vs \`jq empty\`, stats vs the jq \`reduce\` program in bench/run.sh)"
 
 bench_file clean "$CLEAN"
 bench_file corrupt "$CORRUPT"
@@ -333,12 +349,13 @@ if [[ $SCALE == 1 ]]; then
     R_IDX=()
     run_row validate - 0,1 "$SCALE_RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$BIG"
     run_row filter   - 0,1 "$SCALE_RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$BIG"
+    run_row stats    - 0   "$SCALE_RUNS" /dev/null "ndjq stats --format json" -- "$NDJQ" stats --format json "$BIG"
     md ""
     md "### Memory scaling: clean ${SIZE} MiB vs ${SIZE4} MiB"
     md ""
     md "| command | peak RSS MiB @ $(fmt_mb "$small_bytes") MB | peak RSS MiB @ $(fmt_mb "$big_bytes") MB | RSS growth | best s @ 4x | MB/s @ 4x |"
     md "|---|---:|---:|---:|---:|---:|"
-    for k in validate filter; do
+    for k in validate filter stats; do
         i=${R_IDX[$k]}
         small="${KEEP["clean:$k"]:-}"
         if [[ ${R_STATUS[i]} != ok || -z $small ]]; then

@@ -65,10 +65,11 @@ fn plain(e: &io::Error) -> String {
 
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        // Open and read errors already say their cause in their message; a chain printer
+        // would repeat it.
         match self {
-            Error::Open { source, .. } | Error::Read { source, .. } => Some(source),
             Error::Write(e) => Some(e),
-            Error::NoLogs { .. } => None,
+            Error::Open { .. } | Error::Read { .. } | Error::NoLogs { .. } => None,
         }
     }
 }

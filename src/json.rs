@@ -6,6 +6,7 @@
 //! predicates are written once. Object lookups are last-wins, like jq, for duplicate keys.
 
 use simd_json::{Node, StaticNode};
+use std::io;
 
 /// A borrowed JSON value.
 #[derive(Debug, Clone, Copy)]
@@ -269,6 +270,71 @@ impl<'a> Json<'a> {
     }
 }
 
+impl Json<'_> {
+    /// Writes the value as compact JSON, keys in input order and repeated keys kept, so a
+    /// nested part of a record (a tool's input, a whole record) can be copied into other
+    /// output exactly, without a detour through a map that would sort its keys.
+    pub fn write_compact<W: io::Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
+        let nodes = match self {
+            Json::Serde(v) => return serde_json::to_writer(&mut *out, v).map_err(io::Error::from),
+            Json::Tape(nodes) => nodes,
+        };
+        match nodes.first() {
+            None | Some(Node::Static(StaticNode::Null)) => out.write_all(b"null"),
+            Some(Node::Static(StaticNode::Bool(b))) => {
+                out.write_all(if *b { b"true" } else { b"false" })
+            }
+            Some(Node::Static(StaticNode::U64(n))) => write!(out, "{n}"),
+            Some(Node::Static(StaticNode::I64(n))) => write!(out, "{n}"),
+            Some(Node::Static(StaticNode::F64(n))) => {
+                serde_json::to_writer(&mut *out, n).map_err(io::Error::from)
+            }
+            Some(Node::String(s)) => serde_json::to_writer(&mut *out, s).map_err(io::Error::from),
+            Some(Node::Array { .. }) => {
+                out.write_all(b"[")?;
+                let mut result = Ok(());
+                let mut first = true;
+                self.for_each_element(|v| {
+                    if result.is_ok() {
+                        let comma = if first { Ok(()) } else { out.write_all(b",") };
+                        first = false;
+                        result = comma.and_then(|()| v.write_compact(out));
+                    }
+                });
+                result?;
+                out.write_all(b"]")
+            }
+            Some(Node::Object { .. }) => {
+                out.write_all(b"{")?;
+                let mut result = Ok(());
+                let mut first = true;
+                self.for_each_entry(|k, v| {
+                    if result.is_ok() {
+                        let comma = if first { Ok(()) } else { out.write_all(b",") };
+                        first = false;
+                        result = comma
+                            .and_then(|()| {
+                                serde_json::to_writer(&mut *out, k).map_err(io::Error::from)
+                            })
+                            .and_then(|()| out.write_all(b":"))
+                            .and_then(|()| v.write_compact(out));
+                    }
+                });
+                result?;
+                out.write_all(b"}")
+            }
+        }
+    }
+
+    /// The value as compact JSON text (see [`Json::write_compact`]).
+    pub fn to_compact_string(&self) -> String {
+        let mut buf = Vec::new();
+        // Writing into a Vec cannot fail, and the output of write_compact is UTF-8.
+        let _ = self.write_compact(&mut buf);
+        String::from_utf8_lossy(&buf).into_owned()
+    }
+}
+
 /// Parses a dotted path `a.b.0.c` into its steps. Empty steps are refused.
 pub fn parse_path(s: &str) -> Option<Vec<String>> {
     s.split('.')
@@ -307,6 +373,20 @@ mod tests {
             assert!(j.get("m").expect("m").equals(&expect));
             assert!(!j.get("m").expect("m").equals(&serde_json::json!({"x": []})));
         });
+    }
+
+    #[test]
+    fn compact_writing_keeps_key_order_and_repeated_keys() {
+        let text =
+            r#"{ "z": 1, "a": [true, null, -2, 2.5, "q\"\u00e9"], "z": {"k": {}} , "e": []}"#;
+        let expect = r#"{"z":1,"a":[true,null,-2,2.5,"q\"é"],"z":{"k":{}},"e":[]}"#;
+        with_tape(text, |j| assert_eq!(j.to_compact_string(), expect));
+        let serde: serde_json::Value =
+            serde_json::from_str(r#"{"n": 18446744073709551616, "s": "x"}"#).expect("valid");
+        assert_eq!(
+            Json::Serde(&serde).to_compact_string(),
+            r#"{"n":1.8446744073709552e+19,"s":"x"}"#
+        );
     }
 
     fn for_both(text: &str, serde: &serde_json::Value, f: impl Fn(Json<'_>)) {

@@ -134,6 +134,10 @@ struct InputContext {
     session: u32,
     /// Codex rollouts: the model of the last `turn_context`.
     model: u32,
+    /// Codex exec: how many `thread.started` of the current thread this input has shown
+    /// (a resumed run appends a second one), and turns seen since the last one.
+    process: u32,
+    turn: u32,
     records: u64,
 }
 
@@ -157,8 +161,8 @@ pub struct Stats {
     /// Codex rollouts: the last cumulative `total_token_usage` of each session.
     codex_totals: HashMap<u32, MessageUsage>,
     results: HashMap<u32, SessionResult>,
-    /// Codex turns (completed or failed), by attribution.
-    codex_turns: HashMap<Attr, u64>,
+    /// Codex exec turns (completed or failed), by key (see `add_codex`).
+    codex_turns: HashMap<Box<str>, Attr>,
     tool_calls: HashMap<Box<str>, ToolCall>,
     tool_errors: HashSet<Box<str>>,
     /// Records by session, file and day.
@@ -253,6 +257,8 @@ impl Stats {
             dialect: None,
             session: NONE,
             model: NONE,
+            process: 0,
+            turn: 0,
             records: 0,
         });
     }
@@ -282,6 +288,8 @@ impl Stats {
                 dialect: None,
                 session: NONE,
                 model: NONE,
+                process: 0,
+                turn: 0,
                 records: 0,
             },
         };
@@ -456,10 +464,21 @@ impl Stats {
         }
     }
 
+    /// Codex exec has no turn or call ids that survive a second process, so a turn is keyed
+    /// by (thread, process, turn number, its usage) and an item by (thread, process, item
+    /// id, a digest of the item): the same stream given twice counts once, while a resumed
+    /// run (same thread, new process, other usage) counts on its own.
     fn add_codex(&mut self, v: Json<'_>, ty: Option<&str>, ctx: &mut InputContext, day: u32) {
         if ty == Some("thread.started") {
             if let Some(t) = v.get("thread_id").and_then(|t| t.as_str()) {
-                ctx.session = self.session_id(t);
+                let thread = self.session_id(t);
+                ctx.process = if thread == ctx.session {
+                    ctx.process + 1
+                } else {
+                    1
+                };
+                ctx.session = thread;
+                ctx.turn = 0;
             }
         }
         self.count_session_record(ctx.session);
@@ -469,14 +488,26 @@ impl Stats {
             file: ctx.file,
             day,
         };
+        let thread = self.strings.get(ctx.session).unwrap_or("").to_string();
         match ty {
-            Some("turn.completed") => {
-                if let Some(usage) = v.get("usage").filter(|u| u.is_object()) {
-                    *self.extra_usage.entry(attr).or_default() += Tokens::from_codex(usage);
+            Some("turn.completed") | Some("turn.failed") => {
+                ctx.turn += 1;
+                let usage = v
+                    .get("usage")
+                    .filter(|u| u.is_object())
+                    .map(Tokens::from_codex);
+                let t = usage.unwrap_or_default();
+                let key: Box<str> = format!(
+                    "codex\u{0}{thread}\u{0}{}\u{0}{}\u{0}{}/{}/{}/{}",
+                    ctx.process, ctx.turn, t.input, t.output, t.cache_creation, t.cache_read
+                )
+                .into();
+                if let Some(tokens) = usage {
+                    self.messages
+                        .insert(key.clone(), MessageUsage { tokens, attr });
                 }
-                *self.codex_turns.entry(attr).or_insert(0) += 1;
+                self.codex_turns.insert(key, attr);
             }
-            Some("turn.failed") => *self.codex_turns.entry(attr).or_insert(0) += 1,
             Some("item.completed") => {
                 let Some(item) = v.get("item") else { return };
                 let item_type = item.get("type").and_then(|t| t.as_str()).unwrap_or("");
@@ -491,8 +522,9 @@ impl Stats {
                 let Some(id) = item.get("id").and_then(|i| i.as_str()) else {
                     return;
                 };
-                let thread = self.strings.get(ctx.session).unwrap_or("");
-                let key: Box<str> = format!("{thread}\u{0}{id}").into();
+                let digest = fnv1a(item.to_compact_string().as_bytes());
+                let key: Box<str> =
+                    format!("{thread}\u{0}{}\u{0}{id}\u{0}{digest:016x}", ctx.process).into();
                 let failed = item.get("status").and_then(|s| s.as_str()) == Some("failed")
                     || item
                         .get("exit_code")
@@ -618,8 +650,8 @@ impl Stats {
             entry.turns = r.turns.or(entry.turns);
             entry.duration_ms = r.duration_ms.or(entry.duration_ms);
         }
-        for (a, n) in later.codex_turns {
-            *self.codex_turns.entry(re_attr(a)).or_insert(0) += n;
+        for (k, a) in later.codex_turns {
+            self.codex_turns.insert(k, re_attr(a));
         }
         for (k, mut c) in later.tool_calls {
             c.name = re(c.name);
@@ -672,7 +704,7 @@ impl Stats {
             turns += r.turns.unwrap_or(0);
             duration_ms += r.duration_ms.unwrap_or(0);
         }
-        turns += self.codex_turns.values().sum::<u64>();
+        turns += self.codex_turns.len() as u64;
         Totals {
             sessions: self.sessions.len() as u64,
             tokens,
@@ -798,7 +830,15 @@ impl Stats {
                 v.sort_by_key(|(s, _)| *s);
                 v
             },
-            codex_turns: sorted(self.codex_turns.iter().map(|(a, n)| (*a, *n))),
+            codex_turns: {
+                let mut v: Vec<(String, Attr)> = self
+                    .codex_turns
+                    .iter()
+                    .map(|(k, a)| (k.to_string(), *a))
+                    .collect();
+                v.sort();
+                v
+            },
             tool_calls: {
                 let mut v: Vec<(String, ToolCall)> = self
                     .tool_calls
@@ -848,7 +888,11 @@ impl Stats {
             .map(|(k, tokens, attr)| (k, MessageUsage { tokens, attr }))
             .collect();
         stats.results = s.results.into_iter().collect();
-        stats.codex_turns = s.codex_turns.into_iter().collect();
+        stats.codex_turns = s
+            .codex_turns
+            .into_iter()
+            .map(|(k, a)| (k.into_boxed_str(), a))
+            .collect();
         stats.tool_calls = s
             .tool_calls
             .into_iter()
@@ -905,6 +949,17 @@ fn row(rows: &mut BTreeMap<String, Group>, key: String) -> &mut Group {
     })
 }
 
+/// FNV-1a, 64 bits: a digest that stays the same across versions and machines, since it
+/// travels in partial stats.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
 /// Costs are sums of decimal dollar amounts: rounding to 1e-9 USD hides float noise.
 fn round_cost(c: f64) -> f64 {
     (c * 1e9).round() / 1e9
@@ -925,7 +980,7 @@ pub struct State {
     extra_usage: Vec<(Attr, Tokens)>,
     codex_totals: Vec<(u32, Tokens, Attr)>,
     results: Vec<(u32, SessionResult)>,
-    codex_turns: Vec<(Attr, u64)>,
+    codex_turns: Vec<(String, Attr)>,
     tool_calls: Vec<(String, ToolCall)>,
     tool_errors: Vec<String>,
     records_by: Vec<(Dim, u32, u64)>,

@@ -56,7 +56,6 @@ pub(crate) fn run_sources<P: Parallel>(
 
 /// Like [`run_sources`], one record at a time, for consumers whose every record depends on
 /// the ones before.
-#[allow(dead_code)] // `events` uses it; it is being written alongside.
 pub(crate) fn run_sources_serial(common: &Common, consumer: &mut dyn Consumer) -> Result<bool> {
     drive(common, |pipeline, name, reader, _| {
         pipeline.run(name, reader, consumer)

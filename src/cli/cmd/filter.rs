@@ -1,6 +1,9 @@
 //! `ndjq filter`: pass through the original bytes of the records that match, like grep.
 //! Invalid records are reported on stderr and saved byte for byte with `--rejects`.
+//! With `--normalize`, the selected records' normalized events are written instead of
+//! their bytes (as `ndjq events` writes them), reading one record at a time.
 
+use super::events::{format_of, EventStream};
 use super::{write_record, Rejects};
 use crate::cli::args::FilterArgs;
 use crate::cli::config::Common;
@@ -10,6 +13,7 @@ use ndjq::diagnostic::{Code, Diagnostic, Severity};
 use ndjq::filter::{Matcher, Predicates, Where};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
+use ndjq::sink::events::EventFormat;
 use ndjq::sink::Reporter;
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Stderr, Write};
@@ -34,6 +38,8 @@ struct Filter<W: Write, R: Write> {
     rejects: Option<Rejects<R>>,
     /// The rest of the overlong record being read is selected.
     overlong_selected: bool,
+    /// `--normalize`: selected records become events written to `out`.
+    events: Option<EventStream>,
 }
 
 impl<W: Write, R: Write> Filter<W, R> {
@@ -65,10 +71,21 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
             r.offer(record)?;
         }
         let selected = self.matcher.matches(record);
-        self.overlong_selected = selected && record.overlong && !self.count_only;
+        self.overlong_selected =
+            selected && record.overlong && !self.count_only && self.events.is_none();
+        if let Some(events) = self.events.as_mut() {
+            if selected {
+                events.record(&mut self.out, record)?;
+                if self.line_buffered {
+                    self.out.flush()?;
+                }
+            } else {
+                events.observe(record);
+            }
+        }
         if selected {
             self.selected += 1;
-            if !self.count_only {
+            if !self.count_only && self.events.is_none() {
                 write_record(&mut self.out, record.raw, &mut self.open_line)?;
                 if self.line_buffered && !record.overlong {
                     self.out.flush()?;
@@ -79,6 +96,21 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    fn end_input(
+        &mut self,
+        _file: &Arc<str>,
+        _dialect: Option<ndjq::dialect::Dialect>,
+    ) -> io::Result<()> {
+        let Some(events) = self.events.as_mut() else {
+            return Ok(());
+        };
+        events.end_input(&mut self.out)?;
+        if self.line_buffered {
+            self.out.flush()?;
+        }
+        Ok(())
     }
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -120,6 +152,8 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             diagnostics: Diagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             overlong_selected: false,
+            // --normalize reads one record at a time: shards never normalize.
+            events: None,
         }
     }
 
@@ -192,8 +226,8 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
     if args.max_count == Some(0) {
         return Ok(exit_code(Outcome::Findings, false));
     }
-    // Tool attribution and --max-count carry state from record to record.
-    let parallel_ok = predicates.tools.is_empty() && args.max_count.is_none();
+    // Tool attribution, --max-count and events carry state from record to record.
+    let parallel_ok = predicates.tools.is_empty() && args.max_count.is_none() && !args.normalize;
     let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
@@ -209,10 +243,19 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
         diagnostics: Diagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         rejects,
         overlong_selected: false,
+        events: args
+            .normalize
+            .then(|| EventStream::new(format_of(args.format, EventFormat::Json), common.painter)),
     };
+    if let Some(events) = filter.events.as_mut() {
+        events.start(&mut filter.out)?;
+    }
     let had_errors = crate::cli::run_sources(&common, &mut filter, parallel_ok)?;
     if filter.count_only {
         writeln!(filter.out, "{}", filter.selected)?;
+    }
+    if let Some(events) = filter.events.as_mut() {
+        events.finish(&mut filter.out)?;
     }
     filter.out.flush()?;
     if let Some(r) = filter.rejects.as_mut() {

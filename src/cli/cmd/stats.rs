@@ -6,19 +6,22 @@ use crate::cli::args::{GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::{stats::write_report, Format, Reporter};
 use ndjq::stats::{estimate_cost, GroupBy, Report, Stats};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::sync::Arc;
 
 struct StatsRun<R: Write> {
     stats: Stats,
     diagnostics: StderrDiagnostics,
     rejects: Option<Rejects<R>>,
+    /// Bytes read, on stderr, for large inputs on a terminal.
+    progress: Option<ProgressBar>,
 }
 
 impl<R: Write> Consumer for StatsRun<R> {
@@ -29,6 +32,9 @@ impl<R: Write> Consumer for StatsRun<R> {
 
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.stats.add(record);
+        if let Some(p) = &self.progress {
+            p.inc(record.raw.len() as u64);
+        }
         for d in record.diagnostics {
             self.diagnostics.report(d)?;
         }
@@ -77,6 +83,7 @@ impl<R: Write> Parallel for StatsRun<R> {
             stats: Stats::new(),
             diagnostics: StderrDiagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
+            progress: None,
         }
     }
 
@@ -89,6 +96,9 @@ impl<R: Write> Parallel for StatsRun<R> {
     }
 
     fn merge(&mut self, part: Part) -> io::Result<Flow> {
+        if let Some(p) = &self.progress {
+            p.inc(part.stats.bytes);
+        }
         self.stats.merge(part.stats);
         for d in &part.diagnostics {
             self.diagnostics.report(d)?;
@@ -98,6 +108,35 @@ impl<R: Write> Parallel for StatsRun<R> {
         }
         Ok(Flow::Continue)
     }
+}
+
+/// Inputs at least this large get a progress bar (when stderr is a terminal).
+const PROGRESS_MIN_BYTES: u64 = 256 << 20;
+
+/// A progress bar over the input files' total size, when stderr is a terminal, the input
+/// is large, and not quiet. Compressed files count by their compressed size, so the bar is
+/// only an indication there.
+fn progress_bar(common: &Common) -> Option<ProgressBar> {
+    if common.quiet || !io::stderr().is_terminal() {
+        return None;
+    }
+    let total: u64 = common
+        .sources
+        .iter()
+        .filter_map(|s| match s {
+            Ok(ndjq::input::Source::File(p)) => std::fs::metadata(p).ok().map(|m| m.len()),
+            _ => None,
+        })
+        .sum();
+    if total < PROGRESS_MIN_BYTES {
+        return None;
+    }
+    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    let style =
+        ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    Some(bar)
 }
 
 fn group_by(g: GroupArg) -> GroupBy {
@@ -181,8 +220,12 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             stats: Stats::new(),
             diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
             rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+            progress: progress_bar(&common),
         };
         let had_errors = crate::cli::run_sources(&common, &mut run, true)?;
+        if let Some(p) = run.progress.take() {
+            p.finish_and_clear();
+        }
         if let Some(r) = run.rejects.as_mut() {
             r.finish()?;
         }

@@ -1,0 +1,1462 @@
+//! Integration tests of `ndjq stats` (SPEC section 5).
+//!
+//! The figures are checked three ways:
+//! - against `tests/stats_expected.py`, a second implementation written from the SPEC
+//!   rules alone, on every file of the shared corpus of real captures (and on the
+//!   hand-made files under `testdata/stats/`);
+//! - against numbers worked out by hand, with the arithmetic in comments;
+//! - against themselves: the same input twice, a folder, `-j 1` vs `-j 2`, and `--merge` of
+//!   the stats of random splits of a file (a property test with a fixed xorshift PRNG).
+//!
+//! JSON output is deserialized into `ndjq::stats::Report` and compared field by field; text
+//! and CSV are compared with golden text. Every run is hermetic: a clean environment,
+//! `--color never`, the package root as the working directory.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use ndjq::stats::{Group, Report, Tokens, ToolTotals};
+use serde::Deserialize;
+use serde_json::Value;
+
+// ---------------------------------------------------------------------------------------
+// Running things
+// ---------------------------------------------------------------------------------------
+
+/// The package root: ndjq and the Python script run from here.
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shared corpus of real captures, next to the repository. Missing is a failure.
+fn corpus() -> PathBuf {
+    let dir = root().join("..").join("shared").join("corpus");
+    assert!(
+        dir.is_dir(),
+        "the shared corpus is missing at {}: these tests need it",
+        dir.display()
+    );
+    dir
+}
+
+/// A corpus file by its path inside the corpus. Missing is a failure.
+fn corpus_file(rel: &str) -> PathBuf {
+    let path = corpus().join(rel);
+    assert!(path.is_file(), "corpus file {} is missing", path.display());
+    path
+}
+
+/// A file under `testdata/stats/`.
+fn data(name: &str) -> PathBuf {
+    let path = root().join("testdata").join("stats").join(name);
+    assert!(path.is_file(), "test data {} is missing", path.display());
+    path
+}
+
+/// `ndjq stats --color never` in a clean environment.
+fn ndjq_stats() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndjq"));
+    cmd.env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(root())
+        .args(["stats", "--color", "never"]);
+    cmd
+}
+
+/// Runs `ndjq stats ARGS`, requires exit 0, and returns stdout.
+fn stats_stdout<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
+    let out = ndjq_stats().args(args).output().expect("run ndjq stats");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "ndjq stats {:?} failed: {}",
+        args.iter().map(|a| a.as_ref()).collect::<Vec<_>>(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("stats output is UTF-8")
+}
+
+/// `ndjq stats -q -f json ARGS`, parsed.
+fn stats_json<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Report {
+    let mut all: Vec<std::ffi::OsString> = vec!["-q".into(), "-f".into(), "json".into()];
+    all.extend(args.iter().map(|a| a.as_ref().to_os_string()));
+    parse_report(&stats_stdout(&all))
+}
+
+fn parse_report(text: &str) -> Report {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("not a stats report ({e}): {text}"))
+}
+
+/// What `tests/stats_expected.py` computes (the SPEC rules).
+#[derive(Debug, Deserialize)]
+struct Expected {
+    files: u64,
+    lines: u64,
+    bytes: u64,
+    valid: u64,
+    invalid: u64,
+    empty: u64,
+    types: BTreeMap<String, u64>,
+    sessions: u64,
+    tokens: Tokens,
+    result_tokens: Option<Tokens>,
+    cost_usd: Option<f64>,
+    turns: u64,
+    tools: BTreeMap<String, ToolTotals>,
+}
+
+fn python3(args: &[&Path]) -> Output {
+    let script = root().join("tests").join("stats_expected.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("python3 is required to run {} ({e})", script.display()));
+    assert!(
+        out.status.success(),
+        "{} failed: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The SPEC figures of all `files` read as one run.
+fn expected(files: &[&Path]) -> Expected {
+    let out = python3(files);
+    serde_json::from_slice(&out.stdout).expect("stats_expected.py prints one JSON object")
+}
+
+/// The SPEC figures of each file on its own (one Python process for all of them).
+fn expected_each(files: &[PathBuf]) -> Vec<Expected> {
+    let each = PathBuf::from("--each");
+    let mut args: Vec<&Path> = vec![&each];
+    args.extend(files.iter().map(PathBuf::as_path));
+    let out = python3(&args);
+    let text = String::from_utf8(out.stdout).expect("UTF-8");
+    let rows: Vec<Expected> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(rows.len(), files.len(), "one expected object per file");
+    rows
+}
+
+// ---------------------------------------------------------------------------------------
+// Comparing
+// ---------------------------------------------------------------------------------------
+
+/// Costs are sums of decimal amounts: equal within 1e-9 USD.
+fn close(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() <= 1e-9,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+fn check<T: PartialEq + Debug>(diffs: &mut Vec<String>, field: &str, want: T, got: T) {
+    if want != got {
+        diffs.push(format!("{field}: expected {want:?}, ndjq gave {got:?}"));
+    }
+}
+
+/// Where ndjq's report disagrees with the SPEC figures.
+fn spec_diffs(want: &Expected, got: &Report) -> Vec<String> {
+    let mut d = Vec::new();
+    check(&mut d, "files", want.files, got.files);
+    check(&mut d, "lines", want.lines, got.lines);
+    check(&mut d, "bytes", want.bytes, got.bytes);
+    check(&mut d, "valid", want.valid, got.valid);
+    check(&mut d, "invalid", want.invalid, got.invalid);
+    check(&mut d, "empty", want.empty, got.empty);
+    check(&mut d, "types", &want.types, &got.types);
+    check(&mut d, "sessions", want.sessions, got.sessions);
+    check(&mut d, "tokens", want.tokens, got.tokens);
+    check(
+        &mut d,
+        "result_tokens",
+        want.result_tokens,
+        got.result_tokens,
+    );
+    if !close(want.cost_usd, got.cost_usd) {
+        d.push(format!(
+            "cost_usd: expected {:?}, ndjq gave {:?}",
+            want.cost_usd, got.cost_usd
+        ));
+    }
+    check(&mut d, "turns", want.turns, got.turns);
+    check(&mut d, "tools", &want.tools, &got.tools);
+    if got.lines != got.valid + got.invalid + got.empty {
+        d.push(format!(
+            "lines {} != valid {} + invalid {} + empty {}",
+            got.lines, got.valid, got.invalid, got.empty
+        ));
+    }
+    d
+}
+
+fn groups_diffs(d: &mut Vec<String>, want: &Option<Vec<Group>>, got: &Option<Vec<Group>>) {
+    let (Some(want), Some(got)) = (want, got) else {
+        check(d, "groups", want.is_some(), got.is_some());
+        return;
+    };
+    let keys = |g: &[Group]| g.iter().map(|g| g.key.clone()).collect::<Vec<_>>();
+    if keys(want) != keys(got) {
+        d.push(format!("groups keys: {:?} != {:?}", keys(want), keys(got)));
+        return;
+    }
+    for (w, g) in want.iter().zip(got) {
+        let k = &w.key;
+        check(d, &format!("groups[{k}].records"), w.records, g.records);
+        check(d, &format!("groups[{k}].tokens"), w.tokens, g.tokens);
+        check(
+            d,
+            &format!("groups[{k}].tool_calls"),
+            w.tool_calls,
+            g.tool_calls,
+        );
+        check(
+            d,
+            &format!("groups[{k}].tool_errors"),
+            w.tool_errors,
+            g.tool_errors,
+        );
+        if !close(w.cost_usd, g.cost_usd) {
+            d.push(format!(
+                "groups[{k}].cost_usd: {:?} != {:?}",
+                w.cost_usd, g.cost_usd
+            ));
+        }
+    }
+}
+
+/// Every field of two reports except `state` (whose layout is not part of the contract),
+/// and `files` unless `with_files`.
+fn report_diffs(want: &Report, got: &Report, with_files: bool) -> Vec<String> {
+    let mut d = Vec::new();
+    check(&mut d, "schema", &want.schema, &got.schema);
+    if with_files {
+        check(&mut d, "files", want.files, got.files);
+    }
+    check(&mut d, "lines", want.lines, got.lines);
+    check(&mut d, "bytes", want.bytes, got.bytes);
+    check(&mut d, "valid", want.valid, got.valid);
+    check(&mut d, "invalid", want.invalid, got.invalid);
+    check(&mut d, "empty", want.empty, got.empty);
+    check(&mut d, "dialects", &want.dialects, &got.dialects);
+    check(&mut d, "types", &want.types, &got.types);
+    check(&mut d, "diagnostics", &want.diagnostics, &got.diagnostics);
+    check(&mut d, "sessions", want.sessions, got.sessions);
+    check(&mut d, "tokens", want.tokens, got.tokens);
+    check(
+        &mut d,
+        "result_tokens",
+        want.result_tokens,
+        got.result_tokens,
+    );
+    if !close(want.cost_usd, got.cost_usd) {
+        d.push(format!(
+            "cost_usd: {:?} != {:?}",
+            want.cost_usd, got.cost_usd
+        ));
+    }
+    check(&mut d, "turns", want.turns, got.turns);
+    check(&mut d, "duration_ms", want.duration_ms, got.duration_ms);
+    check(&mut d, "tools", &want.tools, &got.tools);
+    check(&mut d, "models", &want.models, &got.models);
+    if !close(want.cost_usd_estimated, got.cost_usd_estimated) {
+        d.push(format!(
+            "cost_usd_estimated: {:?} != {:?}",
+            want.cost_usd_estimated, got.cost_usd_estimated
+        ));
+    }
+    check(
+        &mut d,
+        "unpriced_models",
+        &want.unpriced_models,
+        &got.unpriced_models,
+    );
+    check(&mut d, "by", &want.by, &got.by);
+    groups_diffs(&mut d, &want.groups, &got.groups);
+    d
+}
+
+/// Fails with the first mismatches (and how many there are in all).
+fn assert_no_diffs(what: &str, diffs: &[String]) {
+    const SHOWN: usize = 40;
+    let more = match diffs.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        n => format!("\n  ... and {n} more ({} in all)", diffs.len()),
+    };
+    assert!(
+        diffs.is_empty(),
+        "{what}:\n  {}{more}",
+        diffs[..diffs.len().min(SHOWN)].join("\n  ")
+    );
+}
+
+/// Runs ndjq on each file and compares it with the SPEC figures; returns every mismatch.
+fn spec_mismatches(files: &[PathBuf]) -> Vec<String> {
+    let expected = expected_each(files);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .iter()
+            .zip(&expected)
+            .map(|(file, want)| {
+                s.spawn(move || {
+                    let got = stats_json(&[file]);
+                    spec_diffs(want, &got)
+                        .into_iter()
+                        .map(|d| format!("{}: {d}", rel(file)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a comparison thread"))
+            .collect()
+    })
+}
+
+/// A path for messages: relative to the corpus or the package when it can be.
+fn rel(path: &Path) -> String {
+    let corpus = root().join("..").join("shared").join("corpus");
+    path.strip_prefix(&corpus)
+        .or_else(|_| path.strip_prefix(root()))
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+// ---------------------------------------------------------------------------------------
+// Walking the corpus
+// ---------------------------------------------------------------------------------------
+
+fn is_ndjson(path: &Path) -> bool {
+    matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("jsonl" | "ndjson" | "json")
+    )
+}
+
+/// The NDJSON files under `dir`, walked recursively in sorted order (SPEC 1).
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    let mut files = Vec::new();
+    for path in entries {
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else if is_ndjson(&path) {
+            files.push(path);
+        }
+    }
+    files
+}
+
+fn corpus_files() -> Vec<PathBuf> {
+    let files = walk(&corpus());
+    assert!(
+        files.len() >= 40,
+        "expected the whole corpus (40+ NDJSON files), found {}",
+        files.len()
+    );
+    files
+}
+
+fn corpus_files_under(sub: &str) -> Vec<PathBuf> {
+    let files = walk(&corpus().join(sub));
+    assert!(!files.is_empty(), "no NDJSON file under corpus/{sub}");
+    files
+}
+
+// ---------------------------------------------------------------------------------------
+// 1-2. ndjq against the SPEC rules (tests/stats_expected.py)
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn every_corpus_file_matches_the_spec_rules() {
+    let mismatches = spec_mismatches(&corpus_files());
+    assert_no_diffs("ndjq stats disagrees with the SPEC rules", &mismatches);
+}
+
+#[test]
+fn hand_made_files_match_the_spec_rules() {
+    let files = [data("claude-rules.ndjson"), data("codex-exec-tools.jsonl")];
+    assert_no_diffs(
+        "ndjq stats disagrees with the SPEC rules",
+        &spec_mismatches(&files),
+    );
+}
+
+/// Assistant lines per message id and their naive (every line) usage sum.
+fn repeated_ids_and_naive_total(path: &Path) -> (usize, u64) {
+    let text = std::fs::read_to_string(path).expect("read a corpus file");
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut naive = 0;
+    // Only assistant lines matter; skipping the others up front keeps this quick in a
+    // debug build (progress lines are most of a transcript).
+    for line in text.lines().filter(|l| l.contains("\"assistant\"")) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v["type"] != "assistant" {
+            continue;
+        }
+        if let Some(id) = v["message"]["id"].as_str() {
+            *seen.entry(id.to_string()).or_insert(0) += 1;
+        }
+        let usage = &v["message"]["usage"];
+        for k in [
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ] {
+            naive += usage[k].as_u64().unwrap_or(0);
+        }
+    }
+    (seen.values().filter(|&&n| n > 1).count(), naive)
+}
+
+fn total(t: &Tokens) -> u64 {
+    t.input + t.output + t.cache_creation + t.cache_read
+}
+
+#[test]
+fn transcripts_with_repeated_message_ids() {
+    // Claude writes one line per content block, each repeating the message's usage: the
+    // SPEC keeps the last snapshot per (message.id, requestId).
+    let mut files = corpus_files_under("spotter");
+    files.extend(corpus_files_under("agentcmd/claude-transcript"));
+    assert_no_diffs(
+        "transcripts: ndjq stats disagrees with the SPEC rules",
+        &spec_mismatches(&files),
+    );
+    let mut with_repeats = 0;
+    for file in &files {
+        let (repeated, naive) = repeated_ids_and_naive_total(file);
+        if repeated == 0 {
+            continue;
+        }
+        with_repeats += 1;
+        let got = stats_json(&[file]);
+        assert!(
+            total(&got.tokens) < naive,
+            "{}: {repeated} repeated message ids, yet the tokens ({}) are not below the \
+             every-line sum ({naive})",
+            rel(file),
+            total(&got.tokens)
+        );
+    }
+    assert!(
+        with_repeats >= 8,
+        "expected most transcripts to repeat message ids, found {with_repeats}"
+    );
+}
+
+#[test]
+fn stream_json_captures_with_a_result_line() {
+    let mut files: Vec<PathBuf> = corpus_files_under("real-client")
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("claude-") && name.ends_with(".ndjson")
+        })
+        .collect();
+    assert_eq!(
+        files.len(),
+        7,
+        "the seven Claude stream-json real-client captures"
+    );
+    files.push(corpus_file("automagik/manual_test_output.jsonl"));
+    files.push(corpus_file("gleam-sdk/basic_query.ndjson"));
+    assert_no_diffs(
+        "stream-json: ndjq stats disagrees with the SPEC rules",
+        &spec_mismatches(&files),
+    );
+    for file in &files {
+        let got = stats_json(&[file]);
+        let name = rel(file);
+        let result = got
+            .result_tokens
+            .unwrap_or_else(|| panic!("{name}: a result line, so result_tokens"));
+        assert!(got.cost_usd.is_some(), "{name}: total_cost_usd is reported");
+        // SCHEMA-NOTES: counting input, cache_creation and cache_read once per message id
+        // reproduces result.usage exactly; output on assistant lines is the message_start
+        // snapshot, so the result's output is the larger, true one.
+        assert_eq!(result.input, got.tokens.input, "{name}: input");
+        assert_eq!(result.cache_creation, got.tokens.cache_creation, "{name}");
+        assert_eq!(result.cache_read, got.tokens.cache_read, "{name}");
+        assert!(result.output >= got.tokens.output, "{name}: output");
+    }
+}
+
+#[test]
+fn claude_tool_capture_by_hand() {
+    let got = stats_json(&[corpus_file("real-client/claude-tool.ndjson")]);
+    // 6 lines: system/init, assistant (text), assistant (tool_use), user (tool_result),
+    // assistant (final text), result/success.
+    assert_eq!(
+        (got.files, got.lines, got.valid, got.invalid, got.empty),
+        (1, 6, 6, 0, 0)
+    );
+    assert_eq!(got.bytes, 7817);
+    let types: BTreeMap<String, u64> = [
+        ("assistant", 3),
+        ("result/success", 1),
+        ("system/init", 1),
+        ("user", 1),
+    ]
+    .map(|(k, n)| (k.to_string(), n))
+    .into();
+    assert_eq!(got.types, types);
+    assert_eq!(got.sessions, 1);
+    // Two API messages. msg_01VIUi5x… is on two lines (text, then tool_use), both with
+    // usage {input 1294, output 1, cache_creation 1293, cache_read 9848}; msg_01XPPASZ…
+    // is on one line with {input 1343, output 1, cache_creation 1343, cache_read 9848}.
+    // Once per message id:
+    //   input          = 1294 + 1343 = 2637   (every line: 1294 + 1294 + 1343 = 3931)
+    //   output         =    1 +    1 =    2
+    //   cache_creation = 1293 + 1343 = 2636
+    //   cache_read     = 9848 + 9848 = 19696
+    assert_eq!(
+        got.tokens,
+        Tokens {
+            input: 2637,
+            output: 2,
+            cache_creation: 2636,
+            cache_read: 19696
+        }
+    );
+    // The result's usage says output 62: the assistant lines carry the message_start
+    // snapshot (output_tokens 1); the final count per message only comes in
+    // stream_event message_delta (not emitted without --include-partial-messages), and
+    // in result.usage. Input and cache figures agree with the per-message sum.
+    assert_eq!(
+        got.result_tokens,
+        Some(Tokens {
+            input: 2637,
+            output: 62,
+            cache_creation: 2636,
+            cache_read: 19696
+        })
+    );
+    assert!(close(got.cost_usd, Some(0.0289072)), "{:?}", got.cost_usd);
+    assert_eq!((got.turns, got.duration_ms), (2, 603));
+    let tools: BTreeMap<String, ToolTotals> = [(
+        "Bash".to_string(),
+        ToolTotals {
+            calls: 1,
+            errors: 0,
+        },
+    )]
+    .into();
+    assert_eq!(got.tools, tools);
+}
+
+#[test]
+fn claude_rules_file_by_hand() {
+    // testdata/stats/claude-rules.ndjson exercises every Claude rule on 19 lines.
+    let got = stats_json(&[data("claude-rules.ndjson")]);
+    assert_eq!(
+        (got.lines, got.valid, got.invalid, got.empty),
+        (19, 19, 0, 0)
+    );
+    // s-one, s-two (init and a system line with a non-string subtype) and s-three.
+    assert_eq!(got.sessions, 3);
+    // `system` with subtype 7 counts as `system`; `[1,2]` as `(none)`.
+    assert_eq!(got.types.get("system"), Some(&1));
+    assert_eq!(got.types.get("(none)"), Some(&1));
+    // (msg_1, req_a): snapshots output 1, 30, 30 → the last: 100 / 30 / 10 / 1000
+    // (msg_1, req_b): a retried request, its own key:   100 /  5 /  0 / 1100
+    // (msg_2, none):  snapshots output 3, 9 → the last:    7 /  9 /  0 /    0
+    // two lines without message.id, each counted:      2×(2 /  2 /  0 /    0)
+    //   input 100+100+7+4 = 211, output 30+5+9+4 = 48, cache_creation 10,
+    //   cache_read 1000+1100 = 2100
+    assert_eq!(
+        got.tokens,
+        Tokens {
+            input: 211,
+            output: 48,
+            cache_creation: 10,
+            cache_read: 2100
+        }
+    );
+    // s-one's last result has null usage counts, so its earlier one (200/50/10/2000)
+    // counts; s-two 1/2/3/4; s-three has no usage.
+    assert_eq!(
+        got.result_tokens,
+        Some(Tokens {
+            input: 201,
+            output: 52,
+            cache_creation: 13,
+            cache_read: 2004
+        })
+    );
+    // s-one: last total_cost_usd 0.03 (not 0.01 + 0.03: it is cumulative);
+    // s-two: total_cost_usd null → cost_usd 0.5; s-three: costUSD 0.25.
+    assert!(close(got.cost_usd, Some(0.78)), "{:?}", got.cost_usd);
+    // num_turns of each session's last result: 2 + 1 + 3.
+    assert_eq!(got.turns, 6);
+    // toolu_1 (Read) on two lines counts once; toolu_2 (Bash) failed, its error result
+    // is repeated and counts once; toolu_9 failed with no tool_use: (unknown).
+    let tools: BTreeMap<String, ToolTotals> = [
+        (
+            "(unknown)",
+            ToolTotals {
+                calls: 0,
+                errors: 1,
+            },
+        ),
+        (
+            "Bash",
+            ToolTotals {
+                calls: 1,
+                errors: 1,
+            },
+        ),
+        (
+            "Read",
+            ToolTotals {
+                calls: 1,
+                errors: 0,
+            },
+        ),
+    ]
+    .map(|(k, t)| (k.to_string(), t))
+    .into();
+    assert_eq!(got.tools, tools);
+}
+
+#[test]
+fn codex_exec_tools_file_by_hand() {
+    let got = stats_json(&[data("codex-exec-tools.jsonl")]);
+    assert_eq!(got.dialects.get("codex"), Some(&21));
+    // th-a, th-b; th-a again on resume is the same session.
+    assert_eq!(got.sessions, 2);
+    // turn.completed usages: 1000/50/cached 800/write 20 and 500/10/cached 400.
+    assert_eq!(
+        got.tokens,
+        Tokens {
+            input: 1500,
+            output: 60,
+            cache_creation: 20,
+            cache_read: 1200
+        }
+    );
+    assert_eq!(got.result_tokens, None);
+    assert_eq!(got.cost_usd, None);
+    // Two turn.completed and one turn.failed.
+    assert_eq!(got.turns, 3);
+    // command_execution: th-a item_0, item_1 (exit 1: error), th-b item_0 (another
+    // thread: another call), th-a item_7. MCP calls are named by their tool: search
+    // (error object), fetch (error null). file_change item_5 (failed) twice: once.
+    // agent_message is not a tool; item.started is not counted.
+    let tools: BTreeMap<String, ToolTotals> = [
+        (
+            "command_execution",
+            ToolTotals {
+                calls: 4,
+                errors: 1,
+            },
+        ),
+        (
+            "fetch",
+            ToolTotals {
+                calls: 1,
+                errors: 0,
+            },
+        ),
+        (
+            "file_change",
+            ToolTotals {
+                calls: 1,
+                errors: 1,
+            },
+        ),
+        (
+            "search",
+            ToolTotals {
+                calls: 1,
+                errors: 1,
+            },
+        ),
+        (
+            "web_search",
+            ToolTotals {
+                calls: 1,
+                errors: 0,
+            },
+        ),
+    ]
+    .map(|(k, t)| (k.to_string(), t))
+    .into();
+    assert_eq!(got.tools, tools);
+}
+
+#[test]
+fn codex_exec_failed_turn_has_no_usage_but_counts_a_turn() {
+    let file = corpus_file("real-client/codex-failed.ndjson");
+    assert_no_diffs(
+        "codex-failed",
+        &spec_mismatches(std::slice::from_ref(&file)),
+    );
+    let got = stats_json(&[&file]);
+    // Six `error` lines are retry notices; only turn.failed ends the turn.
+    let types: BTreeMap<String, u64> = [
+        ("error", 6),
+        ("thread.started", 1),
+        ("turn.failed", 1),
+        ("turn.started", 1),
+    ]
+    .map(|(k, n)| (k.to_string(), n))
+    .into();
+    assert_eq!(got.types, types);
+    assert_eq!(got.sessions, 1);
+    assert_eq!(got.tokens, Tokens::default());
+    assert_eq!(got.result_tokens, None);
+    assert_eq!(got.cost_usd, None);
+    assert_eq!(got.turns, 1);
+    assert!(got.tools.is_empty());
+}
+
+#[test]
+fn truncated_codex_stream() {
+    // The stream stops after turn.started: a session, no turn, no usage.
+    let file = corpus_file("agentcmd/codex-exec/stream-output-multi-1.jsonl");
+    assert_no_diffs(
+        "truncated codex",
+        &spec_mismatches(std::slice::from_ref(&file)),
+    );
+    let got = stats_json(&[&file]);
+    assert_eq!((got.lines, got.valid, got.invalid), (2, 2, 0));
+    assert_eq!(got.sessions, 1);
+    assert_eq!(got.turns, 0);
+    assert_eq!(got.tokens, Tokens::default());
+    assert_eq!(got.result_tokens, None);
+    assert!(got.tools.is_empty());
+}
+
+#[test]
+fn claude_api_failure_capture() {
+    // Ten system/api_retry lines, a <synthetic> assistant message with zero usage, and a
+    // result with subtype success, is_error true, total_cost_usd 0.
+    let file = corpus_file("real-client/claude-error500.ndjson");
+    assert_no_diffs(
+        "claude-error500",
+        &spec_mismatches(std::slice::from_ref(&file)),
+    );
+    let got = stats_json(&[&file]);
+    assert_eq!(got.types.get("system/api_retry"), Some(&10));
+    assert_eq!(got.types.get("result/success"), Some(&1));
+    assert_eq!(got.sessions, 1);
+    assert_eq!(got.tokens, Tokens::default());
+    // A reported zero is not "not reported".
+    assert_eq!(got.result_tokens, Some(Tokens::default()));
+    assert_eq!(got.cost_usd, Some(0.0));
+    assert_eq!(got.turns, 1);
+    assert!(got.tools.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. Several inputs: the same file twice, folders
+// ---------------------------------------------------------------------------------------
+
+/// `ndjq stats FILE FILE` counts sessions, tokens, cost and tools once; lines double.
+fn twice_diffs(file: &Path) -> Vec<String> {
+    let once = stats_json(&[file]);
+    let twice = stats_json(&[file, file]);
+    let mut d = Vec::new();
+    check(&mut d, "files", 2 * once.files, twice.files);
+    check(&mut d, "lines", 2 * once.lines, twice.lines);
+    check(&mut d, "bytes", 2 * once.bytes, twice.bytes);
+    check(&mut d, "valid", 2 * once.valid, twice.valid);
+    check(&mut d, "sessions", once.sessions, twice.sessions);
+    check(&mut d, "tokens", once.tokens, twice.tokens);
+    check(
+        &mut d,
+        "result_tokens",
+        once.result_tokens,
+        twice.result_tokens,
+    );
+    if !close(once.cost_usd, twice.cost_usd) {
+        d.push(format!(
+            "cost_usd: {:?} != {:?}",
+            once.cost_usd, twice.cost_usd
+        ));
+    }
+    check(&mut d, "turns", once.turns, twice.turns);
+    check(&mut d, "tools", &once.tools, &twice.tools);
+    check(&mut d, "models", &once.models, &twice.models);
+    d.into_iter()
+        .map(|x| format!("{}: {x}", rel(file)))
+        .collect()
+}
+
+#[test]
+fn same_file_twice_counts_sessions_tokens_cost_and_tools_once() {
+    let mut d = Vec::new();
+    for f in [
+        "real-client/claude-tool.ndjson",
+        "real-client/claude-multi_tool.ndjson",
+        "automagik/manual_test_output.jsonl",
+        "spotter/tool_heavy.jsonl",
+        "agentcmd/claude-transcript/full-session-four.jsonl",
+        "real-client/codex-tool.session-log.jsonl",
+        "agentcmd/codex-rollout/rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl",
+    ] {
+        d.extend(twice_diffs(&corpus_file(f)));
+    }
+    assert_no_diffs("the same file twice", &d);
+}
+
+#[test]
+fn same_codex_exec_file_twice_counts_its_session_once() {
+    // SPEC 5: "the same session logged twice is counted once" — also for codex exec,
+    // whose usage lives on turn.completed lines.
+    let mut d = Vec::new();
+    for f in [
+        "real-client/codex-tool.ndjson",
+        "agentcmd/codex-exec/stream-output-5.jsonl",
+    ] {
+        d.extend(twice_diffs(&corpus_file(f)));
+    }
+    assert_no_diffs("the same codex exec file twice", &d);
+}
+
+#[test]
+fn folder_input_equals_its_files() {
+    // A small folder: the same report as its files listed in the walk order.
+    let dir = corpus().join("real-client");
+    let files = walk(&dir);
+    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let folder = stats_json(&[&dir]);
+    // README.md, *.rc and *.stderr are not NDJSON files: only the 12 captures are read.
+    assert_eq!(folder.files, 12);
+    assert_eq!(folder.files, files.len() as u64);
+    assert_no_diffs(
+        "real-client as a folder vs as a list of files",
+        &report_diffs(&stats_json(&refs), &folder, true),
+    );
+    assert_no_diffs(
+        "real-client as a folder vs the SPEC rules",
+        &spec_diffs(&expected(&refs), &folder),
+    );
+    // The whole corpus as one run: sessions, messages and tool ids shared between files
+    // (a transcript and its subagents, a capture and its session log) count once.
+    let dir = corpus();
+    let files = corpus_files();
+    let refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let folder = stats_json(&[&dir]);
+    assert_eq!(folder.files, files.len() as u64);
+    assert_no_diffs(
+        "the corpus as a folder vs the SPEC rules",
+        &spec_diffs(&expected(&refs), &folder),
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. Merge
+// ---------------------------------------------------------------------------------------
+
+/// xorshift64: a small deterministic PRNG, so every failure can be replayed by its seed.
+struct XorShift(u64);
+
+impl XorShift {
+    fn new(seed: u64) -> Self {
+        XorShift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Splits `bytes` at 1 to 4 random line boundaries: 2 to 5 non-empty parts (fewer when
+/// the file has fewer lines).
+/// Where a file may be cut: after any line, or only where a Codex session starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Cuts {
+    AnyLine,
+    SessionStarts,
+}
+
+/// Byte offsets where a part may begin.
+fn cut_points(bytes: &[u8], cuts: Cuts) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let ok = match cuts {
+            Cuts::AnyLine => true,
+            Cuts::SessionStarts => serde_json::from_slice::<serde_json::Value>(line)
+                .ok()
+                .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+                .is_some_and(|t| t == "thread.started" || t == "session_meta"),
+        };
+        if ok && start > 0 {
+            out.push(start);
+        }
+        start += line.len();
+    }
+    out
+}
+
+fn split_lines(bytes: &[u8], rng: &mut XorShift, cuts: Cuts) -> Vec<Vec<u8>> {
+    let ends = cut_points(bytes, cuts);
+    assert!(!ends.is_empty(), "nowhere to split");
+    let parts = (2 + rng.below(4)).min(ends.len() + 1);
+    let mut cuts: Vec<usize> = Vec::new();
+    while cuts.len() + 1 < parts {
+        let c = ends[rng.below(ends.len())];
+        if !cuts.contains(&c) {
+            cuts.push(c);
+        }
+    }
+    cuts.sort_unstable();
+    let mut out = Vec::new();
+    let mut start = 0;
+    for c in cuts.into_iter().chain([bytes.len()]) {
+        out.push(bytes[start..c].to_vec());
+        start = c;
+    }
+    out
+}
+
+const BYS: [Option<&str>; 6] = [
+    None,
+    Some("session"),
+    Some("model"),
+    Some("tool"),
+    Some("type"),
+    Some("day"),
+];
+
+fn by_args(by: Option<&str>) -> Vec<String> {
+    by.map(|b| vec!["--by".to_string(), b.to_string()])
+        .unwrap_or_default()
+}
+
+/// Writes each part and its `stats -f json` (with `--by`); returns the part files and the
+/// stats files.
+fn part_stats(dir: &Path, parts: &[Vec<u8>], by: Option<&str>) -> (Vec<PathBuf>, Vec<PathBuf>) {
+    let tag = by.unwrap_or("none");
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let input = dir.join(format!("part{i}.ndjson"));
+        std::fs::write(&input, part).expect("write a part");
+        let mut args = vec!["-q".to_string(), "-f".into(), "json".into()];
+        args.extend(by_args(by));
+        args.push(input.display().to_string());
+        let output = dir.join(format!("part{i}.{tag}.json"));
+        std::fs::write(&output, stats_stdout(&args)).expect("write part stats");
+        inputs.push(input);
+        outputs.push(output);
+    }
+    (inputs, outputs)
+}
+
+fn merge_json(files: &[PathBuf], by: Option<&str>) -> String {
+    let mut args = vec!["--merge".to_string(), "-f".into(), "json".into()];
+    args.extend(by_args(by));
+    args.extend(files.iter().map(|f| f.display().to_string()));
+    stats_stdout(&args)
+}
+
+/// What `against` the merged stats of random splits of `file` are compared with.
+#[derive(Clone, Copy)]
+enum Against {
+    /// `ndjq stats WHOLE` (STYLE habit 12: merge(stats(a), stats(b)) = stats(a ++ b)).
+    Whole,
+    /// `ndjq stats PART1 PART2 ...` (SPEC 5: "the same result as one run over all inputs").
+    Parts,
+}
+
+/// Splits `file` at random (one split per seed), runs `stats -f json` on each part and
+/// merges the parts' stats with each `--by`. A merge computes the groups from the merged
+/// state, not from the parts' groups, so each seed runs its parts with one `--by` (turn
+/// about) and merges them with all of them.
+fn merge_split_diffs(file: &Path, seeds: u64, against: Against, cuts: Cuts) -> Vec<String> {
+    let bytes = std::fs::read(file).expect("read a corpus file");
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let mut diffs = Vec::new();
+    let whole: Vec<Report> = match against {
+        Against::Whole => BYS
+            .iter()
+            .map(|&by| {
+                let mut args = by_args(by);
+                args.push(file.display().to_string());
+                stats_json(&args)
+            })
+            .collect(),
+        Against::Parts => Vec::new(),
+    };
+    for seed in 1..=seeds {
+        let mut rng = XorShift::new(seed);
+        let parts = split_lines(&bytes, &mut rng, cuts);
+        assert_eq!(parts.concat(), bytes, "a split loses no byte");
+        let part_by = BYS[seed as usize % BYS.len()];
+        let (inputs, outputs) = part_stats(tmp.path(), &parts, part_by);
+        for (i, by) in BYS.iter().enumerate() {
+            let merged = parse_report(&merge_json(&outputs, *by));
+            let want = match against {
+                Against::Whole => whole[i].clone(),
+                Against::Parts => {
+                    let mut args = by_args(*by);
+                    args.extend(inputs.iter().map(|p| p.display().to_string()));
+                    stats_json(&args)
+                }
+            };
+            let mut d = Vec::new();
+            check(&mut d, "files", parts.len() as u64, merged.files);
+            d.extend(report_diffs(&want, &merged, false));
+            diffs.extend(d.into_iter().map(|d| {
+                format!(
+                    "{} seed {seed} ({} parts) --by {}: {d}",
+                    rel(file),
+                    parts.len(),
+                    by.unwrap_or("-")
+                )
+            }));
+        }
+    }
+    diffs
+}
+
+fn merge_splits(files: &[&str], seeds: u64, against: Against, cuts: Cuts) -> Vec<String> {
+    let paths: Vec<PathBuf> = files
+        .iter()
+        .map(|f| {
+            if let Some(name) = f.strip_prefix("testdata/stats/") {
+                data(name)
+            } else {
+                corpus_file(f)
+            }
+        })
+        .collect();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = paths
+            .iter()
+            .map(|p| s.spawn(move || merge_split_diffs(p, seeds, against, cuts)))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a merge thread"))
+            .collect()
+    })
+}
+
+const CLAUDE_MERGE_FILES: [&str; 6] = [
+    "real-client/claude-tool-partial.ndjson",
+    "automagik/manual_test_output.jsonl",
+    "spotter/tool_heavy.jsonl",
+    "spotter/subagent.jsonl",
+    "agentcmd/claude-transcript/full-session-four.jsonl",
+    "testdata/stats/claude-rules.ndjson",
+];
+
+const CODEX_MERGE_FILES: [&str; 4] = [
+    "agentcmd/codex-exec/stream-output-5.jsonl",
+    "real-client/codex-tool.session-log.jsonl",
+    "agentcmd/codex-rollout/rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl",
+    "testdata/stats/codex-exec-tools.jsonl",
+];
+
+#[test]
+fn merge_of_random_splits_equals_the_whole_claude() {
+    // STYLE habit 12: merge(stats(a), stats(b)) = stats(a ++ b), with every `--by`.
+    let d = merge_splits(&CLAUDE_MERGE_FILES, 3, Against::Whole, Cuts::AnyLine);
+    assert_no_diffs("merge of the parts != stats of the whole", &d);
+}
+
+#[test]
+fn merge_of_splits_at_session_starts_equals_the_whole_codex() {
+    // STYLE habit 12: merge(stats(a), stats(b)) = stats(a ++ b). Codex records take their
+    // thread (exec) or session and model (rollouts) from earlier records of the same input,
+    // and every input starts with no context (SPEC: dialects and sessions are per input), so
+    // for Codex the parts must begin where a session begins: at `thread.started` or
+    // `session_meta`. Streams of several sessions are made by concatenating captures.
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let concat = |name: &str, files: &[&str]| -> PathBuf {
+        let mut bytes = Vec::new();
+        for f in files {
+            bytes.extend(std::fs::read(corpus_file(f)).expect("read a capture"));
+        }
+        let out = tmp.path().join(name);
+        std::fs::write(&out, bytes).expect("write");
+        out
+    };
+    let exec = concat(
+        "exec.jsonl",
+        &[
+            "agentcmd/codex-exec/stream-output-5.jsonl",
+            "real-client/codex-tool.ndjson",
+            "agentcmd/codex-exec/stream-output-2.jsonl",
+            "real-client/codex-failed.ndjson",
+        ],
+    );
+    let rollouts = concat(
+        "rollouts.jsonl",
+        &[
+            "real-client/codex-tool.session-log.jsonl",
+            "agentcmd/codex-rollout/rollout-2025-09-25T15-12-14-019982b8-3422-79e0-8b3b-05abaf4f3c3e.jsonl",
+        ],
+    );
+    let mut d = Vec::new();
+    for file in [
+        exec.as_path(),
+        rollouts.as_path(),
+        data("codex-exec-tools.jsonl").as_path(),
+    ] {
+        d.extend(merge_split_diffs(
+            file,
+            3,
+            Against::Whole,
+            Cuts::SessionStarts,
+        ));
+    }
+    assert_no_diffs("merge of the parts != stats of the whole", &d);
+}
+
+#[test]
+fn merge_of_random_splits_equals_one_run_over_the_parts() {
+    // SPEC 5: `--merge` "combines partial JSON stats into the same result as one run over
+    // all inputs": here the inputs are the parts themselves.
+    let mut files: Vec<&str> = CLAUDE_MERGE_FILES[..2].to_vec();
+    files.extend(CODEX_MERGE_FILES);
+    let d = merge_splits(&files, 2, Against::Parts, Cuts::AnyLine);
+    assert_no_diffs("merge of the parts != one run over the parts", &d);
+}
+
+#[test]
+fn merge_is_associative() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    for (f, seed) in [
+        ("spotter/tool_heavy.jsonl", 7),
+        ("real-client/claude-multi_tool.ndjson", 8),
+        ("agentcmd/claude-transcript/full-session-two.jsonl", 9),
+    ] {
+        let bytes = std::fs::read(corpus_file(f)).expect("read a corpus file");
+        let mut rng = XorShift::new(seed);
+        // Exactly three parts: cut the file twice.
+        let mut parts = split_lines(&bytes, &mut rng, Cuts::AnyLine);
+        while parts.len() != 3 {
+            parts = split_lines(&bytes, &mut rng, Cuts::AnyLine);
+        }
+        for by in [None, Some("session"), Some("day")] {
+            let (_, p) = part_stats(tmp.path(), &parts, by);
+            let ab = tmp.path().join("ab.json");
+            std::fs::write(&ab, merge_json(&p[..2], by)).expect("write");
+            let bc = tmp.path().join("bc.json");
+            std::fs::write(&bc, merge_json(&p[1..], by)).expect("write");
+            let left = parse_report(&merge_json(&[ab, p[2].clone()], by));
+            let right = parse_report(&merge_json(&[p[0].clone(), bc], by));
+            let flat = parse_report(&merge_json(&p, by));
+            let what = format!("{f} --by {}", by.unwrap_or("-"));
+            assert_eq!(flat.files, 3, "{what}");
+            assert_no_diffs(
+                &format!("{what}: merge(merge(a,b),c) != merge(a,b,c)"),
+                &report_diffs(&flat, &left, true),
+            );
+            assert_no_diffs(
+                &format!("{what}: merge(a,merge(b,c)) != merge(a,b,c)"),
+                &report_diffs(&flat, &right, true),
+            );
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. Threads
+// ---------------------------------------------------------------------------------------
+
+fn same_output_with_threads(file: &Path, bys: &[Option<&str>]) {
+    for &by in bys {
+        let run = |j: &str| {
+            let mut args = vec!["-q".to_string(), "-f".into(), "json".into(), "-j".into()];
+            args.push(j.to_string());
+            args.extend(by_args(by));
+            args.push(file.display().to_string());
+            stats_stdout(&args)
+        };
+        let one = run("1");
+        let two = run("2");
+        assert!(
+            one == two,
+            "{} --by {}: -j 1 and -j 2 differ",
+            rel(file),
+            by.unwrap_or("-")
+        );
+    }
+}
+
+#[test]
+fn threads_do_not_change_the_output_of_a_big_transcript() {
+    // 2.7 MB: three 1 MiB blocks for the workers.
+    let file = corpus_file("spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl");
+    assert!(std::fs::metadata(&file).expect("stat").len() > 2 << 20);
+    same_output_with_threads(&file, &[None, Some("session"), Some("model"), Some("day")]);
+}
+
+#[test]
+fn threads_do_not_change_the_output_of_a_generated_stream() {
+    let generator = root()
+        .join("..")
+        .join("shared")
+        .join("tools")
+        .join("gen_stream.py");
+    assert!(generator.is_file(), "{} is missing", generator.display());
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let streams = [("clean.ndjson", "0"), ("corrupt.ndjson", "0.01")];
+    // Both streams are generated at once: the generator takes a few seconds each.
+    let children: Vec<_> = streams
+        .iter()
+        .map(|(name, corrupt)| {
+            std::process::Command::new("python3")
+                .arg(&generator)
+                .args([
+                    "--size-mb",
+                    "4",
+                    "--seed",
+                    "3",
+                    "--corrupt-rate",
+                    corrupt,
+                    "-o",
+                ])
+                .arg(tmp.path().join(name))
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("python3 is required to run gen_stream.py ({e})"))
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.wait().expect("wait for gen_stream.py").success());
+    }
+    for (name, corrupt) in streams {
+        let file = tmp.path().join(name);
+        same_output_with_threads(&file, &[None, Some("session")]);
+        // The generated stream (with blank, CRLF, non-UTF-8, truncated and merged lines
+        // when corrupt) also follows the SPEC rules.
+        let want = expected(&[&file]);
+        let got = stats_json(&[&file]);
+        assert_no_diffs(&format!("generated {name}"), &spec_diffs(&want, &got));
+        if corrupt != "0" {
+            assert!(got.invalid > 0 && got.empty > 0, "the corruption shows");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 6. Breakdowns and human output
+// ---------------------------------------------------------------------------------------
+
+fn group(
+    key: &str,
+    records: u64,
+    tokens: Tokens,
+    cost: Option<f64>,
+    calls: u64,
+    errors: u64,
+) -> Group {
+    Group {
+        key: key.to_string(),
+        records,
+        tokens,
+        cost_usd: cost,
+        tool_calls: calls,
+        tool_errors: errors,
+    }
+}
+
+#[test]
+fn by_session_groups() {
+    let got = stats_json(&["--by", "session", "testdata/stats/claude-rules.ndjson"]);
+    assert_eq!(got.by.as_deref(), Some("session"));
+    let zero = Tokens::default();
+    // s-one: lines 1-14; all the assistant usage (see claude_rules_file_by_hand); its last
+    // cost 0.03; Read and Bash, Bash failed (toolu_9's error has no call, so no session).
+    // s-three: its result line (costUSD 0.25). s-two: init, result (cost_usd 0.5), system.
+    let want = Some(vec![
+        group(
+            "s-one",
+            14,
+            Tokens {
+                input: 211,
+                output: 48,
+                cache_creation: 10,
+                cache_read: 2100,
+            },
+            Some(0.03),
+            2,
+            1,
+        ),
+        group("s-three", 1, zero, Some(0.25), 0, 0),
+        group("s-two", 3, zero, Some(0.5), 0, 0),
+    ]);
+    let mut d = Vec::new();
+    groups_diffs(&mut d, &want, &got.groups);
+    assert_no_diffs("--by session", &d);
+}
+
+#[test]
+fn by_tool_groups() {
+    let got = stats_json(&["--by", "tool", "testdata/stats/codex-exec-tools.jsonl"]);
+    assert_eq!(got.by.as_deref(), Some("tool"));
+    let zero = Tokens::default();
+    let want = Some(vec![
+        group("command_execution", 0, zero, None, 4, 1),
+        group("fetch", 0, zero, None, 1, 0),
+        group("file_change", 0, zero, None, 1, 1),
+        group("search", 0, zero, None, 1, 1),
+        group("web_search", 0, zero, None, 1, 0),
+    ]);
+    let mut d = Vec::new();
+    groups_diffs(&mut d, &want, &got.groups);
+    assert_no_diffs("--by tool", &d);
+}
+
+#[test]
+fn csv_by_model() {
+    let got = stats_stdout(&[
+        "-q",
+        "-f",
+        "csv",
+        "--by",
+        "model",
+        "testdata/stats/claude-rules.ndjson",
+    ]);
+    // claude-test-priced: msg_1 (both requests) and the two id-less lines:
+    //   input 100+100+2+2, output 30+5+2+2, cache_creation 10, cache_read 1000+1100;
+    //   Read and Bash were called from its messages, Bash failed.
+    // claude-test-unpriced: msg_2's last snapshot. Cost is not broken down by model.
+    let want = "\
+key,records,input,output,cache_creation,cache_read,cost_usd,tool_calls,tool_errors
+claude-test-priced,0,204,39,10,2100,,2,1
+claude-test-unpriced,0,7,9,0,0,,0,0
+";
+    assert_eq!(got, want);
+}
+
+#[test]
+fn text_golden() {
+    let golden = data("claude-rules.by-session.txt");
+    let want = std::fs::read_to_string(&golden).expect("read the golden file");
+    let got = stats_stdout(&[
+        "-q",
+        "-f",
+        "text",
+        "--by",
+        "session",
+        "testdata/stats/claude-rules.ndjson",
+    ]);
+    assert!(
+        got == want,
+        "text output differs from {}:\n--- expected\n{want}\n--- got\n{got}",
+        golden.display()
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 7. --pricing
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn pricing_estimates_cost_and_lists_unpriced_models() {
+    let got = stats_json(&[
+        "--pricing",
+        "testdata/stats/prices.json",
+        "testdata/stats/claude-rules.ndjson",
+    ]);
+    // claude-test-priced: input 204, output 39, cache_creation 10, cache_read 2100 at
+    // 3e-6 / 1.5e-5 / 3.75e-6 / 3e-7 per token:
+    //   204×3e-6 + 39×1.5e-5 + 10×3.75e-6 + 2100×3e-7
+    //   = 0.000612 + 0.000585 + 0.0000375 + 0.00063 = 0.0018645
+    // claude-test-unpriced (7 in, 9 out) is not in the table.
+    assert!(
+        close(got.cost_usd_estimated, Some(0.0018645)),
+        "{:?}",
+        got.cost_usd_estimated
+    );
+    assert_eq!(
+        got.unpriced_models,
+        Some(vec!["claude-test-unpriced".to_string()])
+    );
+    // The reported cost is untouched.
+    assert!(close(got.cost_usd, Some(0.78)));
+    // Without --pricing neither field is there.
+    let plain = stats_json(&["testdata/stats/claude-rules.ndjson"]);
+    assert_eq!(
+        (plain.cost_usd_estimated, plain.unpriced_models),
+        (None, None)
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 8. Errors
+// ---------------------------------------------------------------------------------------
+
+fn failure(args: &[&str]) -> String {
+    let out = ndjq_stats().args(args).output().expect("run ndjq stats");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "ndjq stats {args:?} should exit 2; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn merge_rejects_what_is_not_stats_json() {
+    let err = failure(&["--merge", "testdata/stats/claude-rules.ndjson"]);
+    assert!(
+        err.contains("testdata/stats/claude-rules.ndjson")
+            && err.contains("not the JSON output of `ndjq stats -f json`"),
+        "{err}"
+    );
+    // A report of another schema version.
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let report = stats_stdout(&["-q", "-f", "json", "testdata/stats/claude-rules.ndjson"]);
+    let other = tmp.path().join("other.json");
+    std::fs::write(&other, report.replace("ndjq.stats/1", "ndjq.stats/9")).expect("write");
+    let err = failure(&["--merge", other.to_str().expect("UTF-8 path")]);
+    assert!(
+        err.contains("ndjq.stats/9") && err.contains("ndjq.stats/1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn missing_files_exit_2() {
+    let err = failure(&["-q", "-f", "json", "testdata/stats/no-such-file.ndjson"]);
+    assert!(err.contains("testdata/stats/no-such-file.ndjson"), "{err}");
+    let err = failure(&["--merge", "testdata/stats/no-such-file.json"]);
+    assert!(err.contains("testdata/stats/no-such-file.json"), "{err}");
+    let err = failure(&[
+        "--pricing",
+        "testdata/stats/no-such-prices.json",
+        "testdata/stats/claude-rules.ndjson",
+    ]);
+    assert!(err.contains("testdata/stats/no-such-prices.json"), "{err}");
+}

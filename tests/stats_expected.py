@@ -1,0 +1,415 @@
+#!/usr/bin/env python3
+"""The figures `ndjq stats` must report, computed from the rules of SPEC.md section 5.
+
+This is an independent second implementation used by tests/stats.rs: it was written from
+the SPEC (../shared/SPEC.md), not from ndjq's source. It reads every FILE given (in order,
+as one run over several inputs) and prints one JSON object:
+
+    {"files", "lines", "bytes", "valid", "invalid", "empty", "types", "sessions",
+     "tokens", "result_tokens", "cost_usd", "turns", "tools"}
+
+Standard library only. Usage: python3 tests/stats_expected.py [--each] FILE [FILE...]
+(`--each`: one object per FILE, one per line, instead of one for them all).
+
+Every input is read as a whole; no dialect detection is needed because the rules below
+are keyed by record types that the dialects do not share (`assistant`/`result` are
+Claude's, `thread.started`/`turn.*`/`item.*` Codex exec's, `session_meta`/`event_msg`/
+`response_item` the Codex rollouts').
+"""
+import json
+import sys
+
+MAX_DEPTH = 128  # SPEC 1: `--max-depth` (default 128); deeper records are not parsed.
+
+
+# --------------------------------------------------------------------------------------
+# Framing and decoding (SPEC section 1)
+# --------------------------------------------------------------------------------------
+
+def records(data):
+    """SPEC 1: "records end at `\\n`; a `\\r` before it is tolerated; a UTF-8 BOM at the
+    start of a record is tolerated; ... a last line without newline is still a record"."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()  # the newline that ends the last record does not open another one
+    for line in lines:
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if line.startswith(b"\xef\xbb\xbf"):
+            line = line[3:]
+        yield line
+
+
+def _reject_constant(name):
+    raise ValueError("not JSON: " + name)  # NaN / Infinity are Python extensions
+
+
+def _well_formed(value, depth=1):
+    """Strict JSON: no lone UTF-16 surrogates in strings, nesting within MAX_DEPTH."""
+    if isinstance(value, str):
+        value.encode("utf-8")  # raises on a lone surrogate such as "\ud800"
+        return
+    if isinstance(value, (list, dict)):
+        if depth > MAX_DEPTH:
+            raise ValueError("too deep")
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for k, v in items:
+            if isinstance(k, str):
+                k.encode("utf-8")
+            _well_formed(v, depth + 1)
+
+
+def decode(line):
+    """Returns ("empty", None), ("invalid", None) or ("valid", value).
+
+    SPEC 1: "an empty line is counted, not an error" (a blank line counts as empty too);
+    SPEC 6: bytes that are not UTF-8 or not JSON are errors (the record is invalid)."""
+    if line.strip(b" \t") == b"":
+        return "empty", None
+    try:
+        text = line.decode("utf-8")
+        value = json.loads(text, parse_constant=_reject_constant)
+        _well_formed(value)
+    except (UnicodeError, ValueError, RecursionError):
+        return "invalid", None
+    return "valid", value
+
+
+# --------------------------------------------------------------------------------------
+# Small accessors
+# --------------------------------------------------------------------------------------
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def is_number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def get(obj, *path):
+    """obj[path[0]][path[1]]..., or None where a step is missing or not an object."""
+    for key in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def string(v):
+    return v if isinstance(v, str) else None
+
+
+def count(usage, key):
+    v = get(usage, key)
+    return v if is_int(v) else 0
+
+
+def claude_tokens(usage):
+    # SPEC 5: "sum `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
+    # `cache_read_input_tokens`".
+    return {
+        "input": count(usage, "input_tokens"),
+        "output": count(usage, "output_tokens"),
+        "cache_creation": count(usage, "cache_creation_input_tokens"),
+        "cache_read": count(usage, "cache_read_input_tokens"),
+    }
+
+
+def codex_tokens(usage):
+    # SPEC 5: "`input_tokens` → input (it already includes cached tokens: report it raw),
+    # `output_tokens` → output, `cached_input_tokens` → cache_read,
+    # `cache_write_input_tokens` → cache_creation".
+    return {
+        "input": count(usage, "input_tokens"),
+        "output": count(usage, "output_tokens"),
+        "cache_creation": count(usage, "cache_write_input_tokens"),
+        "cache_read": count(usage, "cached_input_tokens"),
+    }
+
+
+def zero():
+    return {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0}
+
+
+def add(total, t):
+    for k in total:
+        total[k] += t[k]
+
+
+# --------------------------------------------------------------------------------------
+# The accumulator
+# --------------------------------------------------------------------------------------
+
+class Expected:
+    """One run over one or more inputs.
+
+    SPEC 5: "Across several inputs, totals deduplicate message ids, tool ids and sessions,
+    so the same session logged twice is counted once": the dictionaries and sets below are
+    keyed by those ids and span every input of the run."""
+
+    def __init__(self):
+        self.files = self.lines = self.bytes = 0
+        self.valid = self.invalid = self.empty = 0
+        self.types = {}
+        self.sessions = set()
+        # Claude: (message.id, request id or None) -> last usage snapshot.
+        self.messages = {}
+        # Claude usage without a message id, and Codex exec turn usage: summed as they come.
+        self.summed = zero()
+        # Claude: session -> last result usage with integer input/output tokens.
+        self.result_usage = {}
+        # Claude: session -> last reported cost.
+        self.cost = {}
+        # Claude: session -> last num_turns; Codex exec: number of turns.
+        self.result_turns = {}
+        self.codex_turns = 0
+        # Codex rollouts: session -> last cumulative total_token_usage.
+        self.rollout_totals = {}
+        # Tool calls: key -> name; failed tool calls: set of keys.
+        self.tool_calls = {}
+        self.tool_errors = set()
+
+    def add_file(self, path):
+        with open(path, "rb") as f:
+            data = f.read()
+        self.files += 1
+        self.bytes += len(data)
+        # Per-input context: later records of a Codex input belong to the thread/session
+        # its last thread.started / session_meta named.
+        thread = None
+        rollout_session = None
+        for line in records(data):
+            self.lines += 1  # SPEC 5: "`lines` (records, empty ones included)"
+            verdict, value = decode(line)
+            if verdict == "empty":
+                self.empty += 1
+                continue
+            if verdict == "invalid":
+                self.invalid += 1
+                continue
+            self.valid += 1
+            self.add_type(value)
+            if not isinstance(value, dict):
+                continue
+            ty = string(value.get("type"))
+            if ty == "thread.started":
+                thread = string(value.get("thread_id")) or thread
+            if ty == "session_meta":
+                rollout_session = string(get(value, "payload", "id")) or rollout_session
+            self.add_session(value, ty)
+            if ty == "assistant":
+                self.add_assistant(value)
+            elif ty == "user":
+                self.add_user(value)
+            elif ty == "result":
+                self.add_result(value)
+            elif ty in ("turn.completed", "turn.failed"):
+                self.add_turn(value, ty)
+            elif ty == "item.completed":
+                self.add_item(value, thread)
+            elif ty == "event_msg":
+                self.add_event_msg(value, rollout_session)
+            elif ty == "response_item":
+                self.add_response_item(value)
+
+    def add_type(self, v):
+        # SPEC 5: "`types`: for each valid object, its `type`, or `type/subtype` when
+        # `subtype` is a string; non-objects and objects without a string `type` count
+        # under `(none)`."
+        key = "(none)"
+        if isinstance(v, dict) and isinstance(v.get("type"), str):
+            key = v["type"]
+            if isinstance(v.get("subtype"), str):
+                key += "/" + v["subtype"]
+        self.types[key] = self.types.get(key, 0) + 1
+
+    def add_session(self, v, ty):
+        # SPEC 5: "`sessions`: distinct ids: Claude `session_id` / `sessionId`; Codex exec
+        # `thread_id` of `thread.started`; Codex logs `payload.id` of `session_meta`."
+        for key in ("session_id", "sessionId"):
+            if string(v.get(key)):
+                self.sessions.add(v[key])
+                break
+        if ty == "thread.started" and string(v.get("thread_id")):
+            self.sessions.add(v["thread_id"])
+        if ty == "session_meta" and string(get(v, "payload", "id")):
+            self.sessions.add(v["payload"]["id"])
+
+    @staticmethod
+    def session_of(v):
+        return string(v.get("session_id")) or string(v.get("sessionId"))
+
+    def add_assistant(self, v):
+        message = v.get("message")
+        if not isinstance(message, dict):
+            return
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            message_id = string(message.get("id"))
+            if message_id is None:
+                # SPEC 5: "A usage without `message.id` counts once per line."
+                add(self.summed, claude_tokens(usage))
+            else:
+                # SPEC 5: "Key each assistant usage by (`message.id`, `requestId` — or
+                # `request_id` — or none); keep the LAST snapshot per key".
+                request = string(v.get("requestId")) or string(v.get("request_id"))
+                self.messages[(message_id, request)] = claude_tokens(usage)
+        content = message.get("content")
+        if isinstance(content, list):
+            for block in content:
+                # SPEC 5: "`tools`: tool_use blocks in assistant messages, counted once per
+                # tool_use `id`".
+                if get(block, "type") == "tool_use" and string(get(block, "id")):
+                    name = string(block.get("name")) or "(unknown)"
+                    self.tool_calls[("claude", block["id"])] = name
+
+    def add_user(self, v):
+        content = get(v, "message", "content")
+        if not isinstance(content, list):
+            return
+        for block in content:
+            # SPEC 5: "`errors`: tool_result blocks with `is_error: true`, once per
+            # `tool_use_id`, attributed through that id to the tool's name (`(unknown)` if
+            # none)". A set of ids gives the "once"; the name is looked up at the end.
+            if (
+                get(block, "type") == "tool_result"
+                and get(block, "is_error") is True
+                and string(get(block, "tool_use_id"))
+            ):
+                self.tool_errors.add(("claude", block["tool_use_id"]))
+
+    def add_result(self, v):
+        session = self.session_of(v)
+        usage = v.get("usage")
+        # SPEC 5: "Claude `result_tokens`: per session, the `usage` of its LAST `result`
+        # record that has integer input/output tokens; summed over sessions".
+        if is_int(get(usage, "input_tokens")) and is_int(get(usage, "output_tokens")):
+            self.result_usage[session] = claude_tokens(usage)
+        # SPEC 5: "`cost_usd`: per session, the LAST `total_cost_usd` (else `cost_usd`, else
+        # `costUSD`) at the top level of a `result` record — it is cumulative across turns —
+        # summed over sessions; null when no record reports one."
+        for key in ("total_cost_usd", "cost_usd", "costUSD"):
+            if is_number(v.get(key)):
+                self.cost[session] = float(v[key])
+                break
+        # `turns` has no rule in SPEC 5; the README's schema table says: "from the
+        # sessions' last results (`num_turns`, ...), plus Codex turns".
+        if is_int(v.get("num_turns")):
+            self.result_turns[session] = v["num_turns"]
+
+    def add_turn(self, v, ty):
+        # SPEC 5: "Codex exec `tokens`: sum of every `turn.completed.usage`".
+        # real-client/README: "a failed turn carries no usage" (it still is a turn).
+        self.codex_turns += 1
+        if ty == "turn.completed" and isinstance(v.get("usage"), dict):
+            add(self.summed, codex_tokens(v["usage"]))
+
+    def add_item(self, v, thread):
+        # SPEC 5: "Codex `item.completed` items of type command_execution, mcp_tool_call,
+        # file_change, web_search, once per item id (ids restart with each
+        # `thread.started`), named by the item type (an MCP call by its tool)."
+        item = v.get("item")
+        item_type = string(get(item, "type"))
+        item_id = string(get(item, "id"))
+        if item_type not in ("command_execution", "mcp_tool_call", "file_change", "web_search"):
+            return
+        if item_id is None:
+            return
+        name = item_type
+        if item_type == "mcp_tool_call":
+            name = string(item.get("tool")) or item_type
+        key = ("codex", thread, item_id)
+        self.tool_calls[key] = name
+        # SPEC 5: errors are "Codex items with status failed, a non-zero exit_code or an
+        # MCP error".
+        exit_code = item.get("exit_code")
+        if (
+            item.get("status") == "failed"
+            or (is_number(exit_code) and exit_code != 0)
+            or item.get("error") is not None
+        ):
+            self.tool_errors.add(key)
+
+    def add_event_msg(self, v, session):
+        # Codex rollouts: SPEC 5 has no token rule for them. ndjq's documented choice
+        # (src/stats.rs, README "Codex"): "a rollout's usage is its session's last
+        # cumulative `token_count`, so a re-emitted count is not added twice", with the
+        # Codex field mapping above.
+        if get(v, "payload", "type") != "token_count":
+            return
+        total = get(v, "payload", "info", "total_token_usage")
+        if isinstance(total, dict):
+            self.rollout_totals[session] = codex_tokens(total)
+
+    def add_response_item(self, v):
+        # Codex rollouts: README "Codex tool calls are counted once per item (per call id
+        # in rollouts)": a `function_call` response item, named by its `name`.
+        payload = v.get("payload")
+        if get(payload, "type") == "function_call" and string(get(payload, "call_id")):
+            name = string(payload.get("name")) or "function_call"
+            self.tool_calls[("rollout", payload["call_id"])] = name
+
+    def result(self):
+        tokens = zero()
+        for t in self.messages.values():
+            add(tokens, t)
+        add(tokens, self.summed)
+        for t in self.rollout_totals.values():
+            add(tokens, t)
+        result_tokens = None
+        if self.result_usage:
+            result_tokens = zero()
+            for t in self.result_usage.values():
+                add(result_tokens, t)
+        cost = sum(self.cost.values()) if self.cost else None
+        tools = {}
+        for name in self.tool_calls.values():
+            tools.setdefault(name, {"calls": 0, "errors": 0})["calls"] += 1
+        for key in self.tool_errors:
+            name = self.tool_calls.get(key, "(unknown)")
+            tools.setdefault(name, {"calls": 0, "errors": 0})["errors"] += 1
+        return {
+            "files": self.files,
+            "lines": self.lines,
+            "bytes": self.bytes,
+            "valid": self.valid,
+            "invalid": self.invalid,
+            "empty": self.empty,
+            "types": dict(sorted(self.types.items())),
+            "sessions": len(self.sessions),
+            "tokens": tokens,
+            "result_tokens": result_tokens,
+            "cost_usd": cost,
+            "turns": sum(self.result_turns.values()) + self.codex_turns,
+            "tools": dict(sorted(tools.items())),
+        }
+
+
+def main(argv):
+    args = argv[1:]
+    each = bool(args) and args[0] == "--each"
+    if each:
+        args = args[1:]
+    if not args:
+        sys.stderr.write("usage: stats_expected.py [--each] FILE [FILE...]\n")
+        return 2
+    if each:
+        # One object per file, one per line, in the order given: a test over many files
+        # then starts Python once.
+        for path in args:
+            expected = Expected()
+            expected.add_file(path)
+            json.dump(expected.result(), sys.stdout, sort_keys=True)
+            sys.stdout.write("\n")
+        return 0
+    expected = Expected()
+    for path in args:
+        expected.add_file(path)
+    json.dump(expected.result(), sys.stdout, sort_keys=True)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
