@@ -223,7 +223,10 @@ fn is_text_noise(bytes: &[u8]) -> bool {
     };
     let first = trimmed[0];
     match first {
-        b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b'\'' | b'/' | b'+' | b'.' => false,
+        // The first character of a JSON value, or of a line of pretty-printed JSON.
+        b'{' | b'[' | b'}' | b']' | b',' | b':' | b'"' | b'-' | b'0'..=b'9' => false,
+        // JSON gone wrong: single quotes, comments, signs and dots of numbers.
+        b'\'' | b'/' | b'+' | b'.' => false,
         // A carriage return opens a progress bar redrawn in place; ESC opens coloured text.
         b'\r' | 0x1B => true,
         // Other control characters (RS of json-seq, form feed, NUL) are broken JSON framing.

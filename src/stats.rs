@@ -64,6 +64,47 @@ impl Tokens {
     }
 }
 
+/// A 128-bit FNV-1a digest of an id (message id and request id, tool id, ...). Keeping
+/// digests instead of the ids keeps memory at a few dozen bytes per API message; two
+/// distinct ids share a digest with odds far below one in 10^20 for a billion ids. The
+/// digest is fixed forever, so partial stats from other machines and versions merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+struct Key(u128);
+
+impl Key {
+    fn of(parts: &[&str]) -> Key {
+        const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+        const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
+        let mut h = OFFSET;
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                // A zero byte between parts: ("ab", "c") and ("a", "bc") differ.
+                h = h.wrapping_mul(PRIME);
+            }
+            for &b in part.as_bytes() {
+                h ^= u128::from(b);
+                h = h.wrapping_mul(PRIME);
+            }
+        }
+        Key(h)
+    }
+}
+
+impl Serialize for Key {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format!("{:032x}", self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        let text = String::deserialize(d)?;
+        u128::from_str_radix(&text, 16)
+            .map(Key)
+            .map_err(|_| serde::de::Error::custom("a key is 32 hex digits"))
+    }
+}
+
 /// Where something is attributed: indexes into the string table, [`NONE`] when unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 struct Attr {
@@ -155,19 +196,21 @@ pub struct Stats {
     pub diagnostics: BTreeMap<String, u64>,
     strings: Strings,
     sessions: HashSet<u32>,
-    messages: HashMap<Box<str>, MessageUsage>,
+    messages: HashMap<Key, MessageUsage>,
     /// Usage that is counted per line (no message id) or per Codex turn, by attribution.
     extra_usage: HashMap<Attr, Tokens>,
     /// Codex rollouts: the last cumulative `total_token_usage` of each session.
     codex_totals: HashMap<u32, MessageUsage>,
     results: HashMap<u32, SessionResult>,
     /// Codex exec turns (completed or failed), by key (see `add_codex`).
-    codex_turns: HashMap<Box<str>, Attr>,
-    tool_calls: HashMap<Box<str>, ToolCall>,
-    tool_errors: HashSet<Box<str>>,
+    codex_turns: HashMap<Key, Attr>,
+    tool_calls: HashMap<Key, ToolCall>,
+    tool_errors: HashSet<Key>,
     /// Records by session, file and day.
     records_by: HashMap<(Dim, u32), u64>,
     context: Option<InputContext>,
+    /// A reused buffer for the `type/subtype` key.
+    type_key: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -328,12 +371,25 @@ impl Stats {
         } else {
             None
         };
-        let key = match (ty, v.get("subtype").and_then(|s| s.as_str())) {
-            (Some(t), Some(s)) => format!("{t}/{s}"),
-            (Some(t), None) => t.to_string(),
-            (None, _) => "(none)".to_string(),
-        };
-        *self.types.entry(key).or_insert(0) += 1;
+        let mut key = std::mem::take(&mut self.type_key);
+        key.clear();
+        match (ty, v.get("subtype").and_then(|s| s.as_str())) {
+            (Some(t), Some(s)) => {
+                key.push_str(t);
+                key.push('/');
+                key.push_str(s);
+            }
+            (Some(t), None) => key.push_str(t),
+            (None, _) => key.push_str("(none)"),
+        }
+        // Counting must not allocate per record: look the type up before inserting it.
+        match self.types.get_mut(key.as_str()) {
+            Some(n) => *n += 1,
+            None => {
+                self.types.insert(key.clone(), 1);
+            }
+        }
+        self.type_key = key;
         if !v.is_object() {
             return;
         }
@@ -398,7 +454,7 @@ impl Stats {
                                 .or_else(|| v.get("request_id"))
                                 .and_then(|r| r.as_str())
                                 .unwrap_or("");
-                            let key = format!("{id}\u{0}{request}").into_boxed_str();
+                            let key = Key::of(&[id, request]);
                             self.messages.insert(key, MessageUsage { tokens, attr });
                         }
                         None => *self.extra_usage.entry(attr).or_default() += tokens,
@@ -413,7 +469,8 @@ impl Stats {
                                     .and_then(|n| n.as_str())
                                     .unwrap_or("(unknown)");
                                 let name = self.strings.id(name);
-                                self.tool_calls.insert(id.into(), ToolCall { name, attr });
+                                self.tool_calls
+                                    .insert(Key::of(&[id]), ToolCall { name, attr });
                             }
                         }
                     });
@@ -428,7 +485,7 @@ impl Stats {
                         && block.get("is_error").and_then(|e| e.as_bool()) == Some(true)
                     {
                         if let Some(id) = block.get("tool_use_id").and_then(|i| i.as_str()) {
-                            self.tool_errors.insert(id.into());
+                            self.tool_errors.insert(Key::of(&[id]));
                         }
                     }
                 });
@@ -497,14 +554,13 @@ impl Stats {
                     .filter(|u| u.is_object())
                     .map(Tokens::from_codex);
                 let t = usage.unwrap_or_default();
-                let key: Box<str> = format!(
-                    "codex\u{0}{thread}\u{0}{}\u{0}{}\u{0}{}/{}/{}/{}",
+                let turn = format!(
+                    "{}/{}/{}/{}/{}/{}",
                     ctx.process, ctx.turn, t.input, t.output, t.cache_creation, t.cache_read
-                )
-                .into();
+                );
+                let key = Key::of(&["codex turn", &thread, &turn]);
                 if let Some(tokens) = usage {
-                    self.messages
-                        .insert(key.clone(), MessageUsage { tokens, attr });
+                    self.messages.insert(key, MessageUsage { tokens, attr });
                 }
                 self.codex_turns.insert(key, attr);
             }
@@ -523,8 +579,13 @@ impl Stats {
                     return;
                 };
                 let digest = fnv1a(item.to_compact_string().as_bytes());
-                let key: Box<str> =
-                    format!("{thread}\u{0}{}\u{0}{id}\u{0}{digest:016x}", ctx.process).into();
+                let key = Key::of(&[
+                    "codex item",
+                    &thread,
+                    &ctx.process.to_string(),
+                    id,
+                    &format!("{digest:016x}"),
+                ]);
                 let failed = item.get("status").and_then(|s| s.as_str()) == Some("failed")
                     || item
                         .get("exit_code")
@@ -535,7 +596,7 @@ impl Stats {
                         .is_some_and(|e| e.kind() != crate::json::Kind::Null);
                 let name = self.strings.id(name);
                 if failed {
-                    self.tool_errors.insert(key.clone());
+                    self.tool_errors.insert(key);
                 }
                 self.tool_calls.insert(key, ToolCall { name, attr });
             }
@@ -590,7 +651,8 @@ impl Stats {
                     .unwrap_or(ptype.unwrap_or("(unknown)"));
                 if let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) {
                     let name = self.strings.id(name);
-                    self.tool_calls.insert(id.into(), ToolCall { name, attr });
+                    self.tool_calls
+                        .insert(Key::of(&[id]), ToolCall { name, attr });
                 }
             }
             _ => {}
@@ -809,15 +871,7 @@ impl Stats {
                 v.sort_unstable();
                 v
             },
-            messages: {
-                let mut v: Vec<(String, MessageUsage)> = self
-                    .messages
-                    .iter()
-                    .map(|(k, m)| (k.to_string(), *m))
-                    .collect();
-                v.sort_by(|a, b| a.0.cmp(&b.0));
-                v.into_iter().map(|(k, m)| (k, m.tokens, m.attr)).collect()
-            },
+            messages: sorted(self.messages.iter().map(|(k, m)| (*k, m.tokens, m.attr))),
             extra_usage: sorted(self.extra_usage.iter().map(|(a, t)| (*a, *t))),
             codex_totals: sorted(
                 self.codex_totals
@@ -830,29 +884,14 @@ impl Stats {
                 v.sort_by_key(|(s, _)| *s);
                 v
             },
-            codex_turns: {
-                let mut v: Vec<(String, Attr)> = self
-                    .codex_turns
-                    .iter()
-                    .map(|(k, a)| (k.to_string(), *a))
-                    .collect();
-                v.sort();
-                v
-            },
+            codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
             tool_calls: {
-                let mut v: Vec<(String, ToolCall)> = self
-                    .tool_calls
-                    .iter()
-                    .map(|(k, c)| (k.to_string(), *c))
-                    .collect();
-                v.sort_by(|a, b| a.0.cmp(&b.0));
+                let mut v: Vec<(Key, ToolCall)> =
+                    self.tool_calls.iter().map(|(k, c)| (*k, *c)).collect();
+                v.sort_by_key(|(k, _)| *k);
                 v
             },
-            tool_errors: {
-                let mut v: Vec<String> = self.tool_errors.iter().map(|k| k.to_string()).collect();
-                v.sort();
-                v
-            },
+            tool_errors: sorted(self.tool_errors.iter().copied()),
             records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
         }
     }
@@ -879,7 +918,7 @@ impl Stats {
         stats.messages = s
             .messages
             .into_iter()
-            .map(|(k, tokens, attr)| (k.into_boxed_str(), MessageUsage { tokens, attr }))
+            .map(|(k, tokens, attr)| (k, MessageUsage { tokens, attr }))
             .collect();
         stats.extra_usage = s.extra_usage.into_iter().collect();
         stats.codex_totals = s
@@ -888,21 +927,9 @@ impl Stats {
             .map(|(k, tokens, attr)| (k, MessageUsage { tokens, attr }))
             .collect();
         stats.results = s.results.into_iter().collect();
-        stats.codex_turns = s
-            .codex_turns
-            .into_iter()
-            .map(|(k, a)| (k.into_boxed_str(), a))
-            .collect();
-        stats.tool_calls = s
-            .tool_calls
-            .into_iter()
-            .map(|(k, c)| (k.into_boxed_str(), c))
-            .collect();
-        stats.tool_errors = s
-            .tool_errors
-            .into_iter()
-            .map(String::into_boxed_str)
-            .collect();
+        stats.codex_turns = s.codex_turns.into_iter().collect();
+        stats.tool_calls = s.tool_calls.into_iter().collect();
+        stats.tool_errors = s.tool_errors.into_iter().collect();
         stats.records_by = s
             .records_by
             .into_iter()
@@ -976,13 +1003,13 @@ fn sorted<T: Ord + Copy, I: Iterator<Item = T>>(it: I) -> Vec<T> {
 pub struct State {
     strings: Vec<String>,
     sessions: Vec<u32>,
-    messages: Vec<(String, Tokens, Attr)>,
+    messages: Vec<(Key, Tokens, Attr)>,
     extra_usage: Vec<(Attr, Tokens)>,
     codex_totals: Vec<(u32, Tokens, Attr)>,
     results: Vec<(u32, SessionResult)>,
-    codex_turns: Vec<(String, Attr)>,
-    tool_calls: Vec<(String, ToolCall)>,
-    tool_errors: Vec<String>,
+    codex_turns: Vec<(Key, Attr)>,
+    tool_calls: Vec<(Key, ToolCall)>,
+    tool_errors: Vec<Key>,
     records_by: Vec<(Dim, u32, u64)>,
 }
 

@@ -1,7 +1,8 @@
 //! The command line, as clap parses it. These structs only parse; `config` validates and
 //! resolves them. The `///` comments are the help text.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
+pub use clap_complete::Shell;
 use std::path::PathBuf;
 
 /// Make sense of the NDJSON streams AI coding agents write.
@@ -11,7 +12,12 @@ use std::path::PathBuf;
 /// what is wrong with them. It understands Claude Code stream-json and session logs, codex
 /// exec --json and Codex session logs, JSON-RPC, and any other NDJSON.
 #[derive(Debug, Parser)]
-#[command(name = "ndjq", version, max_term_width = 100)]
+#[command(
+    name = "ndjq",
+    version,
+    max_term_width = 100,
+    after_help = examples_help(NDJQ_EXAMPLES)
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -20,50 +26,174 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Report every problem in a stream with its location; exit 1 when any is serious.
-    #[command(after_help = VALIDATE_EXAMPLES)]
+    #[command(after_help = examples_help(VALIDATE_EXAMPLES))]
     Validate(ValidateArgs),
     /// Pass through the original bytes of the records that match, like grep for NDJSON.
-    #[command(after_help = FILTER_EXAMPLES)]
+    #[command(after_help = examples_help(FILTER_EXAMPLES))]
     Filter(FilterArgs),
     /// One normalized event per content block or item: who said what, tool calls, usage.
-    #[command(after_help = EVENTS_EXAMPLES)]
+    #[command(after_help = examples_help(EVENTS_EXAMPLES))]
     Events(EventsArgs),
     /// Totals and breakdowns: records, sessions, tokens, cost, tools, errors.
-    #[command(after_help = STATS_EXAMPLES)]
+    #[command(after_help = examples_help(STATS_EXAMPLES))]
     Stats(StatsArgs),
+    /// Print the manual page (roff), or write one page per command into a folder.
+    #[command(after_help = examples_help(MAN_EXAMPLES))]
+    Man(ManArgs),
+    /// Print the completion script of a shell, or write every shell's into a folder.
+    #[command(after_help = examples_help(COMPLETIONS_EXAMPLES))]
+    Completions(CompletionsArgs),
 }
 
-const EVENTS_EXAMPLES: &str = "\
-Examples:
-  ndjq events run.ndjson                       # a readable transcript on a terminal
-  ndjq events -f csv ~/.codex/sessions > events.csv
-  claude -p \"hi\" --output-format stream-json --verbose | ndjq events -f text";
+/// One example of a help text: what it does, and the command line(s) that do it. Every
+/// example is run by a test (tests/cli.rs) in a scratch home holding the files it names.
+#[derive(Debug)]
+pub struct Example {
+    pub does: &'static str,
+    /// One or more lines; each is one shell command line.
+    pub run: &'static str,
+}
 
-const STATS_EXAMPLES: &str = "\
-Examples:
-  ndjq stats run.ndjson                        # tokens, cost, tools, errors at a glance
-  ndjq stats --by model ~/.claude/projects     # one row per model
-  ndjq stats -f json shard1/ > a.json; ndjq stats -f json shard2/ > b.json
-  ndjq stats --merge a.json b.json             # the same as one run over both";
+/// The closing `Examples:` section of a help text: each example's comment line, then its
+/// command lines, the examples separated by blank lines.
+pub fn examples_help(examples: &[Example]) -> String {
+    let mut out = String::from("Examples:");
+    for (i, ex) in examples.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str("\n  # ");
+        out.push_str(ex.does);
+        for line in ex.run.lines() {
+            out.push_str("\n  ");
+            out.push_str(line);
+        }
+    }
+    out
+}
 
-const VALIDATE_EXAMPLES: &str = "\
-Examples:
-  ndjq validate run.ndjson                      # compiler-style report, exit 1 on errors
-  ndjq validate --format github run.ndjson      # GitHub Actions annotations in CI
-  ndjq validate --fail-on warning ~/.claude/projects   # stricter: warnings fail too";
+/// The examples of a command (`ndjq` itself for the empty name), for the manual page.
+pub fn examples_of(command: &str) -> &'static [Example] {
+    match command {
+        "validate" => VALIDATE_EXAMPLES,
+        "filter" => FILTER_EXAMPLES,
+        "events" => EVENTS_EXAMPLES,
+        "stats" => STATS_EXAMPLES,
+        "man" => MAN_EXAMPLES,
+        "completions" => COMPLETIONS_EXAMPLES,
+        "" | "ndjq" => NDJQ_EXAMPLES,
+        _ => &[],
+    }
+}
 
-const FILTER_EXAMPLES: &str = "\
-Examples:
-  claude -p \"fix it\" --output-format stream-json --verbose | ndjq filter --type assistant
-  ndjq filter --tool Bash --rejects bad.ndjson run.ndjson   # tool traffic; save bad lines
-  ndjq filter -c --type result --where is_error=true logs/  # count failed results";
+const NDJQ_EXAMPLES: &[Example] = &[
+    Example {
+        does: "every problem of a stream with file:line:column; exit status 1 on errors",
+        run: "ndjq validate run.ndjson",
+    },
+    Example {
+        does: "only the assistant records, passed through byte for byte",
+        run: "ndjq filter --type assistant run.ndjson",
+    },
+    Example {
+        does: "tokens, cost, tools and errors of all your Claude Code sessions",
+        run: "ndjq stats ~/.claude/projects",
+    },
+];
+
+const VALIDATE_EXAMPLES: &[Example] = &[
+    Example {
+        does: "a compiler-style report on a terminal (JSON in a pipe); exit status 1 on errors",
+        run: "ndjq validate run.ndjson",
+    },
+    Example {
+        does: "GitHub Actions annotations, for a CI step",
+        run: "ndjq validate -f github run.ndjson",
+    },
+    Example {
+        does: "stricter: warnings fail too, over every Claude Code session log",
+        run: "ndjq validate --fail-on warning ~/.claude/projects",
+    },
+];
+
+const FILTER_EXAMPLES: &[Example] = &[
+    Example {
+        does: "the assistant records of a live Claude Code run, as they arrive",
+        run: "claude -p \"fix it\" --output-format stream-json --verbose | ndjq filter --type assistant",
+    },
+    Example {
+        does: "the Bash tool calls and their results; the invalid lines saved to bad.ndjson",
+        run: "ndjq filter --tool Bash --rejects bad.ndjson run.ndjson",
+    },
+    Example {
+        does: "how many runs of a folder of logs ended in an error",
+        run: "ndjq filter -c --type result --where is_error=true logs/",
+    },
+];
+
+const EVENTS_EXAMPLES: &[Example] = &[
+    Example {
+        does: "a readable transcript on a terminal (NDJSON events in a pipe)",
+        run: "ndjq events run.ndjson",
+    },
+    Example {
+        does: "every event of your Codex sessions as a spreadsheet",
+        run: "ndjq events -f csv ~/.codex/sessions > events.csv",
+    },
+    Example {
+        does: "a live transcript of a Claude Code run",
+        run: "claude -p \"hi\" --output-format stream-json --verbose | ndjq events -f text",
+    },
+];
+
+const STATS_EXAMPLES: &[Example] = &[
+    Example {
+        does: "tokens, cost, tools and errors at a glance",
+        run: "ndjq stats run.ndjson",
+    },
+    Example {
+        does: "one row per model over every Claude Code session log",
+        run: "ndjq stats --by model ~/.claude/projects",
+    },
+    Example {
+        does: "scale out: stats of each part, merged, are those of one run over all of them",
+        run: "ndjq stats -f json shard1/ > a.json; ndjq stats -f json shard2/ > b.json\n\
+              ndjq stats --merge a.json b.json",
+    },
+];
+
+const MAN_EXAMPLES: &[Example] = &[
+    Example {
+        does: "read the manual without installing it",
+        run: "ndjq man | man -l -",
+    },
+    Example {
+        does: "install every page (ndjq.1, ndjq-filter.1, ...) where man finds them",
+        run: "ndjq man --dir ~/.local/share/man/man1",
+    },
+];
+
+const COMPLETIONS_EXAMPLES: &[Example] = &[
+    Example {
+        does: "bash: loaded on demand by bash-completion",
+        run: "ndjq completions bash > ~/.local/share/bash-completion/completions/ndjq",
+    },
+    Example {
+        does: "zsh: any folder on $fpath (here with `fpath+=(~/.zfunc)` in ~/.zshrc)",
+        run: "ndjq completions zsh > ~/.zfunc/_ndjq",
+    },
+    Example {
+        does: "fish: loaded on demand from its completions folder",
+        run: "ndjq completions fish > ~/.config/fish/completions/ndjq.fish",
+    },
+];
 
 /// Where records come from and how they are read.
 #[derive(Debug, Args)]
 pub struct InputArgs {
     /// Files, folders (searched for *.jsonl, *.ndjson, *.json, also .gz/.zst) or `-` for
     /// stdin. Without any, stdin is read.
-    #[arg(value_name = "PATH")]
+    #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<PathBuf>,
 
     /// Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as
@@ -90,7 +220,7 @@ pub struct InputArgs {
     pub threads: usize,
 
     /// Write the raw bytes of every invalid record to FILE, byte for byte.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub rejects: Option<PathBuf>,
 }
 
@@ -139,7 +269,8 @@ pub struct FilterArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
-    /// Records of these types (comma-separated; `system/init` also matches the subtype).
+    /// Records of these types (comma-separated; `system/init` also matches the subtype). A
+    /// near miss of a type some dialect knows gets a did-you-mean warning.
     #[arg(
         short = 't',
         long = "type",
@@ -244,8 +375,28 @@ pub struct StatsArgs {
 
     /// A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models
     /// it does not price are listed. Never fetched: give a local file.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub pricing: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write every page into DIR (created if missing): ndjq.1 and one ndjq-COMMAND.1 per
+    /// command, instead of printing ndjq.1 on stdout.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for. With --dir and no SHELL: every shell.
+    #[arg(value_enum, value_name = "SHELL", required_unless_present = "dir")]
+    pub shell: Option<Shell>,
+
+    /// Write the script(s) into DIR (created if missing) under the names the shells look
+    /// for (ndjq.bash, _ndjq, ndjq.fish, ndjq.elv, _ndjq.ps1), instead of printing on stdout.
+    #[arg(long, value_name = "DIR", value_hint = ValueHint::DirPath)]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

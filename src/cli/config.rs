@@ -20,6 +20,8 @@ pub struct Common {
     /// Colour on stderr.
     pub err_painter: Painter,
     pub stdout_is_tty: bool,
+    /// Columns text for people is fit to on stdout.
+    pub text_width: usize,
     pub line_buffered: bool,
     pub quiet: bool,
     pub rejects: Option<PathBuf>,
@@ -57,6 +59,7 @@ impl Common {
             painter: Painter::new(color_enabled(output.color, stdout_is_tty)),
             err_painter: Painter::new(color_enabled(output.color, stderr_is_tty)),
             stdout_is_tty,
+            text_width: text_width(stdout_is_tty, std::env::var("COLUMNS").ok().as_deref()),
             line_buffered,
             quiet: output.quiet,
             rejects: input.rejects.clone(),
@@ -92,6 +95,17 @@ pub fn color_enabled(arg: ColorArg, is_tty: bool) -> bool {
     }
 }
 
+/// The width of text for people on stdout: on a terminal, `COLUMNS` when it holds a
+/// number (shells keep it at the terminal's width, but export it only when told to);
+/// otherwise, and always in pipes and files, the fixed width that keeps output the same.
+fn text_width(stdout_is_tty: bool, columns: Option<&str>) -> usize {
+    let from_env = columns.and_then(|c| c.trim().parse::<usize>().ok());
+    match from_env {
+        Some(w) if stdout_is_tty && w > 0 => w,
+        _ => ndjq::sink::events::DEFAULT_WIDTH,
+    }
+}
+
 /// The kind of file behind a standard stream, if it can be told.
 fn file_type_of(fd: std::os::fd::BorrowedFd<'_>) -> Option<std::fs::FileType> {
     let owned = fd.try_clone_to_owned().ok()?;
@@ -117,4 +131,19 @@ pub fn stdin_is_file() -> bool {
 fn stdout_is_regular_file() -> bool {
     use std::os::fd::AsFd;
     file_type_of(std::io::stdout().as_fd()).is_some_and(|t| t.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_fits_the_terminal_only_on_a_terminal() {
+        assert_eq!(text_width(true, Some("132")), 132);
+        assert_eq!(text_width(true, Some(" 80\n")), 80);
+        assert_eq!(text_width(true, None), 100);
+        assert_eq!(text_width(true, Some("wide")), 100);
+        assert_eq!(text_width(true, Some("0")), 100);
+        assert_eq!(text_width(false, Some("132")), 100);
+    }
 }

@@ -1,5 +1,6 @@
 //! `codex`: `codex exec --json` (SCHEMA-NOTES.md section 3): thread, turn and item events.
 
+use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -21,4 +22,22 @@ pub(super) fn recognises(_obj: Json<'_>, ty: Option<&str>) -> bool {
             || t.starts_with("turn.")
             || t.starts_with("item.")
     })
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    match ty {
+        "thread.started" => expect(obj, "thread_id", Want::Str, true, p),
+        "turn.completed" => expect(obj, "usage", Want::Obj, true, p),
+        "turn.failed" => {
+            expect(obj, "error", Want::Obj, true, p);
+            expect(obj, "error.message", Want::Str, false, p);
+        }
+        "item.started" | "item.updated" | "item.completed" => {
+            expect(obj, "item", Want::Obj, true, p);
+            expect(obj, "item.id", Want::Str, true, p);
+            expect(obj, "item.type", Want::Str, true, p);
+        }
+        "error" => expect(obj, "message", Want::Str, true, p),
+        _ => {}
+    }
 }

@@ -1,6 +1,7 @@
 //! `codex-log`: Codex session rollouts (`~/.codex/sessions/**/rollout-*.jsonl`):
 //! `{timestamp, type, payload}` records (SCHEMA-NOTES.md section 5).
 
+use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -19,4 +20,23 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
         ty,
         Some("session_meta" | "turn_context" | "response_item" | "event_msg")
     ) && obj.has("payload")
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    expect(obj, "timestamp", Want::Str, false, p);
+    match ty {
+        "session_meta" => {
+            expect(obj, "payload", Want::Obj, true, p);
+            expect(obj, "payload.id", Want::Str, true, p);
+        }
+        "turn_context" => {
+            expect(obj, "payload", Want::Obj, true, p);
+            expect(obj, "payload.model", Want::Str, false, p);
+        }
+        "response_item" | "event_msg" => {
+            expect(obj, "payload", Want::Obj, true, p);
+            expect(obj, "payload.type", Want::Str, true, p);
+        }
+        _ => {}
+    }
 }

@@ -1,6 +1,7 @@
 //! `jsonrpc`: JSON-RPC 2.0 over stdio (Codex `app-server`), where the `jsonrpc` member may
 //! be absent on the wire (SCHEMA-NOTES.md section 4). Messages have no `type`.
 
+use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[];
@@ -12,4 +13,25 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
         && (obj.has("jsonrpc")
             || obj.has("method")
             || (obj.has("id") && (obj.has("result") || obj.has("error"))))
+}
+
+/// A request has a string `method` and an `id`; a response an `id` and a `result` or an
+/// `error {code, message}`; a notification a `method` alone. `id` is a string or a number.
+pub(super) fn check(obj: Json<'_>, p: &mut Vec<SchemaProblem>) {
+    expect(obj, "jsonrpc", Want::Str, false, p);
+    expect(obj, "method", Want::Str, false, p);
+    expect(obj, "id", Want::StrOrNum, false, p);
+    expect(obj, "params", Want::Obj, false, p);
+    if obj.has("error") {
+        expect(obj, "error", Want::Obj, true, p);
+        expect(obj, "error.code", Want::Num, true, p);
+        expect(obj, "error.message", Want::Str, true, p);
+    }
+    if !obj.has("method") && !obj.has("result") && !obj.has("error") {
+        p.push(SchemaProblem {
+            path: "method".to_string(),
+            expected: "a method (request, notification) or a result or error (response)",
+            found: None,
+        });
+    }
 }

@@ -81,9 +81,10 @@ impl Dialect {
         match self {
             Dialect::Claude => claude::check(obj, ty, problems),
             Dialect::ClaudeLog => claude_log::check(obj, ty, problems),
-            Dialect::Codex | Dialect::CodexLog | Dialect::JsonRpc | Dialect::Generic => {
-                generic::check(obj, ty, problems)
-            }
+            Dialect::Codex => codex::check(obj, ty, problems),
+            Dialect::CodexLog => codex_log::check(obj, ty, problems),
+            Dialect::JsonRpc => jsonrpc::check(obj, problems),
+            Dialect::Generic => generic::check(obj, ty, problems),
         }
     }
 }
@@ -125,6 +126,7 @@ pub(crate) enum Want {
     Obj,
     Arr,
     StrOrArr,
+    StrOrNum,
 }
 
 impl Want {
@@ -137,6 +139,7 @@ impl Want {
                 | (Want::Obj, Kind::Object)
                 | (Want::Arr, Kind::Array)
                 | (Want::StrOrArr, Kind::String | Kind::Array)
+                | (Want::StrOrNum, Kind::String | Kind::Number)
         )
     }
 
@@ -148,6 +151,7 @@ impl Want {
             Want::Obj => "object",
             Want::Arr => "array",
             Want::StrOrArr => "string or array",
+            Want::StrOrNum => "string or number",
         }
     }
 }
@@ -273,7 +277,10 @@ impl Classifier {
                 subtype,
             };
         };
-        if let Some(t) = ty {
+        if dialect == Dialect::JsonRpc {
+            // JSON-RPC messages have no type: their shape is checked whole.
+            dialect.check(value, "", &mut findings.schema);
+        } else if let Some(t) = ty {
             let known = dialect.known_types();
             if dialect != Dialect::Generic && !known.contains(&t) {
                 findings.unknown_type = true;

@@ -74,8 +74,10 @@ pub const CSV_COLUMNS: &[&str] = &[
 /// Width of the speaker label column of the transcript.
 const LABEL_WIDTH: usize = 10;
 /// Lines of the transcript that hold one item (a tool call, a system message) are fit to
-/// this many columns.
-const WIDTH: usize = 100;
+/// this many columns unless told otherwise ([`EventWriter::with_width`]).
+pub const DEFAULT_WIDTH: usize = 100;
+/// The narrowest width honoured: the label column and a little room after it.
+const MIN_WIDTH: usize = LABEL_WIDTH + 30;
 /// At most this many lines and characters of a user or assistant text.
 const TEXT_LINES: usize = 40;
 const TEXT_CHARS: usize = 4000;
@@ -251,6 +253,8 @@ pub struct EventWriter {
     tally: Tally,
     /// The input of the last event written in text (a header opens each input).
     file: Option<String>,
+    /// Columns a one-item line of the transcript is fit to.
+    width: usize,
 }
 
 impl EventWriter {
@@ -260,7 +264,15 @@ impl EventWriter {
             painter,
             tally: Tally::default(),
             file: None,
+            width: DEFAULT_WIDTH,
         }
+    }
+
+    /// Fits the transcript's one-item lines (tool calls, system messages) to `width`
+    /// columns (at least 40) instead of [`DEFAULT_WIDTH`]: the caller knows the terminal.
+    pub fn with_width(mut self, width: usize) -> Self {
+        self.width = width.max(MIN_WIDTH);
+        self
     }
 
     /// Opens the output: the CSV header.
@@ -449,7 +461,9 @@ impl EventWriter {
             }
             Body::ToolUse { name, input, .. } => {
                 let name = sanitize(name.unwrap_or("(unnamed)")).into_owned();
-                let room = WIDTH.saturating_sub(LABEL_WIDTH + name.chars().count() + 1);
+                let room = self
+                    .width
+                    .saturating_sub(LABEL_WIDTH + name.chars().count() + 1);
                 let arg = input
                     .as_ref()
                     .and_then(|i| key_argument(i))
@@ -555,7 +569,7 @@ impl EventWriter {
                 } else {
                     dim
                 };
-                let line = one_line(&line, WIDTH - LABEL_WIDTH);
+                let line = one_line(&line, self.width - LABEL_WIDTH);
                 let label = self.label("system", dim);
                 writeln!(out, "{label}{}", self.paint(&line, style))
             }
@@ -591,13 +605,13 @@ impl EventWriter {
                         ),
                     },
                 };
-                let line = one_line(&line, WIDTH - LABEL_WIDTH);
+                let line = one_line(&line, self.width - LABEL_WIDTH);
                 let label = self.label("rpc", Style::new().cyan().bold());
                 writeln!(out, "{label}{}", self.paint(&line, style))
             }
             Body::Unknown { ty, raw } => {
                 let line = format!("{} {}", ty.unwrap_or("(no type)"), raw.to_compact_string());
-                let line = one_line(&line, WIDTH - LABEL_WIDTH);
+                let line = one_line(&line, self.width - LABEL_WIDTH);
                 let label = self.label("unknown", Style::new().magenta());
                 writeln!(out, "{label}{}", self.paint(&line, dim))
             }
@@ -860,6 +874,33 @@ mod tests {
         assert_eq!(sanitize("tab\tok"), "tab\tok");
         assert_eq!(one_line("first\nsecond", 20), "first…");
         assert_eq!(one_line("abcdefgh", 5), "abcd…");
+    }
+
+    #[test]
+    fn one_item_lines_fit_the_width_given() {
+        let message = "x".repeat(300);
+        let ev = Event {
+            line: 1,
+            file: "f",
+            session: None,
+            body: Body::System {
+                subtype: Some("status"),
+                message: Some(&message),
+                model: None,
+            },
+        };
+        let widest = |writer: EventWriter| {
+            let mut writer = writer;
+            let mut out = Vec::new();
+            writer.write(&mut out, &ev).expect("write to a Vec");
+            let text = String::from_utf8(out).expect("UTF-8");
+            text.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+        };
+        let plain = || EventWriter::new(EventFormat::Text, Painter::new(false));
+        assert_eq!(widest(plain()), DEFAULT_WIDTH);
+        assert_eq!(widest(plain().with_width(60)), 60);
+        assert_eq!(widest(plain().with_width(200)), 200);
+        assert_eq!(widest(plain().with_width(5)), MIN_WIDTH);
     }
 
     #[test]

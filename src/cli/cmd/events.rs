@@ -35,6 +35,12 @@ impl EventStream {
         }
     }
 
+    /// Fits the text transcript's one-item lines to `width` columns.
+    pub fn with_width(mut self, width: usize) -> Self {
+        self.writer = self.writer.with_width(width);
+        self
+    }
+
     /// Writes what opens the output (the CSV header).
     pub fn start(&mut self, out: &mut impl Write) -> io::Result<()> {
         self.writer.start(out)
@@ -142,7 +148,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
     let mut events = Events {
-        stream: EventStream::new(format, common.painter),
+        stream: EventStream::new(format, common.painter).with_width(common.text_width),
         out: BufWriter::with_capacity(256 << 10, stdout),
         line_buffered: common.line_buffered,
         summary: Summary::default(),

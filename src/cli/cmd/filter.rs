@@ -10,6 +10,7 @@ use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::{bail, Result};
 use ndjq::diagnostic::{Code, Diagnostic, Severity};
+use ndjq::dialect::Dialect;
 use ndjq::filter::{Matcher, Predicates, Where};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
@@ -223,6 +224,14 @@ fn predicates(args: &FilterArgs) -> Result<Predicates> {
 pub fn run(args: &FilterArgs) -> Result<i32> {
     let common = Common::resolve(&args.input, &args.output)?;
     let predicates = predicates(args)?;
+    if !common.quiet {
+        let warning = common
+            .err_painter
+            .paint("warning", owo_colors::Style::new().yellow().bold());
+        for hint in type_hints(&args.types) {
+            crate::cli::report_error(&format!("{warning}: {hint}"));
+        }
+    }
     if args.max_count == Some(0) {
         return Ok(exit_code(Outcome::Findings, false));
     }
@@ -290,10 +299,106 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
     Ok(exit_code(outcome, had_errors))
 }
 
+/// For each `--type` value no dialect knows but one is close to (most likely a typo), a
+/// hint naming the closest. The filter runs all the same: a generic stream may have any
+/// type, and a value close to none is taken as meant.
+fn type_hints(types: &[String]) -> Vec<String> {
+    let known: Vec<&str> = Dialect::ALL
+        .iter()
+        .flat_map(|d| d.known_types().iter().copied())
+        .collect();
+    let mut hints = Vec::new();
+    for value in types {
+        // `system/init` names a type and a subtype.
+        let ty = value.split_once('/').map_or(value.as_str(), |(t, _)| t);
+        if ty.is_empty() || known.contains(&ty) {
+            continue;
+        }
+        if let Some(closest) = closest(ty, &known) {
+            hints.push(format!(
+                "no dialect knows type `{ty}`; did you mean `{closest}`?"
+            ));
+        }
+    }
+    hints
+}
+
+/// The candidate nearest to `word` by edit distance, if it is near enough to be a typo of
+/// it: at most one edit in three characters (and at least one). Ties go to the first.
+fn closest<'c>(word: &str, candidates: &[&'c str]) -> Option<&'c str> {
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .iter()
+        .map(|c| (edit_distance(&word.to_lowercase(), &c.to_lowercase()), *c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// The optimal string alignment distance: insertions, deletions, substitutions and swaps
+/// of two neighbours count one edit each.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    // Three rows of the table: two back, one back, and the one being filled.
+    let mut two_back = vec![0; b.len() + 1];
+    let mut one_back: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for i in 1..=a.len() {
+        row[0] = i;
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            row[j] = (one_back[j] + 1)
+                .min(row[j - 1] + 1)
+                .min(one_back[j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(two_back[j - 2] + 1);
+            }
+        }
+        std::mem::swap(&mut two_back, &mut one_back);
+        std::mem::swap(&mut one_back, &mut row);
+    }
+    one_back[b.len()]
+}
+
 fn plural(n: u64, word: &str) -> String {
     if n == 1 {
         format!("1 {word}")
     } else {
         format!("{n} {word}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_distance_counts_typos() {
+        assert_eq!(edit_distance("assistant", "assistant"), 0);
+        assert_eq!(edit_distance("asistant", "assistant"), 1);
+        assert_eq!(edit_distance("assitsant", "assistant"), 1);
+        assert_eq!(edit_distance("reslut", "result"), 1);
+        assert_eq!(edit_distance("", "user"), 4);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn a_near_miss_of_a_known_type_gets_a_hint_others_do_not() {
+        let types = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            type_hints(&types(&["asistant"])),
+            ["no dialect knows type `asistant`; did you mean `assistant`?"]
+        );
+        assert_eq!(
+            type_hints(&types(&["Result", "sytem/init"])),
+            [
+                "no dialect knows type `Result`; did you mean `result`?",
+                "no dialect knows type `sytem`; did you mean `system`?",
+            ]
+        );
+        assert!(type_hints(&types(&["assistant", "system/init", "turn.failed"])).is_empty());
+        // A type of some other stream, close to nothing known: taken as meant.
+        assert!(type_hints(&types(&["heartbeat", "x"])).is_empty());
     }
 }

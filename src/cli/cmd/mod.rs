@@ -1,7 +1,9 @@
 //! One file per subcommand: each chooses its consumers and its sink.
 
+pub mod completions;
 pub mod events;
 pub mod filter;
+pub mod man;
 pub mod stats;
 pub mod validate;
 

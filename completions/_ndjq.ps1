@@ -1,0 +1,179 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'ndjq'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'ndjq' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Report every problem in a stream with its location; exit 1 when any is serious')
+            [CompletionResult]::new('filter', 'filter', [CompletionResultType]::ParameterValue, 'Pass through the original bytes of the records that match, like grep for NDJSON')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'One normalized event per content block or item: who said what, tool calls, usage')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff), or write one page per command into a folder')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script of a shell, or write every shell''s into a folder')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ndjq;validate' {
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read every input as this dialect')
+            [CompletionResult]::new('--type-field', '--type-field', [CompletionResultType]::ParameterName, 'Dotted path of the type field for the generic dialect')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Write the raw bytes of every invalid record to FILE, byte for byte')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a diagnostic of this severity or worse is found')
+            [CompletionResult]::new('--max-errors', '--max-errors', [CompletionResultType]::ParameterName, 'Stop after N diagnostics at or above --fail-on')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ndjq;filter' {
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read every input as this dialect')
+            [CompletionResult]::new('--type-field', '--type-field', [CompletionResultType]::ParameterName, 'Dotted path of the type field for the generic dialect')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Write the raw bytes of every invalid record to FILE, byte for byte')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
+            [CompletionResult]::new('-t', '-t', [CompletionResultType]::ParameterName, 'Records of these types (comma-separated; `system/init` also matches the subtype). A near miss of a type some dialect knows gets a did-you-mean warning')
+            [CompletionResult]::new('--type', '--type', [CompletionResultType]::ParameterName, 'Records of these types (comma-separated; `system/init` also matches the subtype). A near miss of a type some dialect knows gets a did-you-mean warning')
+            [CompletionResult]::new('--subtype', '--subtype', [CompletionResultType]::ParameterName, 'Records with one of these subtypes')
+            [CompletionResult]::new('--tool', '--tool', [CompletionResultType]::ParameterName, 'Records holding a tool_use, or the tool_result of a tool_use, of these tools')
+            [CompletionResult]::new('--session', '--session', [CompletionResultType]::ParameterName, 'Records of these sessions (session_id, sessionId or thread_id)')
+            [CompletionResult]::new('--model', '--model', [CompletionResultType]::ParameterName, 'Records naming these models (message.model or model)')
+            [CompletionResult]::new('-w', '-w', [CompletionResultType]::ParameterName, 'Records where the value at a dotted path equals VALUE (JSON, or else a string); `PATH` alone: the path exists and is not null. Repeat to require several')
+            [CompletionResult]::new('--where', '--where', [CompletionResultType]::ParameterName, 'Records where the value at a dotted path equals VALUE (JSON, or else a string); `PATH` alone: the path exists and is not null. Repeat to require several')
+            [CompletionResult]::new('--diagnostic', '--diagnostic', [CompletionResultType]::ParameterName, 'Records carrying one of these diagnostic codes (e.g. PROTO_UNKNOWN_TYPE)')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format of --normalize [default: json]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format of --normalize [default: json]')
+            [CompletionResult]::new('-m', '-m', [CompletionResultType]::ParameterName, 'Stop after N selected records')
+            [CompletionResult]::new('--max-count', '--max-count', [CompletionResultType]::ParameterName, 'Stop after N selected records')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--valid', '--valid', [CompletionResultType]::ParameterName, 'Only records that are valid JSON')
+            [CompletionResult]::new('--invalid', '--invalid', [CompletionResultType]::ParameterName, 'Only records that are not valid JSON (the ones --rejects saves)')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Select the records that do not match')
+            [CompletionResult]::new('--invert', '--invert', [CompletionResultType]::ParameterName, 'Select the records that do not match')
+            [CompletionResult]::new('--normalize', '--normalize', [CompletionResultType]::ParameterName, 'Print the normalized events of the selected records (as `ndjq events` does) instead of their raw bytes')
+            [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'Print only the number of selected records')
+            [CompletionResult]::new('--count', '--count', [CompletionResultType]::ParameterName, 'Print only the number of selected records')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ndjq;events' {
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read every input as this dialect')
+            [CompletionResult]::new('--type-field', '--type-field', [CompletionResultType]::ParameterName, 'Dotted path of the type field for the generic dialect')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Write the raw bytes of every invalid record to FILE, byte for byte')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ndjq;stats' {
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read every input as this dialect')
+            [CompletionResult]::new('--type-field', '--type-field', [CompletionResultType]::ParameterName, 'Dotted path of the type field for the generic dialect')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Write the raw bytes of every invalid record to FILE, byte for byte')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)')
+            [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--merge', '--merge', [CompletionResultType]::ParameterName, 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ndjq;man' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Write every page into DIR (created if missing): ndjq.1 and one ndjq-COMMAND.1 per command, instead of printing ndjq.1 on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ndjq;completions' {
+            [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Write the script(s) into DIR (created if missing) under the names the shells look for (ndjq.bash, _ndjq, ndjq.fish, ndjq.elv, _ndjq.ps1), instead of printing on stdout')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ndjq;help' {
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Report every problem in a stream with its location; exit 1 when any is serious')
+            [CompletionResult]::new('filter', 'filter', [CompletionResultType]::ParameterValue, 'Pass through the original bytes of the records that match, like grep for NDJSON')
+            [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'One normalized event per content block or item: who said what, tool calls, usage')
+            [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
+            [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff), or write one page per command into a folder')
+            [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script of a shell, or write every shell''s into a folder')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'ndjq;help;validate' {
+            break
+        }
+        'ndjq;help;filter' {
+            break
+        }
+        'ndjq;help;events' {
+            break
+        }
+        'ndjq;help;stats' {
+            break
+        }
+        'ndjq;help;man' {
+            break
+        }
+        'ndjq;help;completions' {
+            break
+        }
+        'ndjq;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,159 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[ndjq] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'ndjq'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'ndjq'= {
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand validate 'Report every problem in a stream with its location; exit 1 when any is serious'
+            cand filter 'Pass through the original bytes of the records that match, like grep for NDJSON'
+            cand events 'One normalized event per content block or item: who said what, tool calls, usage'
+            cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+            cand man 'Print the manual page (roff), or write one page per command into a folder'
+            cand completions 'Print the completion script of a shell, or write every shell''s into a folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ndjq;validate'= {
+            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory'
+            cand --max-depth 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP'
+            cand --dialect 'Skip detection and read every input as this dialect'
+            cand --type-field 'Dotted path of the type field for the generic dialect'
+            cand -j 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --threads 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --rejects 'Write the raw bytes of every invalid record to FILE, byte for byte'
+            cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
+            cand -f 'Output format [default: text on a terminal, else json]'
+            cand --format 'Output format [default: text on a terminal, else json]'
+            cand --fail-on 'Exit 1 when a diagnostic of this severity or worse is found'
+            cand --max-errors 'Stop after N diagnostics at or above --fail-on'
+            cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
+            cand -q 'Print no diagnostics on stderr'
+            cand --quiet 'Print no diagnostics on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ndjq;filter'= {
+            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory'
+            cand --max-depth 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP'
+            cand --dialect 'Skip detection and read every input as this dialect'
+            cand --type-field 'Dotted path of the type field for the generic dialect'
+            cand -j 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --threads 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --rejects 'Write the raw bytes of every invalid record to FILE, byte for byte'
+            cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
+            cand -t 'Records of these types (comma-separated; `system/init` also matches the subtype). A near miss of a type some dialect knows gets a did-you-mean warning'
+            cand --type 'Records of these types (comma-separated; `system/init` also matches the subtype). A near miss of a type some dialect knows gets a did-you-mean warning'
+            cand --subtype 'Records with one of these subtypes'
+            cand --tool 'Records holding a tool_use, or the tool_result of a tool_use, of these tools'
+            cand --session 'Records of these sessions (session_id, sessionId or thread_id)'
+            cand --model 'Records naming these models (message.model or model)'
+            cand -w 'Records where the value at a dotted path equals VALUE (JSON, or else a string); `PATH` alone: the path exists and is not null. Repeat to require several'
+            cand --where 'Records where the value at a dotted path equals VALUE (JSON, or else a string); `PATH` alone: the path exists and is not null. Repeat to require several'
+            cand --diagnostic 'Records carrying one of these diagnostic codes (e.g. PROTO_UNKNOWN_TYPE)'
+            cand -f 'Output format of --normalize [default: json]'
+            cand --format 'Output format of --normalize [default: json]'
+            cand -m 'Stop after N selected records'
+            cand --max-count 'Stop after N selected records'
+            cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
+            cand -q 'Print no diagnostics on stderr'
+            cand --quiet 'Print no diagnostics on stderr'
+            cand --valid 'Only records that are valid JSON'
+            cand --invalid 'Only records that are not valid JSON (the ones --rejects saves)'
+            cand -v 'Select the records that do not match'
+            cand --invert 'Select the records that do not match'
+            cand --normalize 'Print the normalized events of the selected records (as `ndjq events` does) instead of their raw bytes'
+            cand -c 'Print only the number of selected records'
+            cand --count 'Print only the number of selected records'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ndjq;events'= {
+            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory'
+            cand --max-depth 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP'
+            cand --dialect 'Skip detection and read every input as this dialect'
+            cand --type-field 'Dotted path of the type field for the generic dialect'
+            cand -j 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --threads 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --rejects 'Write the raw bytes of every invalid record to FILE, byte for byte'
+            cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
+            cand -f 'Output format [default: text on a terminal, else json]'
+            cand --format 'Output format [default: text on a terminal, else json]'
+            cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
+            cand -q 'Print no diagnostics on stderr'
+            cand --quiet 'Print no diagnostics on stderr'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ndjq;stats'= {
+            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory'
+            cand --max-depth 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP'
+            cand --dialect 'Skip detection and read every input as this dialect'
+            cand --type-field 'Dotted path of the type field for the generic dialect'
+            cand -j 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --threads 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --rejects 'Write the raw bytes of every invalid record to FILE, byte for byte'
+            cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
+            cand -f 'Output format [default: text on a terminal, else json]'
+            cand --format 'Output format [default: text on a terminal, else json]'
+            cand --by 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)'
+            cand --pricing 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file'
+            cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
+            cand -q 'Print no diagnostics on stderr'
+            cand --quiet 'Print no diagnostics on stderr'
+            cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ndjq;man'= {
+            cand --dir 'Write every page into DIR (created if missing): ndjq.1 and one ndjq-COMMAND.1 per command, instead of printing ndjq.1 on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ndjq;completions'= {
+            cand --dir 'Write the script(s) into DIR (created if missing) under the names the shells look for (ndjq.bash, _ndjq, ndjq.fish, ndjq.elv, _ndjq.ps1), instead of printing on stdout'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ndjq;help'= {
+            cand validate 'Report every problem in a stream with its location; exit 1 when any is serious'
+            cand filter 'Pass through the original bytes of the records that match, like grep for NDJSON'
+            cand events 'One normalized event per content block or item: who said what, tool calls, usage'
+            cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+            cand man 'Print the manual page (roff), or write one page per command into a folder'
+            cand completions 'Print the completion script of a shell, or write every shell''s into a folder'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'ndjq;help;validate'= {
+        }
+        &'ndjq;help;filter'= {
+        }
+        &'ndjq;help;events'= {
+        }
+        &'ndjq;help;stats'= {
+        }
+        &'ndjq;help;man'= {
+        }
+        &'ndjq;help;completions'= {
+        }
+        &'ndjq;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

@@ -1,0 +1,152 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_ndjq_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_ndjq_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_ndjq_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_ndjq_using_subcommand
+    set -l cmd (__fish_ndjq_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c ndjq -n "__fish_ndjq_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ndjq -n "__fish_ndjq_needs_command" -s V -l version -d 'Print version'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
+claude-log\t''
+codex\t''
+codex-log\t''
+jsonrpc\t''
+generic\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
+json\t''
+csv\t''
+github\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l fail-on -d 'Exit 1 when a diagnostic of this severity or worse is found' -r -f -a "error\t''
+warning\t''
+info\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-errors -d 'Stop after N diagnostics at or above --fail-on' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
+claude-log\t''
+codex\t''
+codex-log\t''
+jsonrpc\t''
+generic\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s t -l type -d 'Records of these types (comma-separated; `system/init` also matches the subtype). A near miss of a type some dialect knows gets a did-you-mean warning' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l subtype -d 'Records with one of these subtypes' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l tool -d 'Records holding a tool_use, or the tool_result of a tool_use, of these tools' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l session -d 'Records of these sessions (session_id, sessionId or thread_id)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l model -d 'Records naming these models (message.model or model)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s w -l where -d 'Records where the value at a dotted path equals VALUE (JSON, or else a string); `PATH` alone: the path exists and is not null. Repeat to require several' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l diagnostic -d 'Records carrying one of these diagnostic codes (e.g. PROTO_UNKNOWN_TYPE)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s f -l format -d 'Output format of --normalize [default: json]' -r -f -a "text\t''
+json\t''
+csv\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s m -l max-count -d 'Stop after N selected records' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l valid -d 'Only records that are valid JSON'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l invalid -d 'Only records that are not valid JSON (the ones --rejects saves)'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s v -l invert -d 'Select the records that do not match'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l normalize -d 'Print the normalized events of the selected records (as `ndjq events` does) instead of their raw bytes'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s c -l count -d 'Print only the number of selected records'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
+claude-log\t''
+codex\t''
+codex-log\t''
+jsonrpc\t''
+generic\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
+json\t''
+csv\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
+claude-log\t''
+codex\t''
+codex-log\t''
+jsonrpc\t''
+generic\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
+json\t''
+csv\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l by -d 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)' -r -f -a "session\t''
+model\t''
+tool\t''
+type\t''
+file\t''
+day\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l pricing -d 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand man" -l dir -d 'Write every page into DIR (created if missing): ndjq.1 and one ndjq-COMMAND.1 per command, instead of printing ndjq.1 on stdout' -r -f -a "(__fish_complete_directories)"
+complete -c ndjq -n "__fish_ndjq_using_subcommand man" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -l dir -d 'Write the script(s) into DIR (created if missing) under the names the shells look for (ndjq.bash, _ndjq, ndjq.fish, ndjq.elv, _ndjq.ps1), instead of printing on stdout' -r -f -a "(__fish_complete_directories)"
+complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
