@@ -4,12 +4,12 @@
 //! their bytes (as `ndjq events` writes them), reading one record at a time.
 
 use super::events::{format_of, EventStream};
-use super::{write_record, Rejects};
+use super::{write_record, Rejects, StderrDiagnostics};
 use crate::cli::args::FilterArgs;
 use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::{bail, Result};
-use ndjq::diagnostic::{Code, Diagnostic, Severity};
+use ndjq::diagnostic::{Code, Diagnostic};
 use ndjq::dialect::Dialect;
 use ndjq::filter::{Matcher, Predicates, Where};
 use ndjq::parallel::Parallel;
@@ -17,14 +17,8 @@ use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::events::EventFormat;
 use ndjq::sink::Reporter;
 use ndjq::summary::Summary;
-use std::io::{self, BufWriter, Stderr, Write};
+use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
-
-/// Where diagnostics go: the stderr reporter, or (in a shard) a list merged later.
-enum Diagnostics {
-    Report(Reporter<Stderr>),
-    Collect(Vec<Diagnostic>),
-}
 
 struct Filter<W: Write, R: Write> {
     matcher: Matcher,
@@ -35,26 +29,12 @@ struct Filter<W: Write, R: Write> {
     line_buffered: bool,
     selected: u64,
     summary: Summary,
-    diagnostics: Diagnostics,
+    diagnostics: StderrDiagnostics,
     rejects: Option<Rejects<R>>,
     /// The rest of the overlong record being read is selected.
     overlong_selected: bool,
     /// `--normalize`: selected records become events written to `out`.
     events: Option<EventStream>,
-}
-
-impl<W: Write, R: Write> Filter<W, R> {
-    fn report(&mut self, d: &Diagnostic) -> io::Result<()> {
-        match &mut self.diagnostics {
-            Diagnostics::Report(r) => r.report(d),
-            Diagnostics::Collect(list) => {
-                if d.severity >= Severity::Warning {
-                    list.push(d.clone());
-                }
-                Ok(())
-            }
-        }
-    }
 }
 
 impl<W: Write, R: Write> Consumer for Filter<W, R> {
@@ -66,7 +46,7 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.add_record(record);
         for d in record.diagnostics {
-            self.report(d)?;
+            self.diagnostics.report(d)?;
         }
         if let Some(r) = self.rejects.as_mut() {
             r.offer(record)?;
@@ -150,7 +130,7 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             line_buffered: false,
             selected: 0,
             summary: Summary::default(),
-            diagnostics: Diagnostics::Collect(Vec::new()),
+            diagnostics: StderrDiagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             overlong_selected: false,
             // --normalize reads one record at a time: shards never normalize.
@@ -164,10 +144,7 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             rejects: shard.rejects.as_mut().map(Rejects::take),
             selected: std::mem::take(&mut shard.selected),
             summary: std::mem::take(&mut shard.summary),
-            diagnostics: match &mut shard.diagnostics {
-                Diagnostics::Collect(list) => std::mem::take(list),
-                Diagnostics::Report(_) => Vec::new(),
-            },
+            diagnostics: shard.diagnostics.take(),
         }
     }
 
@@ -181,7 +158,7 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
         self.selected += part.selected;
         self.summary.merge(&part.summary);
         for d in &part.diagnostics {
-            self.report(d)?;
+            self.diagnostics.report(d)?;
         }
         Ok(Flow::Continue)
     }
@@ -249,7 +226,7 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
         line_buffered: common.line_buffered,
         selected: 0,
         summary: Summary::default(),
-        diagnostics: Diagnostics::Report(Reporter::new(stderr, common.err_painter)?),
+        diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         rejects,
         overlong_selected: false,
         events: args
@@ -286,9 +263,7 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
             plural(s.errors, "error"),
             plural(s.warnings, "warning"),
         );
-        if let Diagnostics::Report(r) = &mut filter.diagnostics {
-            r.finish(Some(&line))?;
-        }
+        filter.diagnostics.finish(Some(&line))?;
     }
     // Like grep, nothing selected is exit 1; but an empty input is a success (SPEC 1).
     let outcome = if filter.selected > 0 || filter.summary.records == 0 {
