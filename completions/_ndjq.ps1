@@ -26,6 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Report every problem in a stream with its location; exit 1 when any is serious')
+            [CompletionResult]::new('gaps', 'gaps', [CompletionResultType]::ParameterValue, 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any')
             [CompletionResult]::new('filter', 'filter', [CompletionResultType]::ParameterValue, 'Pass through the original bytes of the records that match, like grep for NDJSON')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'One normalized event per content block or item: who said what, tool calls, usage')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
@@ -47,6 +48,27 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
             [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a diagnostic of this severity or worse is found')
             [CompletionResult]::new('--max-errors', '--max-errors', [CompletionResultType]::ParameterName, 'Stop after N diagnostics at or above --fail-on')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--gaps', '--gaps', [CompletionResultType]::ParameterName, 'Also report the structural findings of `ndjq gaps` (missing result, orphan tool calls, sequence gaps, unanswered requests). They need every record in order, so inputs are then read on one thread')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
+        'ndjq;gaps' {
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read every input as this dialect')
+            [CompletionResult]::new('--type-field', '--type-field', [CompletionResultType]::ParameterName, 'Dotted path of the type field for the generic dialect')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Write the raw bytes of every invalid record to FILE, byte for byte')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
+            [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
+            [CompletionResult]::new('--fail-on', '--fail-on', [CompletionResultType]::ParameterName, 'Exit 1 when a gap of this severity or worse is found')
+            [CompletionResult]::new('--seq-field', '--seq-field', [CompletionResultType]::ParameterName, 'The numeric sequence field to check for lost, repeated and reordered numbers [default: the first of seq, sequence, event_id the records hold]')
             [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
@@ -143,6 +165,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
         }
         'ndjq;help' {
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Report every problem in a stream with its location; exit 1 when any is serious')
+            [CompletionResult]::new('gaps', 'gaps', [CompletionResultType]::ParameterValue, 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any')
             [CompletionResult]::new('filter', 'filter', [CompletionResultType]::ParameterValue, 'Pass through the original bytes of the records that match, like grep for NDJSON')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'One normalized event per content block or item: who said what, tool calls, usage')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
@@ -152,6 +175,9 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             break
         }
         'ndjq;help;validate' {
+            break
+        }
+        'ndjq;help;gaps' {
             break
         }
         'ndjq;help;filter' {

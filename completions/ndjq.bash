@@ -25,6 +25,9 @@ _ndjq() {
             ndjq,filter)
                 cmd="ndjq__subcmd__filter"
                 ;;
+            ndjq,gaps)
+                cmd="ndjq__subcmd__gaps"
+                ;;
             ndjq,help)
                 cmd="ndjq__subcmd__help"
                 ;;
@@ -46,6 +49,9 @@ _ndjq() {
             ndjq__subcmd__help,filter)
                 cmd="ndjq__subcmd__help__subcmd__filter"
                 ;;
+            ndjq__subcmd__help,gaps)
+                cmd="ndjq__subcmd__help__subcmd__gaps"
+                ;;
             ndjq__subcmd__help,help)
                 cmd="ndjq__subcmd__help__subcmd__help"
                 ;;
@@ -65,7 +71,7 @@ _ndjq() {
 
     case "${cmd}" in
         ndjq)
-            opts="-h -V --help --version validate filter events stats man completions help"
+            opts="-h -V --help --version validate gaps filter events stats man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -273,8 +279,81 @@ _ndjq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ndjq__subcmd__gaps)
+            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --color --line-buffered --quiet --format --fail-on --seq-field --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dialect)
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --type-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rejects)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json csv github" -- "${cur}"))
+                    return 0
+                    ;;
+                -f)
+                    COMPREPLY=($(compgen -W "text json csv github" -- "${cur}"))
+                    return 0
+                    ;;
+                --fail-on)
+                    COMPREPLY=($(compgen -W "error warning info" -- "${cur}"))
+                    return 0
+                    ;;
+                --seq-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ndjq__subcmd__help)
-            opts="validate filter events stats man completions help"
+            opts="validate gaps filter events stats man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -316,6 +395,20 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__help__subcmd__filter)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ndjq__subcmd__help__subcmd__gaps)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -491,7 +584,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__validate)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --color --line-buffered --quiet --format --fail-on --max-errors --help"
+            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --color --line-buffered --quiet --format --fail-on --max-errors --gaps --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -23,6 +23,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand validate 'Report every problem in a stream with its location; exit 1 when any is serious'
+            cand gaps 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
             cand filter 'Pass through the original bytes of the records that match, like grep for NDJSON'
             cand events 'One normalized event per content block or item: who said what, tool calls, usage'
             cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
@@ -43,6 +44,26 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand --format 'Output format [default: text on a terminal, else json]'
             cand --fail-on 'Exit 1 when a diagnostic of this severity or worse is found'
             cand --max-errors 'Stop after N diagnostics at or above --fail-on'
+            cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
+            cand -q 'Print no diagnostics on stderr'
+            cand --quiet 'Print no diagnostics on stderr'
+            cand --gaps 'Also report the structural findings of `ndjq gaps` (missing result, orphan tool calls, sequence gaps, unanswered requests). They need every record in order, so inputs are then read on one thread'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
+        &'ndjq;gaps'= {
+            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory'
+            cand --max-depth 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP'
+            cand --dialect 'Skip detection and read every input as this dialect'
+            cand --type-field 'Dotted path of the type field for the generic dialect'
+            cand -j 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --threads 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number'
+            cand --rejects 'Write the raw bytes of every invalid record to FILE, byte for byte'
+            cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
+            cand -f 'Output format [default: text on a terminal, else json]'
+            cand --format 'Output format [default: text on a terminal, else json]'
+            cand --fail-on 'Exit 1 when a gap of this severity or worse is found'
+            cand --seq-field 'The numeric sequence field to check for lost, repeated and reordered numbers [default: the first of seq, sequence, event_id the records hold]'
             cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
             cand -q 'Print no diagnostics on stderr'
             cand --quiet 'Print no diagnostics on stderr'
@@ -133,6 +154,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
         }
         &'ndjq;help'= {
             cand validate 'Report every problem in a stream with its location; exit 1 when any is serious'
+            cand gaps 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
             cand filter 'Pass through the original bytes of the records that match, like grep for NDJSON'
             cand events 'One normalized event per content block or item: who said what, tool calls, usage'
             cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
@@ -141,6 +163,8 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'ndjq;help;validate'= {
+        }
+        &'ndjq;help;gaps'= {
         }
         &'ndjq;help;filter'= {
         }

@@ -27,6 +27,7 @@ end
 complete -c ndjq -n "__fish_ndjq_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ndjq -n "__fish_ndjq_needs_command" -s V -l version -d 'Print version'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "gaps" -d 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
@@ -57,7 +58,33 @@ info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-errors -d 'Stop after N diagnostics at or above --fail-on' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l gaps -d 'Also report the structural findings of `ndjq gaps` (missing result, orphan tool calls, sequence gaps, unanswered requests). They need every record in order, so inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
+claude-log\t''
+codex\t''
+codex-log\t''
+jsonrpc\t''
+generic\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
+json\t''
+csv\t''
+github\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l fail-on -d 'Exit 1 when a gap of this severity or worse is found' -r -f -a "error\t''
+warning\t''
+info\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l seq-field -d 'The numeric sequence field to check for lost, repeated and reordered numbers [default: the first of seq, sequence, event_id the records hold]' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s h -l help -d 'Print help'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
@@ -143,10 +170,11 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand man" -l dir -d 'Write every pa
 complete -c ndjq -n "__fish_ndjq_using_subcommand man" -s h -l help -d 'Print help'
 complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -l dir -d 'Write the script(s) into DIR (created if missing) under the names the shells look for (ndjq.bash, _ndjq, ndjq.fish, ndjq.elv, _ndjq.ps1), instead of printing on stdout' -r -f -a "(__fish_complete_directories)"
 complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate filter events stats man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "gaps" -d 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -7,7 +7,7 @@
 //!   → framing (records, line numbers, offsets, caps)  framing
 //!   → decoding (UTF-8 + JSON verdict, simd-json)      decode, json
 //!   → dialect (detect, known types, schema)           dialect
-//!   → consumers (filter predicates, tallies)          filter, summary
+//!   → consumers (filter predicates, tallies, gaps)    filter, summary, gaps
 //!   → sinks (json | csv | text | github)              sink
 //! ```
 //!
@@ -23,6 +23,7 @@ pub mod error;
 pub mod event;
 pub mod filter;
 pub mod framing;
+pub mod gaps;
 pub mod input;
 pub mod json;
 pub mod parallel;

@@ -24,15 +24,20 @@ pub struct Summary {
 impl Summary {
     /// Counts a record and its diagnostics.
     pub fn add_record(&mut self, record: &Record<'_>) {
+        self.count_record(record);
+        for d in record.diagnostics {
+            self.add_diagnostic(d);
+        }
+    }
+
+    /// Counts a record but not its diagnostics (`gaps` reports other ones).
+    pub fn count_record(&mut self, record: &Record<'_>) {
         self.records += 1;
         self.bytes += record.raw.len() as u64;
         match record.status {
             Status::Valid => self.valid += 1,
             Status::Invalid => self.invalid += 1,
             Status::Empty => self.empty += 1,
-        }
-        for d in record.diagnostics {
-            self.add_diagnostic(d);
         }
     }
 

@@ -19,6 +19,7 @@ fn root() -> PathBuf {
 /// Every command of `ndjq --help`, in order, with the `help` clap adds.
 const COMMANDS: &[&str] = &[
     "validate",
+    "gaps",
     "filter",
     "events",
     "stats",
@@ -352,6 +353,13 @@ impl Home {
             "testdata/codex-log/codex-tool.session-log.jsonl",
             ".codex/sessions/2025/06/01/rollout-codex-tool.jsonl",
         );
+        // A stream numbered by its own field `n`: 3 and 4 lost, 5 written twice.
+        std::fs::write(
+            home.join("events.ndjson"),
+            "{\"n\":1,\"msg\":\"a\"}\n{\"n\":2,\"msg\":\"b\"}\n{\"n\":5,\"msg\":\"c\"}\n\
+             {\"n\":5,\"msg\":\"c\"}\n{\"n\":6,\"msg\":\"d\"}\n",
+        )
+        .expect("write events.ndjson");
         for folder in [
             "bin",
             ".local/share/bash-completion/completions",
@@ -451,6 +459,43 @@ fn check_example(example: &str, home: &Home, out: &Output) {
             let summary = &lines.last().expect("a summary line")["summary"];
             assert_eq!(summary["files"], 1, "{context}");
             assert_eq!(summary["warnings"], 0, "{context}");
+        }
+        "ndjq gaps run.ndjson" => {
+            // run.ndjson's broken lines are validate's business (stderr here); as a stream it
+            // is whole: init, the Bash call answered, a result.
+            assert_eq!(code, Some(0), "{context}");
+            let lines = json_lines(&stdout);
+            assert_eq!(lines.len(), 1, "only the summary: {context}");
+            let summary = &lines[0]["summary"];
+            assert_eq!(summary["records"], 12, "{context}");
+            assert_eq!(summary["errors"], 0, "{context}");
+            assert_eq!(summary["warnings"], 0, "{context}");
+            assert!(stderr.contains("PROTO_TRUNCATED"), "{context}");
+        }
+        "ndjq gaps -f github logs/" => {
+            // claude-error500.ndjson ends in an API error disguised as subtype success.
+            assert_eq!(code, Some(1), "{context}");
+            let annotations: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+            assert_eq!(
+                annotations,
+                ["::error file=logs/claude-error500.ndjson,line=13,title=SESS_ERROR_RESULT::\
+                  SESS_ERROR_RESULT: the session ended in an error: is_error true (subtype \
+                  `success`), api_error_status 500"],
+                "{context}"
+            );
+        }
+        "ndjq gaps --seq-field n -f text events.ndjson" => {
+            assert_eq!(code, Some(1), "{context}");
+            let lines: Vec<&str> = stdout.lines().filter(|l| !l.starts_with("    |")).collect();
+            assert_eq!(
+                lines[..2],
+                [
+                    "events.ndjson:3: error[SEQ_GAP]: n jumps from 2 to 5: missing 3-4",
+                    "events.ndjson:4: warning[SEQ_DUPLICATE]: n 5 repeated",
+                ],
+                "{context}"
+            );
+            assert!(lines[2].starts_with("5 records in 1 file"), "{context}");
         }
         "ndjq filter --type assistant run.ndjson" => {
             assert_eq!(code, Some(0), "{context}");
@@ -588,7 +633,7 @@ fn every_help_example_runs_and_does_what_it_says() {
         }
     }
     assert_eq!(
-        ran, 20,
+        ran, 23,
         "3 top-level examples, 3 for each command but man's 2"
     );
 }

@@ -135,14 +135,19 @@ fn mixed_summary_counts() {
 fn fail_on_decides_the_exit_status() {
     let mixed = read(data(MIXED));
     let dir = tempfile::tempdir().expect("tempdir");
-    // Real lines only; plus an unknown type (warning); plus an empty line (info).
-    write_file(dir.path(), "clean.ndjson", &pick(&mixed, &[1, 3, 4, 6]));
+    // Real lines only; plus an unknown type (warning); plus an empty line (info). Each a
+    // whole session, init to result (a session cut short is a SESS_NO_RESULT warning).
+    write_file(dir.path(), "clean.ndjson", &pick(&mixed, &[1, 3, 4, 6, 11]));
     write_file(
         dir.path(),
         "warning.ndjson",
-        &pick(&mixed, &[1, 3, 4, 5, 6]),
+        &pick(&mixed, &[1, 3, 4, 5, 6, 11]),
     );
-    write_file(dir.path(), "info.ndjson", &pick(&mixed, &[1, 3, 7, 4, 6]));
+    write_file(
+        dir.path(),
+        "info.ndjson",
+        &pick(&mixed, &[1, 3, 7, 4, 6, 11]),
+    );
     let file = |name: &str| dir.path().join(name).display().to_string();
 
     let cases = [
@@ -279,7 +284,8 @@ fn default_format_on_a_pipe_is_json() {
 #[test]
 fn folder_is_walked_recursively_in_sorted_order() {
     let mixed = read(data(MIXED));
-    let codex = read(data("testdata/codex/codex-failed.ndjson"));
+    // Whole, clean sessions (a failed turn or a session cut short would be a gap finding).
+    let codex = read(data("testdata/codex/agentcmd-stream-output-2.jsonl"));
     let dir = tempfile::tempdir().expect("tempdir");
     // Each file ends with an empty line, so each produces one PROTO_EMPTY_LINE (info) that
     // names it; the line number tells the files apart too.
@@ -292,14 +298,14 @@ fn folder_is_walked_recursively_in_sorted_order() {
         enc.write_all(&with_blank(codex.clone())).expect("gzip");
         enc.finish().expect("gzip")
     };
-    let zst = zstd::encode_all(&with_blank(pick(&mixed, &[1, 3]))[..], 3).expect("zstd");
-    write_file(dir.path(), "c.jsonl", &with_blank(pick(&mixed, &[1])));
+    let zst = zstd::encode_all(&with_blank(pick(&mixed, &[1, 3, 11]))[..], 3).expect("zstd");
+    write_file(dir.path(), "c.jsonl", &with_blank(pick(&mixed, &[1, 11])));
     write_file(dir.path(), "a/x.jsonl.gz", &gz);
     write_file(dir.path(), "b/y.json.zst", &zst);
     write_file(
         dir.path(),
         "b/sub/z.ndjson",
-        &with_blank(pick(&mixed, &[1, 3, 4])),
+        &with_blank(pick(&mixed, &[1, 3, 4, 6, 11])),
     );
     // Not an NDJSON name: must be ignored even though it is full of problems.
     write_file(dir.path(), "a/notes.txt", b"not json\n\n");
@@ -320,15 +326,15 @@ fn folder_is_walked_recursively_in_sorted_order() {
     assert_eq!(
         got,
         vec![
-            ("a/x.jsonl.gz".to_string(), 10, "PROTO_EMPTY_LINE"),
-            ("b/sub/z.ndjson".to_string(), 4, "PROTO_EMPTY_LINE"),
-            ("b/y.json.zst".to_string(), 3, "PROTO_EMPTY_LINE"),
-            ("c.jsonl".to_string(), 2, "PROTO_EMPTY_LINE"),
+            ("a/x.jsonl.gz".to_string(), 8, "PROTO_EMPTY_LINE"),
+            ("b/sub/z.ndjson".to_string(), 6, "PROTO_EMPTY_LINE"),
+            ("b/y.json.zst".to_string(), 4, "PROTO_EMPTY_LINE"),
+            ("c.jsonl".to_string(), 3, "PROTO_EMPTY_LINE"),
         ],
         "files in sorted path order, compressed ones decompressed, .txt/.md ignored"
     );
     assert_eq!(s.files, 4);
-    assert_eq!(s.records, 10 + 4 + 3 + 2);
+    assert_eq!(s.records, 8 + 6 + 4 + 3);
     assert_eq!(s.empty, 4);
     assert_eq!(s.invalid, 0);
 }
@@ -484,7 +490,7 @@ fn framing_edge_cases() {
 
     let out = ndjq()
         .args(["validate", "-f", "json"])
-        .write_stdin(&b"{\"type\":\"turn.started\"}"[..])
+        .write_stdin(&b"{\"type\":\"thread.started\",\"thread_id\":\"t\"}"[..])
         .output()
         .expect("ndjq runs");
     assert_eq!(out.status.code(), Some(0));
@@ -620,6 +626,8 @@ fn input_text_cannot_break_or_colour_text_output() {
     let mixed = read(data(MIXED));
     let mut input = pick(&mixed, &[1]);
     input.extend_from_slice(b"{\"type\":\"evil\\u001b[31mred\\r\\nsecond\"}\n");
+    // The result: a whole session, so the unknown type is the only finding.
+    input.extend_from_slice(&pick(&mixed, &[11]));
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("evil.ndjson");
     std::fs::write(&file, &input).expect("write");
@@ -640,7 +648,7 @@ fn input_text_cannot_break_or_colour_text_output() {
     );
     let body: Vec<&str> = text.lines().collect();
     let (summary, diag_lines) = body.split_last().expect("summary line");
-    assert!(summary.starts_with("2 records in 1 file"), "{summary:?}");
+    assert!(summary.starts_with("3 records in 1 file"), "{summary:?}");
     assert_eq!(
         diag_lines.len(),
         2,

@@ -28,6 +28,9 @@ pub enum Command {
     /// Report every problem in a stream with its location; exit 1 when any is serious.
     #[command(after_help = examples_help(VALIDATE_EXAMPLES))]
     Validate(ValidateArgs),
+    /// Report what is missing from a stream: lost lines, results, answers; exit 1 on any.
+    #[command(after_help = examples_help(GAPS_EXAMPLES))]
+    Gaps(GapsArgs),
     /// Pass through the original bytes of the records that match, like grep for NDJSON.
     #[command(after_help = examples_help(FILTER_EXAMPLES))]
     Filter(FilterArgs),
@@ -76,6 +79,7 @@ pub fn examples_help(examples: &[Example]) -> String {
 pub fn examples_of(command: &str) -> &'static [Example] {
     match command {
         "validate" => VALIDATE_EXAMPLES,
+        "gaps" => GAPS_EXAMPLES,
         "filter" => FILTER_EXAMPLES,
         "events" => EVENTS_EXAMPLES,
         "stats" => STATS_EXAMPLES,
@@ -113,6 +117,21 @@ const VALIDATE_EXAMPLES: &[Example] = &[
     Example {
         does: "stricter: warnings fail too, over every Claude Code session log",
         run: "ndjq validate --fail-on warning ~/.claude/projects",
+    },
+];
+
+const GAPS_EXAMPLES: &[Example] = &[
+    Example {
+        does: "lost lines, a missing or error result, unanswered tool calls; exit status 1 on any",
+        run: "ndjq gaps run.ndjson",
+    },
+    Example {
+        does: "GitHub Actions annotations for every gap of a folder of agent logs, in a CI step",
+        run: "ndjq gaps -f github logs/",
+    },
+    Example {
+        does: "a stream numbered by its own field: lost and repeated numbers",
+        run: "ndjq gaps --seq-field n -f text events.ndjson",
     },
 ];
 
@@ -260,6 +279,33 @@ pub struct ValidateArgs {
     /// Stop after N diagnostics at or above --fail-on.
     #[arg(long, value_name = "N")]
     pub max_errors: Option<u64>,
+
+    /// Also report the structural findings of `ndjq gaps` (missing result, orphan tool
+    /// calls, sequence gaps, unanswered requests). They need every record in order, so
+    /// inputs are then read on one thread.
+    #[arg(long)]
+    pub gaps: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct GapsArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Output format [default: text on a terminal, else json].
+    #[arg(short = 'f', long, value_enum, value_name = "FORMAT")]
+    pub format: Option<ValidateFormat>,
+
+    /// Exit 1 when a gap of this severity or worse is found.
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value = "warning")]
+    pub fail_on: SeverityArg,
+
+    /// The numeric sequence field to check for lost, repeated and reordered numbers
+    /// [default: the first of seq, sequence, event_id the records hold].
+    #[arg(long, value_name = "NAME")]
+    pub seq_field: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -22,6 +22,7 @@ pub fn run() -> Result<i32> {
     let cli = args::Cli::parse();
     match cli.command {
         args::Command::Validate(a) => cmd::validate::run(&a),
+        args::Command::Gaps(a) => cmd::gaps::run(&a),
         args::Command::Filter(a) => cmd::filter::run(&a),
         args::Command::Events(a) => cmd::events::run(&a),
         args::Command::Stats(a) => cmd::stats::run(&a),

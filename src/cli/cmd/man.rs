@@ -151,13 +151,14 @@ fn exit_status_section(roff: &mut Roff) {
     let rows = [
         (
             "0",
-            "Success: validate found nothing at or above --fail-on; filter selected a record \
-             (or the input was empty); events, stats, man and completions did their work.",
+            "Success: validate or gaps found nothing at or above --fail-on; filter selected a \
+             record (or the input was empty); events, stats, man and completions did their \
+             work.",
         ),
         (
             "1",
-            "Findings: validate found a diagnostic at or above --fail-on; filter selected \
-             no record.",
+            "Findings: validate or gaps found a diagnostic at or above --fail-on (gaps: a \
+             warning by default, so any gap fails); filter selected no record.",
         ),
         (
             "2",

@@ -3,6 +3,7 @@
 pub mod completions;
 pub mod events;
 pub mod filter;
+pub mod gaps;
 pub mod man;
 pub mod stats;
 pub mod validate;

@@ -1,12 +1,17 @@
 //! `ndjq validate`: every diagnostic with its location, then a summary; exit 1 when any
-//! is at or above `--fail-on`.
+//! is at or above `--fail-on`. With `--gaps`, it also reports the findings of `ndjq gaps`
+//! (at the record where each becomes known, or at the end of the input): those depend on
+//! the records before, so inputs are then read one record at a time. Without it, files are
+//! read on every core.
 
 use super::Rejects;
 use crate::cli::args::{SeverityArg, ValidateArgs, ValidateFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::Result;
-use ndjq::diagnostic::Severity;
+use ndjq::diagnostic::{Diagnostic, Severity};
+use ndjq::dialect::Dialect;
+use ndjq::gaps::GapTracker;
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::{DiagnosticWriter, Format, Painter};
@@ -24,11 +29,29 @@ struct Validate<W: Write, R: Write> {
     stopped_early: bool,
     line_buffered: bool,
     rejects: Option<Rejects<R>>,
+    /// The structural checks of `gaps`, with `--gaps`.
+    tracker: Option<GapTracker>,
+    /// Reused list of what the tracker found at the current record.
+    found: Vec<Diagnostic>,
+}
+
+impl<W: Write, R: Write> Validate<W, R> {
+    fn write_found(&mut self) -> io::Result<()> {
+        for d in &self.found {
+            self.summary.add_diagnostic(d);
+            self.writer.write(d)?;
+        }
+        self.found.clear();
+        Ok(())
+    }
 }
 
 impl<W: Write, R: Write> Consumer for Validate<W, R> {
-    fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
+    fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
+        if let Some(t) = self.tracker.as_mut() {
+            t.begin(file);
+        }
         Ok(())
     }
 
@@ -37,7 +60,12 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         for d in record.diagnostics {
             self.writer.write(d)?;
         }
-        if self.line_buffered && !record.diagnostics.is_empty() {
+        if let Some(t) = self.tracker.as_mut() {
+            t.track(record, &mut self.found);
+        }
+        let wrote = !record.diagnostics.is_empty() || !self.found.is_empty();
+        self.write_found()?;
+        if self.line_buffered && wrote {
             self.writer.flush()?;
         }
         if let Some(r) = self.rejects.as_mut() {
@@ -58,6 +86,23 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
             Some(r) => r.chunk(bytes),
             None => Ok(()),
         }
+    }
+
+    fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        // Stopped at --max-errors: the rest of the input was not read, so what is still
+        // open is not known to stay open.
+        if self.stopped_early {
+            return Ok(());
+        }
+        if let Some(t) = self.tracker.as_mut() {
+            t.end(dialect, &mut self.found);
+        }
+        let wrote = !self.found.is_empty();
+        self.write_found()?;
+        if self.line_buffered && wrote {
+            self.writer.flush()?;
+        }
+        Ok(())
     }
 }
 
@@ -83,6 +128,8 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
             stopped_early: false,
             line_buffered: false,
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
+            tracker: None,
+            found: Vec::new(),
         }
     }
 
@@ -138,9 +185,12 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         stopped_early: false,
         line_buffered: common.line_buffered,
         rejects,
+        tracker: args.gaps.then(|| GapTracker::new(None)),
+        found: Vec::new(),
     };
-    // --max-errors stops at an exact record: that needs one record at a time.
-    let parallel_ok = args.max_errors.is_none();
+    // The gap checks need every record in order, and --max-errors stops at an exact
+    // record: one record at a time.
+    let parallel_ok = !args.gaps && args.max_errors.is_none();
     let had_errors = crate::cli::run_sources(&common, &mut validate, parallel_ok)?;
     if let Some(r) = validate.rejects.as_mut() {
         r.finish()?;

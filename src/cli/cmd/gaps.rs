@@ -1,0 +1,115 @@
+//! `ndjq gaps`: one report record per gap (lost sequence numbers, sessions without a start
+//! or a result, error results, tool calls and JSON-RPC requests never answered), then a
+//! summary; exit 1 when any is at or above `--fail-on` (default: warning, so that any gap
+//! fails a CI job). The records' own diagnostics (PROTO_*) go to stderr, as for `stats`.
+//!
+//! Gaps depend on the records before them: inputs are read one record at a time.
+
+use super::StderrDiagnostics;
+use crate::cli::args::{GapsArgs, SeverityArg, ValidateFormat};
+use crate::cli::config::Common;
+use crate::cli::exit::{exit_code, Outcome};
+use anyhow::Result;
+use ndjq::diagnostic::{Diagnostic, Severity};
+use ndjq::dialect::Dialect;
+use ndjq::gaps::GapTracker;
+use ndjq::pipeline::{Consumer, Flow, Record};
+use ndjq::sink::{DiagnosticWriter, Format, Painter, Reporter};
+use ndjq::summary::Summary;
+use std::io::{self, BufWriter, Write};
+use std::sync::Arc;
+
+struct GapsRun<W: Write> {
+    writer: DiagnosticWriter<W>,
+    tracker: GapTracker,
+    /// Reused list of what the tracker found at the current record.
+    found: Vec<Diagnostic>,
+    /// Records read, and the gaps (only those) by code and severity.
+    summary: Summary,
+    diagnostics: StderrDiagnostics,
+    line_buffered: bool,
+}
+
+impl<W: Write> GapsRun<W> {
+    fn write_found(&mut self) -> io::Result<()> {
+        for d in &self.found {
+            self.summary.add_diagnostic(d);
+            self.writer.write(d)?;
+        }
+        if self.line_buffered && !self.found.is_empty() {
+            self.writer.flush()?;
+        }
+        self.found.clear();
+        Ok(())
+    }
+}
+
+impl<W: Write> Consumer for GapsRun<W> {
+    fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.summary.files += 1;
+        self.tracker.begin(file);
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
+        self.summary.count_record(record);
+        for d in record.diagnostics {
+            self.diagnostics.report(d)?;
+        }
+        self.tracker.track(record, &mut self.found);
+        self.write_found()?;
+        Ok(Flow::Continue)
+    }
+
+    fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.summary.add_bytes(bytes.len());
+        Ok(())
+    }
+
+    fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        self.tracker.end(dialect, &mut self.found);
+        self.write_found()
+    }
+}
+
+pub fn run(args: &GapsArgs) -> Result<i32> {
+    let common = Common::resolve(&args.input, &args.output)?;
+    let format = match args.format {
+        Some(ValidateFormat::Text) => Format::Text,
+        Some(ValidateFormat::Json) => Format::Json,
+        Some(ValidateFormat::Csv) => Format::Csv,
+        Some(ValidateFormat::Github) => Format::Github,
+        None if common.stdout_is_tty => Format::Text,
+        None => Format::Json,
+    };
+    let fail_on = match args.fail_on {
+        SeverityArg::Error => Severity::Error,
+        SeverityArg::Warning => Severity::Warning,
+        SeverityArg::Info => Severity::Info,
+    };
+    // Annotations are read by GitHub, not a terminal: never coloured.
+    let painter = if format == Format::Github {
+        Painter::new(false)
+    } else {
+        common.painter
+    };
+    let stderr = (!common.quiet).then(io::stderr);
+    let out = BufWriter::with_capacity(256 << 10, io::stdout().lock());
+    let mut run = GapsRun {
+        writer: DiagnosticWriter::new(out, format, painter)?,
+        tracker: GapTracker::new(args.seq_field.clone()),
+        found: Vec::new(),
+        summary: Summary::default(),
+        diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
+        line_buffered: common.line_buffered,
+    };
+    let had_errors = crate::cli::run_sources_serial(&common, &mut run)?;
+    run.diagnostics.finish(None)?;
+    run.writer.finish(&run.summary, false)?;
+    let outcome = if run.summary.at_or_above(fail_on) > 0 {
+        Outcome::Findings
+    } else {
+        Outcome::Success
+    };
+    Ok(exit_code(outcome, had_errors))
+}

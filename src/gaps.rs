@@ -1,0 +1,758 @@
+//! Gap trackers: what is missing or unmatched in a stream as a whole, rather than wrong
+//! with one record (SPEC section 6, the SEQ_, SESS_, TOOL_ and RPC_ codes).
+//!
+//! A [`GapTracker`] is fed the records of one input at a time, in stream order, and turns
+//! what it sees into [`Diagnostic`]s: each at the record where the problem becomes known
+//! (a sequence gap, a tool_result answering nothing, an error result), or at the end of
+//! the input for what was opened and never closed (located at the opening record: "tool_use
+//! toolu_… (Bash) at line 12 has no result"). It reads records; it does not print, decode or
+//! classify them, and it never sees PROTO_ diagnostics.
+//!
+//! What it tracks:
+//! - a numeric sequence field (`seq_field`, or auto-detected among [`SEQ_FIELDS`] on the
+//!   first records that hold one as a non-negative integer): SEQ_GAP with the missing range,
+//!   SEQ_DUPLICATE (the highest value so far again), SEQ_OUT_OF_ORDER (a lower one);
+//! - Claude session transcripts: a `parentUuid` naming a uuid not seen before in the input
+//!   is a broken chain. The taxonomy has no code of its own for it, so it is a SEQ_GAP
+//!   ("parentUuid … never appeared (broken chain)"). Subagent (sidechain) files start from a
+//!   uuid of the main session, so they are not checked; `parentUuid: null` (the first
+//!   record, a compact boundary) is not a parent;
+//! - sessions: SESS_NO_INIT, SESS_NO_RESULT and SESS_ERROR_RESULT for Claude stream-json
+//!   (system/init … result; an error is a subtype `error_*`, `is_error: true` even under
+//!   `success`, or a non-null `api_error_status`) and codex exec (thread.started, turn.started
+//!   … turn.completed / turn.failed; top-level `error` lines are retry notices, not
+//!   results). Transcripts have no result line, so they never lack one;
+//! - tool calls: TOOL_ORPHAN_USE, TOOL_ORPHAN_RESULT, TOOL_ERROR (a tool_result with
+//!   `is_error: true`), and codex `item.started` never completed;
+//! - JSON-RPC: RPC_UNANSWERED, RPC_UNMATCHED_RESPONSE, RPC_DUPLICATE_ID. Ids are matched as
+//!   JSON values (their compact text): `"1"` and `1` differ. Requests are tracked whichever
+//!   side sent them.
+//!
+//! Memory is bounded: every tracked set holds at most `cap` entries ([`DEFAULT_CAP`]). When
+//! a set is full, one diagnostic says so, the oldest entry is dropped, and tracking goes on;
+//! from then on an answer to nothing (or a parent never seen) may be one that was dropped,
+//! so those are no longer reported for that set.
+
+use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
+use crate::dialect::Dialect;
+use crate::json::{Json, Kind};
+use crate::pipeline::{Consumer, Flow, Record, Status};
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::sync::Arc;
+
+/// The most entries one tracked set holds (open tool calls, open requests, uuids seen).
+pub const DEFAULT_CAP: usize = 1_000_000;
+
+/// The fields looked at for a sequence number when none is given, in order of preference.
+pub const SEQ_FIELDS: &[&str] = &["seq", "sequence", "event_id"];
+
+/// How many valid records auto-detection of the sequence field looks at.
+const SEQ_DETECTION_WINDOW: u64 = 64;
+
+/// Where something was opened.
+#[derive(Debug, Clone)]
+struct Opened {
+    line: u64,
+    offset: u64,
+    /// What it is, for the message: a tool's name, a method, an item type.
+    label: String,
+}
+
+/// A set of open things with a cap: the oldest is dropped when it is full.
+#[derive(Debug)]
+struct Tracked {
+    by_key: HashMap<String, u64>,
+    by_age: BTreeMap<u64, (String, Opened)>,
+    next: u64,
+    cap: usize,
+    /// The cap was hit in this input (reported once).
+    capped: bool,
+}
+
+impl Tracked {
+    fn new(cap: usize) -> Self {
+        Tracked {
+            by_key: HashMap::new(),
+            by_age: BTreeMap::new(),
+            next: 0,
+            cap: cap.max(1),
+            capped: false,
+        }
+    }
+
+    fn clear(&mut self) {
+        self.by_key.clear();
+        self.by_age.clear();
+        self.capped = false;
+    }
+
+    fn contains(&self, key: &str) -> bool {
+        self.by_key.contains_key(key)
+    }
+
+    fn get(&self, key: &str) -> Option<&Opened> {
+        let age = self.by_key.get(key)?;
+        self.by_age.get(age).map(|(_, o)| o)
+    }
+
+    /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
+    /// first time in the input (the oldest entry was dropped).
+    fn insert(&mut self, key: &str, opened: Opened) -> bool {
+        if let Some(age) = self.by_key.remove(key) {
+            self.by_age.remove(&age);
+        }
+        let mut first_cap = false;
+        if self.by_key.len() >= self.cap {
+            if let Some((_, (old, _))) = self.by_age.pop_first() {
+                self.by_key.remove(&old);
+            }
+            first_cap = !self.capped;
+            self.capped = true;
+        }
+        let age = self.next;
+        self.next += 1;
+        self.by_key.insert(key.to_string(), age);
+        self.by_age.insert(age, (key.to_string(), opened));
+        first_cap
+    }
+
+    fn remove(&mut self, key: &str) -> Option<Opened> {
+        let age = self.by_key.remove(key)?;
+        self.by_age.remove(&age).map(|(_, o)| o)
+    }
+
+    /// Everything still open, oldest first, leaving the set empty.
+    fn drain(&mut self) -> Vec<(String, Opened)> {
+        self.by_key.clear();
+        std::mem::take(&mut self.by_age).into_values().collect()
+    }
+}
+
+/// The numeric sequence of one input.
+#[derive(Debug, Default)]
+struct Sequence {
+    field: Option<String>,
+    max: Option<u64>,
+    looked_at: u64,
+}
+
+/// Tracks gaps over the records of one input at a time. See the module documentation.
+#[derive(Debug)]
+pub struct GapTracker {
+    seq_field: Option<String>,
+    cap: usize,
+    file: Arc<str>,
+    seq: Sequence,
+    tools: Tracked,
+    items: Tracked,
+    requests: Tracked,
+    uuids: Tracked,
+    sidechain: bool,
+    /// A session start (system/init, thread.started) was seen in this input.
+    saw_init: bool,
+    /// SESS_NO_INIT was reported in this input.
+    reported_no_init: bool,
+    /// The open Claude session or codex turn: where it began.
+    open_session: Option<Opened>,
+    /// Diagnostics found and not yet taken (the [`Consumer`] use).
+    found: Vec<Diagnostic>,
+}
+
+impl GapTracker {
+    /// A tracker with the default cap. `seq_field` names the sequence field; `None`
+    /// auto-detects one of [`SEQ_FIELDS`].
+    pub fn new(seq_field: Option<String>) -> Self {
+        GapTracker::with_cap(seq_field, DEFAULT_CAP)
+    }
+
+    /// A tracker whose every set holds at most `cap` entries.
+    pub fn with_cap(seq_field: Option<String>, cap: usize) -> Self {
+        GapTracker {
+            seq_field,
+            cap,
+            file: Arc::from(""),
+            seq: Sequence::default(),
+            tools: Tracked::new(cap),
+            items: Tracked::new(cap),
+            requests: Tracked::new(cap),
+            uuids: Tracked::new(cap),
+            sidechain: false,
+            saw_init: false,
+            reported_no_init: false,
+            open_session: None,
+            found: Vec::new(),
+        }
+    }
+
+    /// A new input begins: nothing carries over from the one before.
+    pub fn begin(&mut self, file: &Arc<str>) {
+        self.file = file.clone();
+        self.seq = Sequence {
+            field: self.seq_field.clone(),
+            ..Sequence::default()
+        };
+        self.tools.clear();
+        self.items.clear();
+        self.requests.clear();
+        self.uuids.clear();
+        self.sidechain = false;
+        self.saw_init = false;
+        self.reported_no_init = false;
+        self.open_session = None;
+    }
+
+    /// Looks at one record; the gaps it reveals are pushed onto `out`.
+    pub fn track(&mut self, record: &Record<'_>, out: &mut Vec<Diagnostic>) {
+        if record.status != Status::Valid {
+            return;
+        }
+        let Some(value) = record.value else { return };
+        if !value.is_object() {
+            return;
+        }
+        let at = At { record };
+        self.track_seq(value, &at, out);
+        match record.info.dialect {
+            Some(Dialect::Claude) => {
+                self.track_claude_session(value, &at, out);
+                self.track_claude_tools(value, &at, out);
+            }
+            Some(Dialect::ClaudeLog) => {
+                self.track_chain(value, &at, out);
+                self.track_claude_tools(value, &at, out);
+            }
+            Some(Dialect::Codex) => self.track_codex(value, &at, out),
+            Some(Dialect::JsonRpc) => self.track_rpc(value, &at, out),
+            _ => {}
+        }
+    }
+
+    /// The input ended: what was opened and never closed, in the order of the lines that
+    /// opened it, is pushed onto `out`.
+    pub fn end(&mut self, dialect: Option<Dialect>, out: &mut Vec<Diagnostic>) {
+        let mut end = Vec::new();
+        match dialect {
+            Some(Dialect::Claude) => {
+                if let Some(s) = self.open_session.take() {
+                    end.push(self.at_opened(
+                        Code::SessNoResult,
+                        &s,
+                        format!(
+                            "session that began at line {} has no result (stream ended)",
+                            s.line
+                        ),
+                    ));
+                }
+            }
+            Some(Dialect::Codex) => self.close_codex_process(&mut end, "stream ended"),
+            _ => {}
+        }
+        for (id, o) in self.tools.drain() {
+            end.push(self.at_opened(
+                Code::ToolOrphanUse,
+                &o,
+                format!(
+                    "tool_use {} ({}) at line {} has no result",
+                    printable(&id),
+                    printable(&o.label),
+                    o.line
+                ),
+            ));
+        }
+        for (id, o) in self.requests.drain() {
+            end.push(self.at_opened(
+                Code::RpcUnanswered,
+                &o,
+                format!(
+                    "request id {} ({}) at line {} was never answered",
+                    printable(&id),
+                    printable(&o.label),
+                    o.line
+                ),
+            ));
+        }
+        end.sort_by_key(|d| d.line);
+        out.extend(end);
+        self.uuids.clear();
+    }
+
+    /// Takes what was found since the last call (when used as a [`Consumer`]).
+    pub fn take_found(&mut self) -> Vec<Diagnostic> {
+        std::mem::take(&mut self.found)
+    }
+
+    fn at_opened(&self, code: Code, o: &Opened, message: String) -> Diagnostic {
+        Diagnostic {
+            file: self.file.clone(),
+            line: o.line,
+            column: None,
+            offset: o.offset,
+            code,
+            severity: code.severity(),
+            message,
+            excerpt: String::new(),
+        }
+    }
+
+    fn capped(&self, code: Code, severity: Severity, at: &At<'_, '_>, what: &str) -> Diagnostic {
+        let mut d = at.diag(
+            code,
+            format!(
+                "more than {} {what}: the oldest no longer tracked",
+                self.cap.max(1)
+            ),
+        );
+        d.severity = severity;
+        d
+    }
+
+    // ---- sequence numbers ----
+
+    fn track_seq(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let n = match &self.seq.field {
+            Some(f) => value.get(f).and_then(|v| v.as_u64()),
+            None => {
+                if self.seq.looked_at >= SEQ_DETECTION_WINDOW {
+                    return;
+                }
+                self.seq.looked_at += 1;
+                let found = SEQ_FIELDS
+                    .iter()
+                    .find_map(|f| value.get(f).and_then(|v| v.as_u64()).map(|n| (f, n)));
+                match found {
+                    Some((f, n)) => {
+                        self.seq.field = Some((*f).to_string());
+                        Some(n)
+                    }
+                    None => None,
+                }
+            }
+        };
+        let Some(n) = n else { return };
+        let field = self.seq.field.as_deref().unwrap_or_default();
+        match self.seq.max {
+            None => self.seq.max = Some(n),
+            Some(max) if n == max.saturating_add(1) => self.seq.max = Some(n),
+            Some(max) if n > max => {
+                let range = if n - 1 == max + 1 {
+                    format!("{}", max + 1)
+                } else {
+                    format!("{}-{}", max + 1, n - 1)
+                };
+                out.push(at.diag(
+                    Code::SeqGap,
+                    format!("{field} jumps from {max} to {n}: missing {range}"),
+                ));
+                self.seq.max = Some(n);
+            }
+            Some(max) if n == max => {
+                out.push(at.diag(Code::SeqDuplicate, format!("{field} {n} repeated")))
+            }
+            Some(max) => out.push(at.diag(
+                Code::SeqOutOfOrder,
+                format!("{field} {n} after {max}: out of order"),
+            )),
+        }
+    }
+
+    // ---- Claude transcripts: parentUuid chains ----
+
+    fn track_chain(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        if value.get("isSidechain").and_then(|v| v.as_bool()) == Some(true) {
+            self.sidechain = true;
+        }
+        if let Some(parent) = value.get("parentUuid").and_then(|v| v.as_str()) {
+            if !self.sidechain && !self.uuids.capped && !self.uuids.contains(parent) {
+                out.push(at.diag(
+                    Code::SeqGap,
+                    format!(
+                        "parentUuid {} never appeared (broken chain)",
+                        printable(parent)
+                    ),
+                ));
+            }
+        }
+        if let Some(uuid) = value.get("uuid").and_then(|v| v.as_str()) {
+            let opened = at.opened(String::new());
+            if self.uuids.insert(uuid, opened) {
+                out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
+            }
+        }
+    }
+
+    // ---- Claude stream-json sessions ----
+
+    fn track_claude_session(
+        &mut self,
+        value: Json<'_>,
+        at: &At<'_, '_>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let ty = at.record.info.ty.unwrap_or_default();
+        let subtype = at.record.info.subtype.unwrap_or_default();
+        if ty == "system" && subtype == "init" {
+            self.saw_init = true;
+            if self.open_session.is_none() {
+                self.open_session = Some(at.opened(String::new()));
+            }
+            return;
+        }
+        if !matches!(ty, "assistant" | "user" | "result" | "stream_event") {
+            return;
+        }
+        if !self.saw_init && !self.reported_no_init {
+            self.reported_no_init = true;
+            out.push(at.diag(
+                Code::SessNoInit,
+                format!("`{ty}` before any system/init: the session has no start"),
+            ));
+        }
+        if self.open_session.is_none() {
+            self.open_session = Some(at.opened(String::new()));
+        }
+        if ty != "result" {
+            return;
+        }
+        self.open_session = None;
+        let mut why = Vec::new();
+        if subtype.starts_with("error") {
+            why.push(format!("subtype `{}`", printable(subtype)));
+        }
+        if value.get("is_error").and_then(|v| v.as_bool()) == Some(true) {
+            if why.is_empty() {
+                why.push(format!("is_error true (subtype `{}`)", printable(subtype)));
+            } else {
+                why.push("is_error true".to_string());
+            }
+        }
+        if let Some(status) = value.get("api_error_status") {
+            if status.kind() != Kind::Null {
+                why.push(format!("api_error_status {}", status.to_compact_string()));
+            }
+        }
+        if !why.is_empty() {
+            out.push(at.diag(
+                Code::SessErrorResult,
+                format!("the session ended in an error: {}", why.join(", ")),
+            ));
+        }
+    }
+
+    // ---- tool_use / tool_result (Claude stream-json and transcripts) ----
+
+    fn track_claude_tools(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let ty = at.record.info.ty.unwrap_or_default();
+        if ty != "assistant" && ty != "user" {
+            return;
+        }
+        let Some(content) = value.get("message").and_then(|m| m.get("content")) else {
+            return;
+        };
+        if content.kind() != Kind::Array {
+            return;
+        }
+        content.for_each_element(|block| match block.get("type").and_then(|t| t.as_str()) {
+            Some("tool_use") => {
+                let Some(id) = block.get("id").and_then(|v| v.as_str()) else {
+                    return;
+                };
+                let name = block
+                    .get("name")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("?")
+                    .to_string();
+                if self.tools.insert(id, at.opened(name)) {
+                    out.push(self.capped(
+                        Code::ToolOrphanUse,
+                        Severity::Warning,
+                        at,
+                        "open tool calls",
+                    ));
+                }
+            }
+            Some("tool_result") => {
+                let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str()) else {
+                    return;
+                };
+                let is_error = block.get("is_error").and_then(|v| v.as_bool()) == Some(true);
+                match self.tools.remove(id) {
+                    Some(o) => {
+                        if is_error {
+                            out.push(at.diag(
+                                Code::ToolError,
+                                format!(
+                                    "tool_result for {} ({}, line {}) is an error",
+                                    printable(id),
+                                    printable(&o.label),
+                                    o.line
+                                ),
+                            ));
+                        }
+                    }
+                    None => {
+                        if is_error {
+                            out.push(at.diag(
+                                Code::ToolError,
+                                format!("tool_result for {} is an error", printable(id)),
+                            ));
+                        }
+                        if !self.tools.capped {
+                            out.push(at.diag(
+                                Code::ToolOrphanResult,
+                                format!(
+                                    "tool_result for {}: no tool_use with that id before",
+                                    printable(id)
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        });
+    }
+
+    // ---- codex exec ----
+
+    fn track_codex(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let ty = at.record.info.ty.unwrap_or_default();
+        match ty {
+            "thread.started" => {
+                // `exec resume` starts a new process: what the last one left open stays
+                // open for good, and item ids start again from item_0.
+                if self.saw_init {
+                    self.close_codex_process(out, "the process ended");
+                }
+                self.saw_init = true;
+                return;
+            }
+            "turn.started" | "turn.completed" | "turn.failed" | "item.started" | "item.updated"
+            | "item.completed" => {}
+            _ => return,
+        }
+        if !self.saw_init && !self.reported_no_init {
+            self.reported_no_init = true;
+            out.push(at.diag(
+                Code::SessNoInit,
+                format!("`{ty}` before any thread.started: the session has no start"),
+            ));
+        }
+        match ty {
+            "turn.started" => self.open_session = Some(at.opened(String::new())),
+            "turn.completed" => self.open_session = None,
+            "turn.failed" => {
+                self.open_session = None;
+                let message = value
+                    .get("error")
+                    .and_then(|e| e.get("message"))
+                    .and_then(|m| m.as_str())
+                    .map(|m| format!(": {}", printable(&m.chars().take(120).collect::<String>())))
+                    .unwrap_or_default();
+                out.push(at.diag(Code::SessErrorResult, format!("the turn failed{message}")));
+            }
+            "item.started" => {
+                let item = value.get("item");
+                let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
+                if let Some(id) = id {
+                    let kind = item
+                        .and_then(|i| i.get("type"))
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("?")
+                        .to_string();
+                    if self.items.insert(id, at.opened(kind)) {
+                        out.push(self.capped(
+                            Code::ToolOrphanUse,
+                            Severity::Warning,
+                            at,
+                            "open items",
+                        ));
+                    }
+                }
+            }
+            "item.completed" => {
+                let id = value
+                    .get("item")
+                    .and_then(|i| i.get("id"))
+                    .and_then(|v| v.as_str());
+                if let Some(id) = id {
+                    self.items.remove(id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// What a codex process left open: its turn and its started items.
+    fn close_codex_process(&mut self, out: &mut Vec<Diagnostic>, why: &str) {
+        if let Some(s) = self.open_session.take() {
+            out.push(self.at_opened(
+                Code::SessNoResult,
+                &s,
+                format!(
+                    "turn started at line {} has no turn.completed or turn.failed ({why})",
+                    s.line
+                ),
+            ));
+        }
+        for (id, o) in self.items.drain() {
+            out.push(self.at_opened(
+                Code::ToolOrphanUse,
+                &o,
+                format!(
+                    "item {} ({}) started at line {} never completed ({why})",
+                    printable(&id),
+                    printable(&o.label),
+                    o.line
+                ),
+            ));
+        }
+    }
+
+    // ---- JSON-RPC ----
+
+    fn track_rpc(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let Some(id) = value.get("id") else { return };
+        let key = id.to_compact_string();
+        if let Some(method) = value.get("method") {
+            let method = method.as_str().unwrap_or("?").to_string();
+            if let Some(first) = self.requests.get(&key) {
+                out.push(at.diag(
+                    Code::RpcDuplicateId,
+                    format!(
+                        "request id {} reused while the request at line {} ({}) is still open",
+                        printable(&key),
+                        first.line,
+                        printable(&first.label)
+                    ),
+                ));
+            }
+            if self.requests.insert(&key, at.opened(method)) {
+                out.push(self.capped(Code::RpcUnanswered, Severity::Warning, at, "open requests"));
+            }
+        } else if (value.has("result") || value.has("error"))
+            && self.requests.remove(&key).is_none()
+            && !self.requests.capped
+        {
+            out.push(at.diag(
+                Code::RpcUnmatchedResponse,
+                format!(
+                    "response id {}: no open request with that id",
+                    printable(&key)
+                ),
+            ));
+        }
+    }
+}
+
+/// The record a diagnostic is about.
+struct At<'r, 'a> {
+    record: &'r Record<'a>,
+}
+
+impl At<'_, '_> {
+    fn diag(&self, code: Code, message: String) -> Diagnostic {
+        Diagnostic {
+            file: self.record.file.clone(),
+            line: self.record.line,
+            column: None,
+            offset: self.record.offset,
+            code,
+            severity: code.severity(),
+            message,
+            excerpt: excerpt(trim_newline(self.record.raw), None),
+        }
+    }
+
+    fn opened(&self, label: String) -> Opened {
+        Opened {
+            line: self.record.line,
+            offset: self.record.offset,
+            label,
+        }
+    }
+}
+
+fn trim_newline(raw: &[u8]) -> &[u8] {
+    let raw = raw.strip_suffix(b"\n").unwrap_or(raw);
+    raw.strip_suffix(b"\r").unwrap_or(raw)
+}
+
+/// As a consumer, the tracker keeps what it finds for [`GapTracker::take_found`].
+impl Consumer for GapTracker {
+    fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.begin(file);
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
+        let mut found = std::mem::take(&mut self.found);
+        self.track(record, &mut found);
+        self.found = found;
+        Ok(Flow::Continue)
+    }
+
+    fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        let mut found = std::mem::take(&mut self.found);
+        self.end(dialect, &mut found);
+        self.found = found;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::{Options, Pipeline};
+
+    fn gaps(text: &str, cap: usize) -> Vec<(u64, Code, String)> {
+        let mut pipeline = Pipeline::new(Options::default());
+        let mut tracker = GapTracker::with_cap(None, cap);
+        let name: Arc<str> = Arc::from("t");
+        pipeline
+            .run(&name, text.as_bytes(), &mut tracker)
+            .expect("reads");
+        tracker
+            .take_found()
+            .into_iter()
+            .map(|d| (d.line, d.code, d.message))
+            .collect()
+    }
+
+    #[test]
+    fn sequence_gaps_duplicates_and_disorder() {
+        let text = "{\"seq\":1}\n{\"seq\":2}\n{\"seq\":5}\n{\"seq\":5}\n{\"seq\":3}\n{\"seq\":7}\n";
+        let got = gaps(text, DEFAULT_CAP);
+        let codes: Vec<(u64, Code)> = got.iter().map(|(l, c, _)| (*l, *c)).collect();
+        assert_eq!(
+            codes,
+            [
+                (3, Code::SeqGap),
+                (4, Code::SeqDuplicate),
+                (5, Code::SeqOutOfOrder),
+                (6, Code::SeqGap)
+            ]
+        );
+        assert!(got[0].2.contains("missing 3-4"), "{got:?}");
+        assert!(got[3].2.contains("missing 6"), "{got:?}");
+    }
+
+    #[test]
+    fn rpc_ids_are_values_and_the_cap_drops_the_oldest() {
+        let text = "{\"id\":1,\"method\":\"a\"}\n{\"id\":\"1\",\"result\":{}}\n{\"id\":2,\"method\":\"b\"}\n{\"id\":3,\"method\":\"c\"}\n";
+        let got = gaps(text, 2);
+        let codes: Vec<(u64, Code)> = got.iter().map(|(l, c, _)| (*l, *c)).collect();
+        assert_eq!(
+            codes,
+            [
+                (2, Code::RpcUnmatchedResponse),
+                (4, Code::RpcUnanswered),
+                (3, Code::RpcUnanswered),
+                (4, Code::RpcUnanswered),
+            ]
+        );
+        assert!(got
+            .iter()
+            .any(|(_, _, m)| m.contains("more than 2 open requests")));
+    }
+}
