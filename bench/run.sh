@@ -355,6 +355,34 @@ md ""
 md "\`n/a*\`: jq stops at the first parse error on the corrupted file, so it did not process the same input and no ratio is given."
 md "grep runs with \`-c\` and stdout on a regular file: with stdout on /dev/null GNU grep exits at the first match."
 
+# --- gaps: 10 million tool calls opened and never closed -----------------------------------------
+# The tracked set is capped, so memory must stay flat however many calls stay open.
+if [[ ${NDJQ_BENCH_GAPS:-1} == 1 ]]; then
+    OPEN="$BENCH_DIR/open-tool-calls-10m.ndjson"
+    if [[ ! -s $OPEN ]]; then
+        log "generating $OPEN (10,000,000 tool calls, no results) ..."
+        python3 -c '
+import sys
+w = sys.stdout.write
+for i in range(10_000_000):
+    w("{\"type\":\"assistant\",\"session_id\":\"s\",\"message\":{\"id\":\"msg_%d\",\"content\":[{\"type\":\"tool_use\",\"id\":\"toolu_%d\",\"name\":\"Bash\",\"input\":{}}]}}\n" % (i, i))
+' >"$OPEN"
+    fi
+    open_bytes=$(fsize "$OPEN")
+    log ""
+    log "== gaps: $OPEN ($(fmt_mb "$open_bytes") MB) =="
+    CUR_TAG=gaps
+    R_LABEL=() R_KEY=() R_BASE=() R_TIME=() R_RSS=() R_CODE=() R_STATUS=() R_NOTE=()
+    R_IDX=()
+    run_row gaps - 1 1 /dev/null "ndjq gaps --format json" -- "$NDJQ" gaps --format json "$OPEN"
+    md ""
+    md "### gaps: 10,000,000 tool calls opened, never closed - $(fmt_mb "$open_bytes") MB"
+    md ""
+    md "The tracked set is capped at 100,000 open calls (one diagnostic says so, the oldest are dropped), so memory stays bounded."
+    md ""
+    emit_table "$open_bytes"
+fi
+
 # --- memory scaling check ---------------------------------------------------------------------
 if [[ $SCALE == 1 ]]; then
     SIZE4=$((SIZE * 4))

@@ -56,6 +56,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l fail-on -d 'Exit 
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-errors -d 'Stop after N diagnostics at or above --fail-on' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l gaps -d 'Also report the structural findings of `ndjq gaps` (missing result, orphan tool calls, sequence gaps, unanswered requests). They need every record in order, so inputs are then read on one thread'
@@ -82,6 +83,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l fail-on -d 'Exit 1 wh
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l seq-field -d 'The numeric sequence field to check for lost, repeated and reordered numbers [default: the first of seq, sequence, event_id the records hold]' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s h -l help -d 'Print help'
@@ -110,6 +112,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s f -l format -d 'Out
 json\t''
 csv\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s m -l max-count -d 'Stop after N selected records' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l valid -d 'Only records that are valid JSON'
@@ -135,6 +138,7 @@ never\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
 json\t''
 csv\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s h -l help -d 'Print help'
@@ -162,6 +166,7 @@ type\t''
 file\t''
 day\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l pricing -d 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'

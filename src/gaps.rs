@@ -42,7 +42,7 @@ use std::io;
 use std::sync::Arc;
 
 /// The most entries one tracked set holds (open tool calls, open requests, uuids seen).
-pub const DEFAULT_CAP: usize = 1_000_000;
+pub const DEFAULT_CAP: usize = 100_000;
 
 /// The fields looked at for a sequence number when none is given, in order of preference.
 pub const SEQ_FIELDS: &[&str] = &["seq", "sequence", "event_id"];

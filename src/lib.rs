@@ -28,6 +28,7 @@ pub mod input;
 pub mod json;
 pub mod parallel;
 pub mod pipeline;
+pub mod recover;
 pub mod sink;
 pub mod stats;
 pub mod summary;

@@ -5,13 +5,15 @@
 //! record lives until the consumer returns. What to do with a record (select it, count it,
 //! print its diagnostics) is the consumer's business; which consumers run is the command's.
 
-use crate::decode::Decoder;
+use crate::decode::{Decoder, Failure};
 use crate::diagnostic::{excerpt, printable, Code, Diagnostic};
 use crate::dialect::{Classifier, Dialect, Findings, RecordInfo};
 use crate::error::Error;
 use crate::framing::{Frame, FrameKind, Framer};
 use crate::json::Json;
+use crate::recover::{self, Reassembly};
 use std::io::{self, Read};
+use std::ops::Range;
 use std::sync::Arc;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -37,7 +39,9 @@ pub struct Record<'a> {
     /// Byte offset of the record in its input.
     pub offset: u64,
     /// The original bytes, terminator included. For an overlong record, only its first part:
-    /// the rest follows through [`Consumer::overlong_chunk`].
+    /// the rest follows through [`Consumer::overlong_chunk`]. With `--recover`, an object
+    /// taken out of a text line is its own bytes and a `\n`, and a reassembled object is
+    /// all its lines (see [`crate::recover`]).
     pub raw: &'a [u8],
     pub overlong: bool,
     pub status: Status,
@@ -87,6 +91,9 @@ pub struct Options {
     pub type_field: Vec<String>,
     /// Read size of the framer (tests vary it).
     pub read_size: usize,
+    /// `--recover`: extract objects embedded in text and reassemble pretty-printed ones
+    /// (see [`crate::recover`]). Needs records one at a time: not for batch reading.
+    pub recover: bool,
 }
 
 impl Default for Options {
@@ -97,6 +104,7 @@ impl Default for Options {
             dialect: None,
             type_field: vec!["type".to_string()],
             read_size: crate::framing::DEFAULT_READ_SIZE,
+            recover: false,
         }
     }
 }
@@ -115,6 +123,8 @@ pub struct Pipeline {
     classifier: Classifier,
     findings: Findings,
     diagnostics: Vec<Diagnostic>,
+    /// The raw bytes of an object recovered from a text line (`--recover`).
+    recovered: Vec<u8>,
 }
 
 impl Pipeline {
@@ -125,6 +135,7 @@ impl Pipeline {
             classifier: Classifier::new(options.dialect, options.type_field.clone()),
             findings: Findings::default(),
             diagnostics: Vec::new(),
+            recovered: Vec::new(),
             options,
         }
     }
@@ -181,17 +192,52 @@ impl Pipeline {
                 source,
             }
         };
+        // The lines of a pretty-printed value being reassembled (`--recover`).
+        let mut held = Reassembly::default();
         loop {
-            if until_detected && self.classifier.dialect().is_some() {
+            if until_detected && held.is_empty() && self.classifier.dialect().is_some() {
                 return Ok((Flow::Continue, Some(framer)));
             }
             let frame = match framer.next_frame() {
                 Ok(Some(frame)) => frame,
-                Ok(None) => return Ok((Flow::Continue, None)),
-                Err(e) => return Err(read_error(&framer, e)),
+                Ok(None) => {
+                    let flow = self.release(file, &mut held, consumer);
+                    return flow.map(|flow| (flow, None)).map_err(Error::Write);
+                }
+                Err(e) => {
+                    if self
+                        .release(file, &mut held, consumer)
+                        .map_err(Error::Write)?
+                        == Flow::Stop
+                    {
+                        return Ok((Flow::Stop, None));
+                    }
+                    return Err(read_error(&framer, e));
+                }
             };
             let overlong = frame.kind == FrameKind::Overlong;
-            let flow = self.process(file, frame, consumer).map_err(Error::Write)?;
+            let handled = if self.options.recover {
+                self.recover_step(file, frame, &mut held, consumer)
+                    .map_err(Error::Write)?
+            } else {
+                None
+            };
+            let flow = match handled {
+                Some(flow) => flow,
+                None => {
+                    let may_reassemble = self.options.recover;
+                    match self
+                        .process_inner(file, frame, consumer, may_reassemble)
+                        .map_err(Error::Write)?
+                    {
+                        Some(flow) => flow,
+                        None => {
+                            held.push(frame.line, frame.offset, frame.bytes);
+                            Flow::Continue
+                        }
+                    }
+                }
+            };
             if overlong {
                 loop {
                     match framer.overlong_chunk() {
@@ -214,30 +260,44 @@ impl Pipeline {
         frame: Frame<'_>,
         consumer: &mut dyn Consumer,
     ) -> io::Result<Flow> {
+        // Without leave to start a reassembly, every record reaches the consumer.
+        Ok(self
+            .process_inner(file, frame, consumer, false)?
+            .unwrap_or(Flow::Continue))
+    }
+
+    /// [`Pipeline::process`], and with `--recover` the extraction of an object embedded in
+    /// text. With `may_reassemble` (and `--recover`), a line that opens a container and is
+    /// cut short is not handed to the consumer: `None` asks the caller to start a
+    /// reassembly with it.
+    fn process_inner(
+        &mut self,
+        file: &Arc<str>,
+        frame: Frame<'_>,
+        consumer: &mut dyn Consumer,
+        may_reassemble: bool,
+    ) -> io::Result<Option<Flow>> {
         let Pipeline {
             decoder,
             classifier,
             findings,
             diagnostics,
             options,
+            recovered,
         } = self;
         diagnostics.clear();
-        let line = frame.line;
-        let offset = frame.offset;
         let raw = frame.bytes;
-        let diag = |code: Code, column: Option<u64>, message: String, excerpt: String| Diagnostic {
-            file: file.clone(),
-            line,
-            column,
-            offset: offset + column.map_or(0, |c| c.saturating_sub(1)),
-            code,
-            severity: code.severity(),
-            message,
-            excerpt,
+        let mut emit = Emit {
+            classifier,
+            findings,
+            diagnostics,
+            file,
+            line: frame.line,
+            offset: frame.offset,
         };
 
         if frame.kind == FrameKind::Overlong {
-            diagnostics.push(diag(
+            emit.push(
                 Code::LineTooLong,
                 None,
                 format!(
@@ -245,126 +305,359 @@ impl Pipeline {
                     options.max_line_bytes
                 ),
                 excerpt(raw, None),
-            ));
-            return consumer.record(&Record {
-                file,
-                line,
-                offset,
-                raw,
-                overlong: true,
-                status: Status::Invalid,
-                value: None,
-                info: RecordInfo::default(),
-                diagnostics,
-            });
+            );
+            return emit
+                .record(
+                    raw,
+                    true,
+                    Status::Invalid,
+                    None,
+                    RecordInfo::default(),
+                    consumer,
+                )
+                .map(Some);
         }
 
         let mut content = frame.content();
         if let Some(stripped) = content.strip_suffix(b"\r") {
             content = stripped;
-            diagnostics.push(diag(
+            emit.push(
                 Code::Crlf,
                 Some(content.len() as u64 + 1),
                 "CRLF line ending (tolerated)".to_string(),
                 String::new(),
-            ));
+            );
         }
         let mut skipped = 0;
         if let Some(stripped) = content.strip_prefix(BOM) {
             content = stripped;
             skipped = BOM.len();
             // A BOM opening the input is ordinary; one further in means concatenated files.
-            if line > 1 {
-                diagnostics.push(diag(
+            if frame.line > 1 {
+                emit.push(
                     Code::Bom,
                     Some(1),
                     "UTF-8 byte-order mark inside the stream (tolerated)".to_string(),
                     String::new(),
-                ));
+                );
             }
         }
 
         if content.iter().all(|b| matches!(b, b' ' | b'\t')) {
-            diagnostics.push(diag(
+            emit.push(
                 Code::EmptyLine,
                 None,
                 "empty line".to_string(),
                 String::new(),
-            ));
-            return consumer.record(&Record {
-                file,
-                line,
-                offset,
-                raw,
-                overlong: false,
-                status: Status::Empty,
-                value: None,
-                info: RecordInfo::default(),
-                diagnostics,
+            );
+            return emit
+                .record(
+                    raw,
+                    false,
+                    Status::Empty,
+                    None,
+                    RecordInfo::default(),
+                    consumer,
+                )
+                .map(Some);
+        }
+        let recover = options.recover;
+        let attempt = decoder.decode(content, |verdict| match verdict {
+            Ok(value) => emit
+                .valid(raw, content, skipped, value, consumer)
+                .map(Attempt::Done),
+            Err(failure) => {
+                if recover {
+                    if may_reassemble
+                        && failure.code == Code::Truncated
+                        && recover::opens_container(content)
+                    {
+                        return Ok(Attempt::Reassemble);
+                    }
+                    let anywhere = failure.code == Code::TextNoise;
+                    if anywhere || failure.code == Code::InvalidJson {
+                        if let Some(range) = recover::embedded_object(content, anywhere) {
+                            return Ok(Attempt::Embedded(range, failure.clone()));
+                        }
+                    }
+                }
+                emit.invalid(raw, content, skipped, failure, consumer)
+                    .map(Attempt::Done)
+            }
+        })?;
+        let (range, failure) = match attempt {
+            Attempt::Done(flow) => return Ok(Some(flow)),
+            Attempt::Reassemble => return Ok(None),
+            Attempt::Embedded(range, failure) => (range, failure),
+        };
+        // The object found inside the text, verified by the normal decoder; its record's
+        // raw bytes are the object's and a newline.
+        let object = &content[range.clone()];
+        recovered.clear();
+        recovered.extend_from_slice(object);
+        recovered.push(b'\n');
+        let recovered: &[u8] = recovered;
+        let found = decoder.decode(object, |verdict| match verdict {
+            Ok(value) if value.is_object() => {
+                emit.push(
+                    Code::TextNoise,
+                    Some((skipped + range.start) as u64 + 1),
+                    format!(
+                        "text around a JSON object (bytes {}-{} of the line); the object is recovered",
+                        skipped + range.start + 1,
+                        skipped + range.end
+                    ),
+                    excerpt(content, None),
+                );
+                emit.valid(recovered, object, 0, value, consumer).map(Some)
+            }
+            _ => Ok(None),
+        })?;
+        match found {
+            Some(flow) => Ok(Some(flow)),
+            None => emit
+                .invalid(raw, content, skipped, &failure, consumer)
+                .map(Some),
+        }
+    }
+
+    /// With `--recover`, takes `frame` into the reassembly in progress, if there is one.
+    /// `None`: the caller processes the frame as usual (after the held lines, if the
+    /// reassembly was abandoned, were handed out one by one).
+    fn recover_step(
+        &mut self,
+        file: &Arc<str>,
+        frame: Frame<'_>,
+        held: &mut Reassembly,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Option<Flow>> {
+        if held.is_empty() {
+            return Ok(None);
+        }
+        let content = frame.content();
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
+        let alone_is_object = frame.kind == FrameKind::Overlong
+            || self
+                .decoder
+                .decode(content, |v| matches!(v, Ok(value) if value.is_object()));
+        if alone_is_object || held.would_overflow(frame.bytes.len()) {
+            return Ok(match self.release(file, held, consumer)? {
+                Flow::Stop => Some(Flow::Stop),
+                Flow::Continue => None,
             });
         }
+        held.push(frame.line, frame.offset, frame.bytes);
+        match self.reassembled(file, held, consumer)? {
+            Reassembled::Emitted(flow) => {
+                held.clear();
+                Ok(Some(flow))
+            }
+            Reassembled::Incomplete => Ok(Some(Flow::Continue)),
+            Reassembled::Broken => self.release(file, held, consumer).map(Some),
+        }
+    }
+
+    /// Hands the held lines of an abandoned reassembly to the consumer one by one, each with
+    /// its own verdict, and empties the reassembly.
+    fn release(
+        &mut self,
+        file: &Arc<str>,
+        held: &mut Reassembly,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Flow> {
+        let mut flow = Flow::Continue;
+        for line in held.lines() {
+            let bytes = held.line_bytes(line);
+            let frame = Frame {
+                bytes,
+                line: line.line,
+                offset: line.offset,
+                kind: FrameKind::Complete {
+                    terminated: bytes.last() == Some(&b'\n'),
+                },
+            };
+            flow = self
+                .process_inner(file, frame, consumer, false)?
+                .unwrap_or(Flow::Continue);
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        held.clear();
+        Ok(flow)
+    }
+
+    /// Whether the held lines now form one JSON value; if so, hands it to the consumer.
+    fn reassembled(
+        &mut self,
+        file: &Arc<str>,
+        held: &Reassembly,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Reassembled> {
+        let Some(first) = held.first() else {
+            return Ok(Reassembled::Incomplete);
+        };
+        let Pipeline {
+            decoder,
+            classifier,
+            findings,
+            diagnostics,
+            ..
+        } = self;
+        diagnostics.clear();
+        let raw = held.bytes();
+        let (content, skipped) = match raw.strip_prefix(BOM) {
+            Some(stripped) => (stripped, BOM.len()),
+            None => (raw, 0),
+        };
+        let mut emit = Emit {
+            classifier,
+            findings,
+            diagnostics,
+            file,
+            line: first.line,
+            offset: first.offset,
+        };
         decoder.decode(content, |verdict| match verdict {
             Ok(value) => {
-                let info = classifier.classify(value, findings);
-                if !value.is_object() {
-                    diagnostics.push(diag(
-                        Code::NotObject,
-                        Some(skipped as u64 + 1),
-                        format!("valid JSON {}, not an object", value.kind().as_str()),
-                        excerpt(content, None),
-                    ));
-                }
-                if findings.unknown_type {
-                    let dialect = info.dialect.map_or("?", |d| d.name());
-                    diagnostics.push(diag(
-                        Code::UnknownType,
-                        None,
-                        format!(
-                            "type `{}` is not known to dialect {dialect} (passed through)",
-                            printable(info.ty.unwrap_or_default())
-                        ),
-                        excerpt(content, None),
-                    ));
-                }
-                for problem in &findings.schema {
-                    diagnostics.push(diag(
-                        Code::Schema,
-                        None,
-                        problem.message(&printable(info.ty.unwrap_or_default())),
-                        excerpt(content, None),
-                    ));
-                }
-                consumer.record(&Record {
-                    file,
-                    line,
-                    offset,
-                    raw,
-                    overlong: false,
-                    status: Status::Valid,
-                    value: Some(value),
-                    info,
-                    diagnostics,
-                })
+                emit.push(
+                    Code::TextNoise,
+                    None,
+                    held.message(),
+                    excerpt(content, None),
+                );
+                emit.valid(raw, content, skipped, value, consumer)
+                    .map(Reassembled::Emitted)
             }
-            Err(failure) => {
-                diagnostics.push(diag(
-                    failure.code,
-                    Some((skipped + failure.index) as u64 + 1),
-                    failure.message.clone(),
-                    excerpt(content, Some(failure.index)),
-                ));
-                consumer.record(&Record {
-                    file,
-                    line,
-                    offset,
-                    raw,
-                    overlong: false,
-                    status: Status::Invalid,
-                    value: None,
-                    info: RecordInfo::default(),
-                    diagnostics,
-                })
-            }
+            Err(failure) if failure.code == Code::Truncated => Ok(Reassembled::Incomplete),
+            Err(_) => Ok(Reassembled::Broken),
         })
+    }
+}
+
+/// What the decoding of one line led to.
+enum Attempt {
+    /// The record reached the consumer.
+    Done(Flow),
+    /// The line may open a pretty-printed value (`--recover`).
+    Reassemble,
+    /// A JSON object lies in this part of a line that is not JSON (`--recover`).
+    Embedded(Range<usize>, Failure),
+}
+
+/// Where a reassembly stands after one more line.
+enum Reassembled {
+    Emitted(Flow),
+    Incomplete,
+    /// The held lines can no longer become one JSON value.
+    Broken,
+}
+
+/// Builds one record's diagnostics and hands the record to the consumer.
+struct Emit<'p, 'f> {
+    classifier: &'p mut Classifier,
+    findings: &'p mut Findings,
+    diagnostics: &'p mut Vec<Diagnostic>,
+    file: &'f Arc<str>,
+    line: u64,
+    offset: u64,
+}
+
+impl Emit<'_, '_> {
+    fn push(&mut self, code: Code, column: Option<u64>, message: String, excerpt: String) {
+        self.diagnostics.push(Diagnostic {
+            file: self.file.clone(),
+            line: self.line,
+            column,
+            offset: self.offset + column.map_or(0, |c| c.saturating_sub(1)),
+            code,
+            severity: code.severity(),
+            message,
+            excerpt,
+        });
+    }
+
+    fn record(
+        &mut self,
+        raw: &[u8],
+        overlong: bool,
+        status: Status,
+        value: Option<Json<'_>>,
+        info: RecordInfo<'_>,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Flow> {
+        consumer.record(&Record {
+            file: self.file,
+            line: self.line,
+            offset: self.offset,
+            raw,
+            overlong,
+            status,
+            value,
+            info,
+            diagnostics: self.diagnostics,
+        })
+    }
+
+    /// A valid value: classified, its findings reported.
+    fn valid(
+        &mut self,
+        raw: &[u8],
+        content: &[u8],
+        skipped: usize,
+        value: Json<'_>,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Flow> {
+        let info = self.classifier.classify(value, self.findings);
+        if !value.is_object() {
+            self.push(
+                Code::NotObject,
+                Some(skipped as u64 + 1),
+                format!("valid JSON {}, not an object", value.kind().as_str()),
+                excerpt(content, None),
+            );
+        }
+        if self.findings.unknown_type {
+            let dialect = info.dialect.map_or("?", |d| d.name());
+            self.push(
+                Code::UnknownType,
+                None,
+                format!(
+                    "type `{}` is not known to dialect {dialect} (passed through)",
+                    printable(info.ty.unwrap_or_default())
+                ),
+                excerpt(content, None),
+            );
+        }
+        for i in 0..self.findings.schema.len() {
+            let message = self.findings.schema[i].message(&printable(info.ty.unwrap_or_default()));
+            self.push(Code::Schema, None, message, excerpt(content, None));
+        }
+        self.record(raw, false, Status::Valid, Some(value), info, consumer)
+    }
+
+    /// A record that is not a JSON value.
+    fn invalid(
+        &mut self,
+        raw: &[u8],
+        content: &[u8],
+        skipped: usize,
+        failure: &Failure,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Flow> {
+        self.push(
+            failure.code,
+            Some((skipped + failure.index) as u64 + 1),
+            failure.message.clone(),
+            excerpt(content, Some(failure.index)),
+        );
+        self.record(
+            raw,
+            false,
+            Status::Invalid,
+            None,
+            RecordInfo::default(),
+            consumer,
+        )
     }
 }

@@ -241,6 +241,11 @@ pub struct InputArgs {
     /// Write the raw bytes of every invalid record to FILE, byte for byte.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub rejects: Option<PathBuf>,
+    /// Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and
+    /// reassemble objects pretty-printed over several lines; the text is reported as
+    /// PROTO_TEXT_NOISE. Inputs are then read on one thread.
+    #[arg(long)]
+    pub recover: bool,
 }
 
 /// How results are written.

@@ -54,6 +54,7 @@ impl Common {
                 max_depth: usize::from(input.max_depth),
                 dialect: input.dialect.map(dialect_of),
                 type_field,
+                recover: input.recover,
                 ..Options::default()
             },
             painter: Painter::new(color_enabled(output.color, stdout_is_tty)),

@@ -43,7 +43,8 @@ pub(crate) fn run_sources<P: Parallel>(
     consumer: &mut P,
     parallel_ok: bool,
 ) -> Result<bool> {
-    let threads = if parallel_ok && !common.line_buffered {
+    // `--recover` looks ahead across records, which batch reading cannot.
+    let threads = if parallel_ok && !common.line_buffered && !common.options.recover {
         common.threads
     } else {
         1

@@ -1,0 +1,215 @@
+//! `--recover`: getting JSON objects out of a stream that mixes text and JSON.
+//!
+//! Two repairs, both off unless `--recover` is given:
+//!
+//! - **Embedded objects.** A text line with a JSON object inside it
+//!   (`Warning: foo {"type":"user",...}`, or ANSI-coloured text around an object) yields the
+//!   object as a record. [`embedded_object`] tries a bounded number of `{` positions and asks
+//!   serde_json's streaming deserializer where a complete value starting there ends; the
+//!   pipeline then verifies those bytes with the normal decoder. The record's raw bytes are
+//!   the object's bytes followed by a `\n` (so `filter` writes the object alone, one per
+//!   line); the text around it is reported as `PROTO_TEXT_NOISE` for that line.
+//! - **Pretty-printed objects.** A line that opens a container (`{` or `[`) and is cut short
+//!   (`PROTO_TRUNCATED`) starts a [`Reassembly`]: the following lines are appended until the
+//!   concatenation parses. It is abandoned, and every line then gets its own verdict, when a
+//!   following line parses on its own as a JSON object (a valid line is never swallowed),
+//!   when the concatenation turns into something that is not JSON, when it grows past
+//!   [`MAX_LINES`] lines or [`MAX_BYTES`] bytes, or when the input ends. A reassembled
+//!   object is one record whose raw bytes are all its lines' bytes (so `filter` and
+//!   `--rejects` stay byte-exact), numbered by its first line; a `PROTO_TEXT_NOISE` warning
+//!   names the range of lines. Lines of an abandoned reassembly are not searched again for
+//!   a later start.
+//!
+//! This module owns the decisions and the buffer; the pipeline owns the decoding and the
+//! hand-off to consumers. Reassembly needs to look ahead, which batch reading cannot, so
+//! the binary reads on one thread with `--recover`.
+
+use serde::de::IgnoredAny;
+use std::ops::Range;
+
+/// At most this many `{` positions of one line are tried as the start of an object.
+pub const MAX_ATTEMPTS: usize = 8;
+/// A reassembly spans at most this many lines.
+pub const MAX_LINES: usize = 64;
+/// A reassembly holds at most this many bytes.
+pub const MAX_BYTES: usize = 1 << 20;
+
+/// Where a complete JSON object sits inside `line` (a line that is not JSON as a whole).
+///
+/// With `anywhere`, every `{` (up to [`MAX_ATTEMPTS`]) is tried, for a line of text with an
+/// object inside; otherwise only the first non-blank byte, for a line that starts as JSON
+/// and has text after it (`{"a":1} done`), so that broken JSON does not yield an inner
+/// object. An object covering the whole line (blanks aside) is not a recovery: `None`.
+pub fn embedded_object(line: &[u8], anywhere: bool) -> Option<Range<usize>> {
+    let starts: Vec<usize> = if anywhere {
+        line.iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'{')
+            .map(|(i, _)| i)
+            .take(MAX_ATTEMPTS)
+            .collect()
+    } else {
+        line.iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .filter(|&i| line[i] == b'{')
+            .into_iter()
+            .collect()
+    };
+    for start in starts {
+        let mut values =
+            serde_json::Deserializer::from_slice(&line[start..]).into_iter::<IgnoredAny>();
+        if let Some(Ok(_)) = values.next() {
+            let end = start + values.byte_offset();
+            let blank = |s: &[u8]| s.iter().all(u8::is_ascii_whitespace);
+            if blank(&line[..start]) && blank(&line[end..]) {
+                return None;
+            }
+            return Some(start..end);
+        }
+    }
+    None
+}
+
+/// Whether a line cut short could be the first line of a pretty-printed value.
+pub fn opens_container(content: &[u8]) -> bool {
+    content
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| matches!(b, b'{' | b'['))
+}
+
+/// One line held by a reassembly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldLine {
+    pub line: u64,
+    pub offset: u64,
+    /// Its bytes in [`Reassembly::bytes`].
+    pub start: usize,
+    pub end: usize,
+}
+
+/// The lines of a pretty-printed value being put back together, copied out of the framer.
+#[derive(Debug, Default)]
+pub struct Reassembly {
+    bytes: Vec<u8>,
+    lines: Vec<HeldLine>,
+}
+
+impl Reassembly {
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Adds a line (with its terminator).
+    pub fn push(&mut self, line: u64, offset: u64, bytes: &[u8]) {
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(bytes);
+        self.lines.push(HeldLine {
+            line,
+            offset,
+            start,
+            end: self.bytes.len(),
+        });
+    }
+
+    /// Whether one more line of `len` bytes would exceed the caps.
+    pub fn would_overflow(&self, len: usize) -> bool {
+        self.lines.len() >= MAX_LINES || self.bytes.len() + len > MAX_BYTES
+    }
+
+    /// All held bytes: the reassembled record's raw bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// The held lines, in order.
+    pub fn lines(&self) -> &[HeldLine] {
+        &self.lines
+    }
+
+    /// The bytes of one held line.
+    pub fn line_bytes(&self, held: &HeldLine) -> &[u8] {
+        &self.bytes[held.start..held.end]
+    }
+
+    /// The first line's number and offset.
+    pub fn first(&self) -> Option<HeldLine> {
+        self.lines.first().copied()
+    }
+
+    /// `lines 10-14: a JSON object pretty-printed over 5 lines, reassembled`.
+    pub fn message(&self) -> String {
+        let first = self.lines.first().map_or(0, |l| l.line);
+        let last = self.lines.last().map_or(0, |l| l.line);
+        format!(
+            "lines {first}-{last}: a JSON object pretty-printed over {} lines, reassembled",
+            self.lines.len()
+        )
+    }
+
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        self.lines.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_an_object_inside_text() {
+        let line = br#"Warning: foo {"type":"user","a":{"b":"}"}} trailing"#;
+        let r = embedded_object(line, true).expect("found");
+        assert_eq!(&line[r], br#"{"type":"user","a":{"b":"}"}}"#);
+        let ansi = b"\x1b[32m{\"a\":1}\x1b[0m";
+        let r = embedded_object(ansi, true).expect("found");
+        assert_eq!(&ansi[r], b"{\"a\":1}");
+        // Braces of the text before the object are tried and skipped.
+        let line = br#"note {x} {"a":1}"#;
+        assert_eq!(embedded_object(line, true), Some(9..16));
+    }
+
+    #[test]
+    fn leading_json_only_at_its_start() {
+        assert_eq!(embedded_object(br#"{"a":1} done"#, false), Some(0..7));
+        // Broken JSON does not yield an inner object.
+        assert_eq!(embedded_object(br#"{"a":{"b":1},}"#, false), None);
+        assert_eq!(embedded_object(br#"  {"a":1}  "#, false), None);
+        assert_eq!(embedded_object(b"plain text", true), None);
+    }
+
+    #[test]
+    fn attempts_are_bounded() {
+        let mut line = "{ ".repeat(MAX_ATTEMPTS);
+        line.push_str(r#"{"a":1}"#);
+        assert_eq!(embedded_object(line.as_bytes(), true), None);
+    }
+
+    #[test]
+    fn reassembly_holds_lines_and_names_the_range() {
+        let mut r = Reassembly::default();
+        assert!(r.is_empty());
+        r.push(10, 100, b"{\n");
+        r.push(11, 102, b"  \"a\": 1\n");
+        r.push(12, 111, b"}\n");
+        assert_eq!(r.bytes(), b"{\n  \"a\": 1\n}\n");
+        assert_eq!(r.line_bytes(&r.lines()[1]), b"  \"a\": 1\n");
+        assert_eq!(r.first().map(|l| (l.line, l.offset)), Some((10, 100)));
+        assert_eq!(
+            r.message(),
+            "lines 10-12: a JSON object pretty-printed over 3 lines, reassembled"
+        );
+        assert!(!r.would_overflow(10));
+        assert!(r.would_overflow(MAX_BYTES));
+        r.clear();
+        assert!(r.is_empty());
+    }
+
+    #[test]
+    fn containers_open_reassembly() {
+        assert!(opens_container(b"  {"));
+        assert!(opens_container(b"[1,"));
+        assert!(!opens_container(b"\"abc"));
+    }
+}
