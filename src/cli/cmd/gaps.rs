@@ -6,15 +6,15 @@
 //! Gaps depend on the records before them: inputs are read one record at a time.
 
 use super::StderrDiagnostics;
-use crate::cli::args::{GapsArgs, SeverityArg, ValidateFormat};
+use crate::cli::args::GapsArgs;
 use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::Result;
-use ndjq::diagnostic::{Diagnostic, Severity};
+use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
 use ndjq::gaps::GapTracker;
 use ndjq::pipeline::{Consumer, Flow, Record};
-use ndjq::sink::{DiagnosticWriter, Format, Painter, Reporter};
+use ndjq::sink::{DiagnosticWriter, Reporter};
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
@@ -74,25 +74,8 @@ impl<W: Write> Consumer for GapsRun<W> {
 
 pub fn run(args: &GapsArgs) -> Result<i32> {
     let common = Common::resolve(&args.input, &args.output)?;
-    let format = match args.format {
-        Some(ValidateFormat::Text) => Format::Text,
-        Some(ValidateFormat::Json) => Format::Json,
-        Some(ValidateFormat::Csv) => Format::Csv,
-        Some(ValidateFormat::Github) => Format::Github,
-        None if common.stdout_is_tty => Format::Text,
-        None => Format::Json,
-    };
-    let fail_on = match args.fail_on {
-        SeverityArg::Error => Severity::Error,
-        SeverityArg::Warning => Severity::Warning,
-        SeverityArg::Info => Severity::Info,
-    };
-    // Annotations are read by GitHub, not a terminal: never coloured.
-    let painter = if format == Format::Github {
-        Painter::new(false)
-    } else {
-        common.painter
-    };
+    let (format, painter) = super::diagnostic_output(args.format, &common);
+    let fail_on = super::severity(args.fail_on);
     let stderr = (!common.quiet).then(io::stderr);
     let out = BufWriter::with_capacity(256 << 10, io::stdout().lock());
     let mut run = GapsRun {

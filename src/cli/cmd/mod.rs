@@ -136,3 +136,39 @@ impl StderrDiagnostics {
         }
     }
 }
+
+/// The format of a diagnostic report (`validate`, `gaps`): as asked, else text on a
+/// terminal and JSON otherwise; and its painter (GitHub annotations are never coloured:
+/// GitHub reads them, not a terminal).
+pub fn diagnostic_output(
+    format: Option<crate::cli::args::ValidateFormat>,
+    common: &crate::cli::config::Common,
+) -> (ndjq::sink::Format, ndjq::sink::Painter) {
+    use crate::cli::args::ValidateFormat;
+    use ndjq::sink::Format;
+    let format = match format {
+        Some(ValidateFormat::Text) => Format::Text,
+        Some(ValidateFormat::Json) => Format::Json,
+        Some(ValidateFormat::Csv) => Format::Csv,
+        Some(ValidateFormat::Github) => Format::Github,
+        None if common.stdout_is_tty => Format::Text,
+        None => Format::Json,
+    };
+    let painter = if format == Format::Github {
+        ndjq::sink::Painter::new(false)
+    } else {
+        common.painter
+    };
+    (format, painter)
+}
+
+/// `--fail-on` as a severity.
+pub fn severity(arg: crate::cli::args::SeverityArg) -> ndjq::diagnostic::Severity {
+    use crate::cli::args::SeverityArg;
+    use ndjq::diagnostic::Severity;
+    match arg {
+        SeverityArg::Error => Severity::Error,
+        SeverityArg::Warning => Severity::Warning,
+        SeverityArg::Info => Severity::Info,
+    }
+}

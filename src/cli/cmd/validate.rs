@@ -5,7 +5,7 @@
 //! read on every core.
 
 use super::Rejects;
-use crate::cli::args::{SeverityArg, ValidateArgs, ValidateFormat};
+use crate::cli::args::ValidateArgs;
 use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
 use anyhow::Result;
@@ -153,25 +153,8 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
 
 pub fn run(args: &ValidateArgs) -> Result<i32> {
     let common = Common::resolve(&args.input, &args.output)?;
-    let format = match args.format {
-        Some(ValidateFormat::Text) => Format::Text,
-        Some(ValidateFormat::Json) => Format::Json,
-        Some(ValidateFormat::Csv) => Format::Csv,
-        Some(ValidateFormat::Github) => Format::Github,
-        None if common.stdout_is_tty => Format::Text,
-        None => Format::Json,
-    };
-    let fail_on = match args.fail_on {
-        SeverityArg::Error => Severity::Error,
-        SeverityArg::Warning => Severity::Warning,
-        SeverityArg::Info => Severity::Info,
-    };
-    // Annotations are read by GitHub, not a terminal: never coloured.
-    let painter = if format == Format::Github {
-        Painter::new(false)
-    } else {
-        common.painter
-    };
+    let (format, painter) = super::diagnostic_output(args.format, &common);
+    let fail_on = super::severity(args.fail_on);
     let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
     let stdout = io::stdout().lock();
     let out = BufWriter::with_capacity(256 << 10, stdout);
