@@ -104,19 +104,6 @@ impl Code {
             .copied()
             .find(|c| c.as_str().eq_ignore_ascii_case(s))
     }
-
-    /// Whether a record carrying this code failed to decode (it goes to `--rejects`).
-    pub fn is_decode_failure(self) -> bool {
-        matches!(
-            self,
-            Code::InvalidUtf8
-                | Code::InvalidJson
-                | Code::Truncated
-                | Code::TextNoise
-                | Code::LineTooLong
-                | Code::TooDeep
-        )
-    }
 }
 
 impl fmt::Display for Code {

@@ -110,11 +110,6 @@ impl<R: Read> Framer<R> {
         (self.buf, self.reader)
     }
 
-    /// Whether the input has ended.
-    pub fn at_eof(&self) -> bool {
-        self.eof && self.start == self.end
-    }
-
     /// The next record, or `None` at the end of the input. Any unread rest of an overlong
     /// record is skipped first.
     pub fn next_frame(&mut self) -> io::Result<Option<Frame<'_>>> {

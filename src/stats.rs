@@ -10,9 +10,11 @@
 //! is how batch mode combines its shards and how `ndjq stats --merge` reduces partial JSON
 //! stats computed on other machines. Formatting lives in `sink::stats`.
 
+use crate::diagnostic::Code;
 use crate::dialect::Dialect;
 use crate::json::Json;
-use crate::pipeline::{Record, Status};
+use crate::pipeline::Record;
+use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::AddAssign;
@@ -185,15 +187,10 @@ struct InputContext {
 /// The accumulator. See the module documentation.
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
-    pub files: u64,
-    pub lines: u64,
-    pub bytes: u64,
-    pub valid: u64,
-    pub invalid: u64,
-    pub empty: u64,
+    /// Files, records, bytes, verdicts and diagnostics: the tally every command keeps.
+    pub summary: Summary,
     pub dialects: BTreeMap<String, u64>,
     pub types: BTreeMap<String, u64>,
-    pub diagnostics: BTreeMap<String, u64>,
     strings: Strings,
     sessions: HashSet<u32>,
     messages: HashMap<Key, MessageUsage>,
@@ -293,7 +290,7 @@ impl Stats {
 
     /// A new input begins: later records are attributed to `file`.
     pub fn begin_input(&mut self, file: &str) {
-        self.files += 1;
+        self.summary.files += 1;
         let file = self.strings.id(file);
         self.context = Some(InputContext {
             file,
@@ -318,7 +315,7 @@ impl Stats {
 
     /// Counts the bytes of an overlong record that came after its first part.
     pub fn add_bytes(&mut self, n: usize) {
-        self.bytes += n as u64;
+        self.summary.add_bytes(n);
     }
 
     /// Adds one record.
@@ -340,19 +337,7 @@ impl Stats {
         if record.info.dialect.is_some() {
             ctx.dialect = record.info.dialect;
         }
-        self.lines += 1;
-        self.bytes += record.raw.len() as u64;
-        match record.status {
-            Status::Valid => self.valid += 1,
-            Status::Invalid => self.invalid += 1,
-            Status::Empty => self.empty += 1,
-        }
-        for d in record.diagnostics {
-            *self
-                .diagnostics
-                .entry(d.code.as_str().to_string())
-                .or_insert(0) += 1;
-        }
+        self.summary.add_record(record);
         *self.records_by.entry((Dim::File, ctx.file)).or_insert(0) += 1;
         if let Some(value) = record.value {
             self.add_value(value, &record.info, &mut ctx);
@@ -662,20 +647,12 @@ impl Stats {
     /// Adds the stats of the records that came after this one's (batch shards, `--merge`):
     /// counters add up, sets unite, and for a key both know, `later`'s last value wins.
     pub fn merge(&mut self, later: Stats) {
-        self.files += later.files;
-        self.lines += later.lines;
-        self.bytes += later.bytes;
-        self.valid += later.valid;
-        self.invalid += later.invalid;
-        self.empty += later.empty;
+        self.summary.merge(&later.summary);
         for (k, n) in later.dialects {
             *self.dialects.entry(k).or_insert(0) += n;
         }
         for (k, n) in later.types {
             *self.types.entry(k).or_insert(0) += n;
-        }
-        for (k, n) in later.diagnostics {
-            *self.diagnostics.entry(k).or_insert(0) += n;
         }
         // Re-index the later side's strings into this table.
         let map: Vec<u32> = later
@@ -896,19 +873,28 @@ impl Stats {
         }
     }
 
-    /// Rebuilds stats from a report written by `ndjq stats -f json`.
-    pub fn from_report(report: Report) -> Stats {
-        let s = report.state;
-        let mut stats = Stats {
+    /// Rebuilds stats from a report written by `ndjq stats -f json`. Fails on a diagnostic
+    /// code this version does not know (rather than dropping its count).
+    pub fn from_report(report: Report) -> Result<Stats, String> {
+        let mut summary = Summary {
             files: report.files,
-            lines: report.lines,
+            records: report.lines,
             bytes: report.bytes,
             valid: report.valid,
             invalid: report.invalid,
             empty: report.empty,
+            ..Summary::default()
+        };
+        for (name, n) in &report.diagnostics {
+            let code =
+                Code::parse(name).ok_or_else(|| format!("unknown diagnostic code `{name}`"))?;
+            summary.add_diagnostics(code, *n);
+        }
+        let s = report.state;
+        let mut stats = Stats {
+            summary,
             dialects: report.dialects,
             types: report.types,
-            diagnostics: report.diagnostics,
             ..Stats::default()
         };
         for name in &s.strings {
@@ -935,7 +921,7 @@ impl Stats {
             .into_iter()
             .map(|(d, i, n)| ((d, i), n))
             .collect();
-        stats
+        Ok(stats)
     }
 
     /// The full JSON report (`ndjq.stats/1`).
@@ -943,15 +929,20 @@ impl Stats {
         let t = self.totals();
         Report {
             schema: SCHEMA.to_string(),
-            files: self.files,
-            lines: self.lines,
-            bytes: self.bytes,
-            valid: self.valid,
-            invalid: self.invalid,
-            empty: self.empty,
+            files: self.summary.files,
+            lines: self.summary.records,
+            bytes: self.summary.bytes,
+            valid: self.summary.valid,
+            invalid: self.summary.invalid,
+            empty: self.summary.empty,
             dialects: self.dialects.clone(),
             types: self.types.clone(),
-            diagnostics: self.diagnostics.clone(),
+            diagnostics: self
+                .summary
+                .by_code
+                .iter()
+                .map(|(c, n)| (c.as_str().to_string(), *n))
+                .collect(),
             sessions: t.sessions,
             tokens: t.tokens,
             result_tokens: t.result_tokens,

@@ -48,10 +48,20 @@ impl Summary {
 
     pub fn add_diagnostic(&mut self, d: &Diagnostic) {
         *self.by_code.entry(d.code).or_insert(0) += 1;
-        match d.severity {
-            Severity::Error => self.errors += 1,
-            Severity::Warning => self.warnings += 1,
-            Severity::Info => self.infos += 1,
+        self.count_severity(d.severity, 1);
+    }
+
+    /// Adds `n` diagnostics of `code` at its usual severity (a tally read back from JSON).
+    pub fn add_diagnostics(&mut self, code: Code, n: u64) {
+        *self.by_code.entry(code).or_insert(0) += n;
+        self.count_severity(code.severity(), n);
+    }
+
+    fn count_severity(&mut self, severity: Severity, n: u64) {
+        match severity {
+            Severity::Error => self.errors += n,
+            Severity::Warning => self.warnings += n,
+            Severity::Info => self.infos += n,
         }
     }
 

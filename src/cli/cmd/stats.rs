@@ -97,7 +97,7 @@ impl<R: Write> Parallel for StatsRun<R> {
 
     fn merge(&mut self, part: Part) -> io::Result<Flow> {
         if let Some(p) = &self.progress {
-            p.inc(part.stats.bytes);
+            p.inc(part.stats.summary.bytes);
         }
         self.stats.merge(part.stats);
         for d in &part.diagnostics {
@@ -180,7 +180,7 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
                 ndjq::stats::SCHEMA
             );
         }
-        let stats = Stats::from_report(report);
+        let stats = Stats::from_report(report).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         match total.as_mut() {
             Some(t) => t.merge(stats),
             None => total = Some(stats),
@@ -229,10 +229,10 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         if let Some(r) = run.rejects.as_mut() {
             r.finish()?;
         }
-        if run.stats.invalid > 0 {
+        if run.stats.summary.invalid > 0 {
             let line = format!(
                 "{} of {} records invalid; their content is not in the stats",
-                run.stats.invalid, run.stats.lines
+                run.stats.summary.invalid, run.stats.summary.records
             );
             run.diagnostics.finish(Some(&line))?;
         } else {
