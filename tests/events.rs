@@ -6,8 +6,9 @@
 //! binary and read by hand; run with `NDJQ_BLESS=1` to write them again after a deliberate
 //! change (and read the diff).
 
-mod common;
 mod support;
+
+use support::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{BufRead, BufReader, Read, Write};

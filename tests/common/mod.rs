@@ -24,11 +24,17 @@ pub fn ndjq_sub(subcommand: &str) -> assert_cmd::Command {
     cmd
 }
 
+/// A hermetic `std::process::Command` for `ndjq` with no arguments yet.
+pub fn ndjq_bare_std() -> std::process::Command {
+    let mut cmd = std::process::Command::new(ndjq_path());
+    hermetic(&mut cmd);
+    cmd
+}
+
 /// A `std::process::Command` for `ndjq SUBCOMMAND --color never`, for tests that need to
 /// drive the pipes themselves (closing stdout early, slow readers, ...).
 pub fn ndjq_std(subcommand: &str) -> std::process::Command {
-    let mut cmd = std::process::Command::new(ndjq_path());
-    hermetic(&mut cmd);
+    let mut cmd = ndjq_bare_std();
     cmd.arg(subcommand).args(["--color", "never"]);
     cmd
 }

@@ -4,6 +4,10 @@
 //! it, hence the `dead_code` allowance.
 #![allow(dead_code)]
 
+// One way to run the binary hermetically, shared with the tests that use `common` alone.
+#[path = "../common/mod.rs"]
+pub mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -30,36 +34,20 @@ pub fn corpus_dir() -> PathBuf {
 /// The mixed hand-made file, as written in commands (relative to the package root).
 pub const MIXED: &str = "testdata/edge/mixed.ndjson";
 
-/// The binary under test, built by cargo for the integration tests.
-pub const BIN: &str = env!("CARGO_BIN_EXE_ndjq");
-
-/// `ndjq` with a clean, predictable environment: run from the package root, with no colour
-/// variables inherited from whoever runs the tests.
+/// `ndjq` with a clean environment (only `PATH` kept: no colour variables inherited from
+/// whoever runs the tests), run from the package root.
 pub fn ndjq() -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(root())
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("CLICOLOR")
-        .env_remove("RUST_LOG");
-    cmd
+    common::ndjq()
 }
 
 /// Same as [`ndjq`], as a `std::process::Command` (for tests that drive pipes themselves).
 pub fn ndjq_std() -> std::process::Command {
-    let mut cmd = std::process::Command::new(BIN);
-    cmd.current_dir(root())
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("CLICOLOR")
-        .env_remove("RUST_LOG");
-    cmd
+    common::ndjq_bare_std()
 }
 
 /// Read a file, with its name in the panic message.
 pub fn read(path: impl AsRef<Path>) -> Vec<u8> {
-    let path = path.as_ref();
-    std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+    common::read_file(path.as_ref())
 }
 
 /// Split into records, each keeping its terminating `\n` (a last line without one is kept
