@@ -18,7 +18,7 @@
 //! summed). Control characters of the data (ANSI escapes in hook output) are shown
 //! escaped, never sent to the terminal.
 
-use super::{csv_row, Painter};
+use super::{csv_row, thousands, Painter};
 use crate::event::{Body, Event, Nested};
 use crate::json::Json;
 use owo_colors::Style;
@@ -831,19 +831,6 @@ fn plural(n: u64, word: &str) -> String {
     } else {
         format!("{} {word}s", thousands(n))
     }
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn duration(ms: u64) -> String {

@@ -1,7 +1,7 @@
 //! Writes a stats report as JSON (one object, `ndjq.stats/1`), CSV (the chosen breakdown,
 //! or one row of totals) or an aligned text table for people.
 
-use super::{csv_row, Format, Painter};
+use super::{csv_row, thousands, Format, Painter};
 use crate::stats::{Report, Tokens};
 use owo_colors::Style;
 use std::io::{self, Write};
@@ -108,19 +108,6 @@ fn write_csv(out: &mut impl Write, r: &Report) -> io::Result<()> {
         }
     }
     Ok(())
-}
-
-/// `1234567` as `1,234,567`.
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn tokens_line(t: &Tokens) -> String {
