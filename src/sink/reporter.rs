@@ -49,6 +49,16 @@ impl<W: Write> Reporter<W> {
         }
     }
 
+    /// Reports a diagnostic about an input as a whole (a wrapped child restarted, exited
+    /// non-zero): always shown, whatever its severity and however many came before.
+    pub fn notice(&mut self, d: &Diagnostic) -> io::Result<()> {
+        let Some(w) = self.writer.as_mut() else {
+            return Ok(());
+        };
+        w.write(d)?;
+        w.flush()
+    }
+
     /// Writes the closing line about diagnostics not shown, then `summary` if given.
     pub fn finish(&mut self, summary: Option<&str>) -> io::Result<()> {
         let Some(w) = self.writer.as_mut() else {
