@@ -31,6 +31,7 @@ complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "gaps" -d 'Report what is 
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "run" -d 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -56,6 +57,13 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l fail-on -d 'Exit 
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-errors -d 'Stop after N diagnostics at or above --fail-on' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l restart-cmd -d 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s q -l quiet -d 'Print no diagnostics on stderr'
@@ -83,6 +91,13 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l fail-on -d 'Exit 1 wh
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l seq-field -d 'The numeric sequence field to check for lost, repeated and reordered numbers [default: the first of seq, sequence, event_id the records hold]' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l restart-cmd -d 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s q -l quiet -d 'Print no diagnostics on stderr'
@@ -112,6 +127,13 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s f -l format -d 'Out
 json\t''
 csv\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s m -l max-count -d 'Stop after N selected records' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-cmd -d 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s q -l quiet -d 'Print no diagnostics on stderr'
@@ -138,6 +160,13 @@ never\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
 json\t''
 csv\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l restart-cmd -d 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s q -l quiet -d 'Print no diagnostics on stderr'
@@ -166,20 +195,54 @@ type\t''
 file\t''
 day\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l pricing -d 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-cmd -d 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -s f -l format -d 'What to write: the valid records\' original bytes (raw), a live transcript (text), or normalized events (json)' -r -f -a "raw\t''
+text\t''
+json\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and passed on without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l dialect -d 'Skip detection and read the output as this dialect' -r -f -a "claude\t''
+claude-log\t''
+codex\t''
+codex-log\t''
+jsonrpc\t''
+generic\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l restart-cmd -d 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l recover -d 'Take JSON objects out of text lines and reassemble pretty-printed ones (see `ndjq filter --help`)'
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -s h -l help -d 'Print help'
 complete -c ndjq -n "__fish_ndjq_using_subcommand man" -l dir -d 'Write every page into DIR (created if missing): ndjq.1 and one ndjq-COMMAND.1 per command, instead of printing ndjq.1 on stdout' -r -f -a "(__fish_complete_directories)"
 complete -c ndjq -n "__fish_ndjq_using_subcommand man" -s h -l help -d 'Print help'
 complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -l dir -d 'Write the script(s) into DIR (created if missing) under the names the shells look for (ndjq.bash, _ndjq, ndjq.fish, ndjq.elv, _ndjq.ps1), instead of printing on stdout' -r -f -a "(__fish_complete_directories)"
 complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "gaps" -d 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "gaps" -d 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "run" -d 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -6,6 +6,10 @@ mod cli;
 use std::io::{self, Write};
 
 fn main() {
+    // Started by a supervising ndjq as the trampoline of a wrapped command: become it.
+    if let Some(code) = ndjq::input::child::trampoline() {
+        std::process::exit(code);
+    }
     let code = match cli::run() {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => 0,

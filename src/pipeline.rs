@@ -79,6 +79,11 @@ pub trait Consumer {
     fn end_input(&mut self, _file: &Arc<str>, _dialect: Option<Dialect>) -> io::Result<()> {
         Ok(())
     }
+    /// A diagnostic about an input as a whole rather than one of its records: a wrapped
+    /// child exited non-zero, stalled, was restarted (see [`crate::input::child`]).
+    fn notice(&mut self, _diagnostic: &Diagnostic) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Limits and choices that shape the pass.

@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "filter",
     "events",
     "stats",
+    "run",
     "man",
     "completions",
     "help",
@@ -368,6 +369,16 @@ impl Home {
         ] {
             std::fs::create_dir_all(home.join(folder)).expect("mkdir");
         }
+        // `codex exec --json` prints a recorded capture the same way.
+        let codex = home.join("bin/codex");
+        std::fs::write(
+            &codex,
+            format!(
+                "#!/bin/sh\nexec cat '{}'\n",
+                root().join("testdata/codex/codex-tool.ndjson").display()
+            ),
+        )
+        .expect("write the codex stand-in");
         let capture = root().join("testdata/claude/claude-tool.ndjson");
         let claude = home.join("bin/claude");
         std::fs::write(
@@ -378,6 +389,8 @@ impl Home {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755))
             .expect("chmod the claude stand-in");
+        std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod the codex stand-in");
         Home { dir }
     }
 
@@ -582,6 +595,24 @@ fn check_example(example: &str, home: &Home, out: &Output) {
                 "{context}"
             );
         }
+        "ndjq run -- claude -p \"fix it\" --output-format stream-json --verbose" => {
+            assert_eq!(code, Some(0), "{context}");
+            let capture = common::read_file(&root().join("testdata/claude/claude-tool.ndjson"));
+            assert_eq!(stdout.as_bytes(), &capture[..], "{context}");
+        }
+        "ndjq run -f text --idle-timeout 300 -- claude -p \"fix it\" --output-format stream-json --verbose" => {
+            assert_eq!(code, Some(0), "{context}");
+            assert!(stdout.lines().any(|l| l.starts_with("tool      Bash ")), "{context}");
+            assert!(stdout.lines().last().is_some_and(|l| l.starts_with("── ")), "{context}");
+        }
+        "ndjq stats --tee run.ndjson -- codex exec --json \"fix it\"" => {
+            assert_eq!(code, Some(0), "{context}");
+            let stats = json(&stdout);
+            assert_eq!(stats["sessions"], 1, "{context}");
+            assert!(stats["tools"]["command_execution"]["calls"].as_u64() > Some(0), "{context}");
+            let capture = common::read_file(&root().join("testdata/codex/codex-tool.ndjson"));
+            assert_eq!(home.read("run.ndjson").as_bytes(), &capture[..], "{context}");
+        }
         "ndjq man | man -l -" => {
             // man(1) may be missing (CI): then only ndjq's half can be checked.
             if code == Some(127) || stderr.contains("not found") {
@@ -633,7 +664,7 @@ fn every_help_example_runs_and_does_what_it_says() {
         }
     }
     assert_eq!(
-        ran, 23,
+        ran, 26,
         "3 top-level examples, 3 for each command but man's 2"
     );
 }

@@ -287,6 +287,7 @@ fn codex_records() {
         "testdata/codex/agent-wrappers-streaming.jsonl",
         "testdata/codex/agentcmd-stream-output-2.jsonl",
         "testdata/codex/codex-failed.ndjson",
+        "testdata/codex/codex-tool.ndjson",
     ];
     check(
         &["--type", "turn.completed,turn.failed", dir],

@@ -3,7 +3,9 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 pub use clap_complete::Shell;
+use std::ffi::OsString;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Make sense of the NDJSON streams AI coding agents write.
 ///
@@ -40,6 +42,9 @@ pub enum Command {
     /// Totals and breakdowns: records, sessions, tokens, cost, tools, errors.
     #[command(after_help = examples_help(STATS_EXAMPLES))]
     Stats(StatsArgs),
+    /// Supervise an agent: its output live; restarted (resumed) on garbage or stalls.
+    #[command(after_help = examples_help(RUN_EXAMPLES))]
+    Run(RunArgs),
     /// Print the manual page (roff), or write one page per command into a folder.
     #[command(after_help = examples_help(MAN_EXAMPLES))]
     Man(ManArgs),
@@ -83,6 +88,7 @@ pub fn examples_of(command: &str) -> &'static [Example] {
         "filter" => FILTER_EXAMPLES,
         "events" => EVENTS_EXAMPLES,
         "stats" => STATS_EXAMPLES,
+        "run" => RUN_EXAMPLES,
         "man" => MAN_EXAMPLES,
         "completions" => COMPLETIONS_EXAMPLES,
         "" | "ndjq" => NDJQ_EXAMPLES,
@@ -181,6 +187,21 @@ const STATS_EXAMPLES: &[Example] = &[
     },
 ];
 
+const RUN_EXAMPLES: &[Example] = &[
+    Example {
+        does: "a Claude Code run's valid records, live; on garbage it is resumed (--resume ID)",
+        run: "ndjq run -- claude -p \"fix it\" --output-format stream-json --verbose",
+    },
+    Example {
+        does: "a live, coloured transcript; ended and resumed after 5 minutes without output",
+        run: "ndjq run -f text --idle-timeout 300 -- claude -p \"fix it\" --output-format stream-json --verbose",
+    },
+    Example {
+        does: "every byte the agent printed saved, and its stats at the end",
+        run: "ndjq stats --tee run.ndjson -- codex exec --json \"fix it\"",
+    },
+];
+
 const MAN_EXAMPLES: &[Example] = &[
     Example {
         does: "read the manual without installing it",
@@ -246,6 +267,58 @@ pub struct InputArgs {
     /// PROTO_TEXT_NOISE. Inputs are then read on one thread.
     #[arg(long)]
     pub recover: bool,
+
+    /// Run CMD and read its stdout (instead of PATHs), watching it like `ndjq run` does.
+    #[arg(last = true, value_name = "CMD", value_hint = ValueHint::CommandWithArguments)]
+    pub command: Vec<OsString>,
+}
+
+/// How a wrapped command (`-- CMD`) is watched.
+#[derive(Debug, Args)]
+#[command(next_help_heading = "Wrapped command (-- CMD)")]
+pub struct ChildArgs {
+    /// End the command when it writes N invalid records within SECS seconds, and start it
+    /// again resuming its session (claude: --resume ID; codex: exec resume ID).
+    #[arg(long, value_name = "N/SECS", default_value = "5/60", value_parser = parse_rate,
+          requires = "command")]
+    pub restart_after: Rate,
+
+    /// How many times the command may be restarted; after that, PROC_GAVE_UP.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "command")]
+    pub max_restarts: u32,
+
+    /// Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live
+    /// on after its result (then it is ended, and that is a success).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_seconds,
+          requires = "command")]
+    pub grace: Duration,
+
+    /// No output for SECS seconds is a stall (PROC_STALLED): the command is ended and
+    /// restarted; without a restart left, ndjq exits 124.
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, requires = "command")]
+    pub idle_timeout: Option<Duration>,
+
+    /// The command line that resumes a session, `{session_id}` standing for its id, for
+    /// agents other than claude and codex (words split like a shell; nothing expanded).
+    #[arg(long, value_name = "TEMPLATE", requires = "command")]
+    pub restart_cmd: Option<String>,
+
+    /// Save every byte the command writes on stdout to FILE, as it came, before anything
+    /// is checked.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath, requires = "command")]
+    pub tee: Option<PathBuf>,
+
+    /// Write the command's stderr to FILE instead of ndjq's stderr.
+    #[arg(long = "stderr", value_name = "FILE", value_hint = ValueHint::FilePath,
+          requires = "command")]
+    pub stderr_file: Option<PathBuf>,
+}
+
+/// `--restart-after N/SECS`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rate {
+    pub errors: u32,
+    pub window: Duration,
 }
 
 /// How results are written.
@@ -290,6 +363,9 @@ pub struct ValidateArgs {
     /// inputs are then read on one thread.
     #[arg(long)]
     pub gaps: bool,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
 }
 
 #[derive(Debug, Args)]
@@ -311,6 +387,9 @@ pub struct GapsArgs {
     /// [default: the first of seq, sequence, event_id the records hold].
     #[arg(long, value_name = "NAME")]
     pub seq_field: Option<String>,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
 }
 
 #[derive(Debug, Args)]
@@ -389,6 +468,9 @@ pub struct FilterArgs {
     /// Stop after N selected records.
     #[arg(short = 'm', long, value_name = "N")]
     pub max_count: Option<u64>,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
 }
 
 #[derive(Debug, Args)]
@@ -401,6 +483,9 @@ pub struct EventsArgs {
     /// Output format [default: text on a terminal, else json].
     #[arg(short = 'f', long, value_enum, value_name = "FORMAT")]
     pub format: Option<TableFormat>,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
 }
 
 #[derive(Debug, Args)]
@@ -428,6 +513,64 @@ pub struct StatsArgs {
     /// it does not price are listed. Never fetched: give a local file.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub pricing: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The agent to run, and its arguments.
+    #[arg(last = true, required = true, value_name = "CMD",
+          value_hint = ValueHint::CommandWithArguments)]
+    pub command: Vec<OsString>,
+
+    /// What to write: the valid records' original bytes (raw), a live transcript (text),
+    /// or normalized events (json).
+    #[arg(
+        short = 'f',
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value = "raw"
+    )]
+    pub format: RunFormat,
+
+    /// Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as
+    /// PROTO_LINE_TOO_LONG and passed on without being held in memory.
+    #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
+    pub max_line_bytes: usize,
+
+    /// Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP.
+    #[arg(long, value_name = "N", default_value_t = 128,
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub max_depth: u16,
+
+    /// Skip detection and read the output as this dialect.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub dialect: Option<DialectArg>,
+
+    /// Write the raw bytes of every invalid record to FILE, byte for byte.
+    #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub rejects: Option<PathBuf>,
+
+    /// Take JSON objects out of text lines and reassemble pretty-printed ones (see
+    /// `ndjq filter --help`).
+    #[arg(long)]
+    pub recover: bool,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RunFormat {
+    Raw,
+    Text,
+    Json,
 }
 
 #[derive(Debug, Args)]
@@ -524,10 +667,58 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
     Ok(bytes)
 }
 
+/// Parses seconds: `5`, `0.5`, `2s`, `250ms`.
+pub fn parse_seconds(s: &str) -> Result<Duration, String> {
+    let t = s.trim();
+    let (number, scale) = match t.strip_suffix("ms") {
+        Some(n) => (n, 0.001),
+        None => (t.strip_suffix('s').unwrap_or(t), 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 && n * scale <= 1e9 => {
+            Ok(Duration::from_secs_f64(n * scale))
+        }
+        _ => Err(format!(
+            "`{s}` is not a number of seconds like 5, 0.5 or 250ms"
+        )),
+    }
+}
+
+/// Parses `N/SECS`, e.g. `5/60`.
+pub fn parse_rate(s: &str) -> Result<Rate, String> {
+    let bad = || format!("`{s}` is not N/SECS, like 5/60 (5 invalid records within 60 s)");
+    let (n, secs) = s.split_once('/').ok_or_else(bad)?;
+    let errors: u32 = n.trim().parse().map_err(|_| bad())?;
+    if errors == 0 {
+        return Err("N must be at least 1".to_string());
+    }
+    let window = parse_seconds(secs).map_err(|_| bad())?;
+    Ok(Rate { errors, window })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn seconds_and_rates_parse() {
+        assert_eq!(parse_seconds("5"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_seconds("0.5"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_seconds("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_seconds("2s"), Ok(Duration::from_secs(2)));
+        assert!(parse_seconds("-1").is_err());
+        assert!(parse_seconds("soon").is_err());
+        assert_eq!(
+            parse_rate("5/60"),
+            Ok(Rate {
+                errors: 5,
+                window: Duration::from_secs(60)
+            })
+        );
+        assert!(parse_rate("5").is_err());
+        assert!(parse_rate("0/60").is_err());
+    }
 
     #[test]
     fn clap_definition_is_consistent() {

@@ -1,9 +1,10 @@
 //! Validated configuration: the raw flags resolved once into plain values (sources,
 //! pipeline options, colour, buffering). Terminal detection happens here and nowhere else.
 
-use super::args::{ColorArg, DialectArg, InputArgs, OutputArgs};
+use super::args::{ChildArgs, ColorArg, DialectArg, InputArgs, OutputArgs};
 use anyhow::{bail, Result};
 use ndjq::dialect::Dialect;
+use ndjq::input::child::ChildOptions;
 use ndjq::input::{self, Source};
 use ndjq::pipeline::Options;
 use ndjq::sink::Painter;
@@ -27,10 +28,12 @@ pub struct Common {
     pub rejects: Option<PathBuf>,
     /// Worker threads for regular files.
     pub threads: usize,
+    /// The wrapped command (`-- CMD`), read instead of the sources.
+    pub child: Option<ChildOptions>,
 }
 
 impl Common {
-    pub fn resolve(input: &InputArgs, output: &OutputArgs) -> Result<Common> {
+    pub fn resolve(input: &InputArgs, output: &OutputArgs, child: &ChildArgs) -> Result<Common> {
         let stdin_count = input.paths.iter().filter(|p| p.as_os_str() == "-").count();
         if stdin_count > 1 {
             bail!("`-` (stdin) is given {stdin_count} times; stdin can be read only once");
@@ -41,12 +44,19 @@ impl Common {
                 input.type_field
             );
         };
-        let sources = input::expand(&input.paths);
+        let child = child_options(input, child)?;
+        let sources = if child.is_some() {
+            Vec::new()
+        } else {
+            input::expand(&input.paths)
+        };
         let reads_stdin = sources.iter().any(|s| matches!(s, Ok(Source::Stdin)));
         let stdout_is_tty = std::io::stdout().is_terminal();
         let stderr_is_tty = std::io::stderr().is_terminal();
-        let line_buffered =
-            output.line_buffered || (reads_stdin && stdin_is_pipe() && !stdout_is_regular_file());
+        // A live source: each record is written as it comes.
+        let line_buffered = output.line_buffered
+            || child.is_some()
+            || (reads_stdin && stdin_is_pipe() && !stdout_is_regular_file());
         Ok(Common {
             sources,
             options: Options {
@@ -68,8 +78,35 @@ impl Common {
                 0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
                 n => n,
             },
+            child,
         })
     }
+}
+
+/// The wrapped command and how to watch it, when `-- CMD` is given.
+fn child_options(input: &InputArgs, c: &ChildArgs) -> Result<Option<ChildOptions>> {
+    let Some((program, args)) = input.command.split_first() else {
+        return Ok(None);
+    };
+    if !input.paths.is_empty() {
+        bail!("give PATHs or `-- CMD`, not both: a wrapped command is the only input");
+    }
+    Ok(Some(ChildOptions {
+        program: program.clone(),
+        args: args.to_vec(),
+        restart_errors: c.restart_after.errors,
+        restart_window: c.restart_after.window,
+        max_restarts: c.max_restarts,
+        grace: c.grace,
+        idle_timeout: c.idle_timeout,
+        restart_cmd: c.restart_cmd.clone(),
+        tee: c.tee.clone(),
+        stderr: c.stderr_file.clone(),
+        report_no_result: true,
+        // The trampoline that ties the child's life to ndjq's; without it (no known path
+        // to this binary), the child is started directly.
+        launcher: std::env::current_exe().ok(),
+    }))
 }
 
 fn dialect_of(d: DialectArg) -> Dialect {

@@ -3,6 +3,8 @@
 //! 0 success; 1 findings (validate at or above --fail-on) or, for filter, no record
 //! selected; 2 usage or I/O error. An I/O error wins over findings, as in grep.
 
+use ndjq::input::child::Ended;
+
 /// What a command's run came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -24,9 +26,36 @@ pub fn exit_code(outcome: Outcome, had_errors: bool) -> i32 {
     }
 }
 
+/// The exit code when a wrapped command may have run: its failure (its own status, 128+N,
+/// 124, 126/127, ...) wins over everything, as with timeout(1); else [`exit_code`].
+pub fn exit_code_with_child(outcome: Outcome, had_errors: bool, child: Option<Ended>) -> i32 {
+    match child {
+        Some(Ended::Failed(code)) => code,
+        Some(Ended::Success) | None => exit_code(outcome, had_errors),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_failed_child_wins_over_the_commands_verdict() {
+        assert_eq!(
+            exit_code_with_child(Outcome::Success, false, Some(Ended::Failed(3))),
+            3
+        );
+        assert_eq!(
+            exit_code_with_child(Outcome::Findings, true, Some(Ended::Failed(139))),
+            139
+        );
+        assert_eq!(
+            exit_code_with_child(Outcome::Findings, false, Some(Ended::Success)),
+            1
+        );
+        assert_eq!(exit_code_with_child(Outcome::Success, false, None), 0);
+        assert_eq!(exit_code_with_child(Outcome::Success, true, None), 2);
+    }
 
     #[test]
     fn errors_win_then_findings() {

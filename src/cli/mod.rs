@@ -11,6 +11,7 @@ pub use exit::EXIT_ERROR;
 use anyhow::Result;
 use clap::Parser;
 use config::Common;
+use ndjq::input::child::{Ended, Supervisor};
 use ndjq::input::{self, Source};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Pipeline};
@@ -26,6 +27,7 @@ pub fn run() -> Result<i32> {
         args::Command::Filter(a) => cmd::filter::run(&a),
         args::Command::Events(a) => cmd::events::run(&a),
         args::Command::Stats(a) => cmd::stats::run(&a),
+        args::Command::Run(a) => cmd::run::run(&a),
         args::Command::Man(a) => cmd::man::run(&a),
         args::Command::Completions(a) => cmd::completions::run(&a),
     }
@@ -42,7 +44,10 @@ pub(crate) fn run_sources<P: Parallel>(
     common: &Common,
     consumer: &mut P,
     parallel_ok: bool,
-) -> Result<bool> {
+) -> Result<Ran> {
+    if let Some(ran) = supervise(common, consumer)? {
+        return Ok(ran);
+    }
     // `--recover` looks ahead across records, which batch reading cannot.
     let threads = if parallel_ok && !common.line_buffered && !common.options.recover {
         common.threads
@@ -60,10 +65,42 @@ pub(crate) fn run_sources<P: Parallel>(
 
 /// Like [`run_sources`], one record at a time, for consumers whose every record depends on
 /// the ones before.
-pub(crate) fn run_sources_serial(common: &Common, consumer: &mut dyn Consumer) -> Result<bool> {
+pub(crate) fn run_sources_serial(common: &Common, consumer: &mut dyn Consumer) -> Result<Ran> {
+    if let Some(ran) = supervise(common, consumer)? {
+        return Ok(ran);
+    }
     drive(common, |pipeline, name, reader, _| {
         pipeline.run(name, reader, consumer)
     })
+}
+
+/// How reading the inputs went.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ran {
+    /// An input could not be opened or read.
+    pub had_errors: bool,
+    /// How the wrapped command ended, when there was one.
+    pub child: Option<Ended>,
+}
+
+impl Ran {
+    /// The exit status: a wrapped command's failure, else the command's own verdict.
+    pub fn exit_code(&self, outcome: exit::Outcome) -> i32 {
+        exit::exit_code_with_child(outcome, self.had_errors, self.child)
+    }
+}
+
+/// Runs the wrapped command, one record at a time, into `consumer`.
+fn supervise(common: &Common, consumer: &mut dyn Consumer) -> Result<Option<Ran>> {
+    let Some(options) = &common.child else {
+        return Ok(None);
+    };
+    let mut pipeline = Pipeline::new(common.options.clone());
+    let ended = Supervisor::new(options.clone()).run(&mut pipeline, consumer)?;
+    Ok(Some(Ran {
+        had_errors: false,
+        child: Some(ended),
+    }))
 }
 
 /// Opens each source (its display name, a decompressing reader, and whether it can be read
@@ -76,7 +113,7 @@ fn drive<'a>(
         Box<dyn Read + 'a>,
         bool,
     ) -> Result<Flow, ndjq::Error>,
-) -> Result<bool> {
+) -> Result<Ran> {
     let mut pipeline = Pipeline::new(common.options.clone());
     let mut had_errors = false;
     for source in &common.sources {
@@ -96,7 +133,10 @@ fn drive<'a>(
             }
         }
     }
-    Ok(had_errors)
+    Ok(Ran {
+        had_errors,
+        child: None,
+    })
 }
 
 /// An opened source: its display name, a decompressing reader, and whether it is a

@@ -4,6 +4,8 @@
 //! Nothing here reads stdin by itself: the caller hands the stdin reader in, so the same
 //! code serves tests and the binary.
 
+pub mod child;
+
 use crate::error::Error;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read};

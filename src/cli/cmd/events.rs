@@ -10,7 +10,7 @@
 use super::Rejects;
 use crate::cli::args::{EventsArgs, TableFormat};
 use crate::cli::config::Common;
-use crate::cli::exit::{exit_code, Outcome};
+use crate::cli::exit::Outcome;
 use anyhow::Result;
 use ndjq::event::Normalizer;
 use ndjq::pipeline::{Consumer, Flow, Record};
@@ -134,10 +134,15 @@ impl<W: Write, R: Write> Consumer for Events<W, R> {
         }
         Ok(())
     }
+
+    fn notice(&mut self, d: &ndjq::diagnostic::Diagnostic) -> io::Result<()> {
+        self.summary.add_diagnostic(d);
+        self.reporter.notice(d)
+    }
 }
 
 pub fn run(args: &EventsArgs) -> Result<i32> {
-    let common = Common::resolve(&args.input, &args.output)?;
+    let common = Common::resolve(&args.input, &args.output, &args.child)?;
     let default = if common.stdout_is_tty {
         EventFormat::Text
     } else {
@@ -156,7 +161,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         rejects,
     };
     events.stream.start(&mut events.out)?;
-    let had_errors = crate::cli::run_sources_serial(&common, &mut events)?;
+    let ran = crate::cli::run_sources_serial(&common, &mut events)?;
     events.stream.finish(&mut events.out)?;
     if let Some(r) = events.rejects.as_mut() {
         r.finish()?;
@@ -179,7 +184,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         events.reporter.finish(Some(&line))?;
     }
     // Bad records are reported, not a failure: only an I/O error changes the status.
-    Ok(exit_code(Outcome::Success, had_errors))
+    Ok(ran.exit_code(Outcome::Success))
 }
 
 fn plural(n: u64, word: &str) -> String {

@@ -8,6 +8,7 @@ use super::{write_record, Rejects, StderrDiagnostics};
 use crate::cli::args::FilterArgs;
 use crate::cli::config::Common;
 use crate::cli::exit::{exit_code, Outcome};
+use crate::cli::Ran;
 use anyhow::{bail, Result};
 use ndjq::diagnostic::{Code, Diagnostic};
 use ndjq::dialect::Dialect;
@@ -92,6 +93,11 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
             self.out.flush()?;
         }
         Ok(())
+    }
+
+    fn notice(&mut self, d: &Diagnostic) -> io::Result<()> {
+        self.summary.add_diagnostic(d);
+        self.diagnostics.notice(d)
     }
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -199,7 +205,7 @@ fn predicates(args: &FilterArgs) -> Result<Predicates> {
 }
 
 pub fn run(args: &FilterArgs) -> Result<i32> {
-    let common = Common::resolve(&args.input, &args.output)?;
+    let common = Common::resolve(&args.input, &args.output, &args.child)?;
     let predicates = predicates(args)?;
     if !common.quiet {
         let warning = common
@@ -212,31 +218,63 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
     if args.max_count == Some(0) {
         return Ok(exit_code(Outcome::Findings, false));
     }
+    let selection = Selection {
+        predicates,
+        count_only: args.count,
+        max_count: args.max_count,
+        normalize: args
+            .normalize
+            .then(|| format_of(args.format, EventFormat::Json)),
+    };
+    let (ran, selected, records) = select(&common, selection)?;
+    // Like grep, nothing selected is exit 1; but an empty input is a success (SPEC 1).
+    let outcome = if selected > 0 || records == 0 {
+        Outcome::Success
+    } else {
+        Outcome::Findings
+    };
+    Ok(ran.exit_code(outcome))
+}
+
+/// What to select and how to write it.
+pub struct Selection {
+    pub predicates: Predicates,
+    pub count_only: bool,
+    pub max_count: Option<u64>,
+    /// Write the selected records' events in this format instead of their bytes.
+    pub normalize: Option<EventFormat>,
+}
+
+/// Reads the inputs and writes the selected records; returns how reading went, how many
+/// records were selected and how many were read. Shared with `ndjq run`.
+pub fn select(common: &Common, selection: Selection) -> Result<(Ran, u64, u64)> {
     // Tool attribution, --max-count and events carry state from record to record.
-    let parallel_ok = predicates.tools.is_empty() && args.max_count.is_none() && !args.normalize;
+    let parallel_ok = selection.predicates.tools.is_empty()
+        && selection.max_count.is_none()
+        && selection.normalize.is_none();
     let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
     let mut filter = Filter {
-        matcher: Matcher::new(predicates),
+        matcher: Matcher::new(selection.predicates),
         out: BufWriter::with_capacity(256 << 10, stdout),
         open_line: false,
-        count_only: args.count,
-        max_count: args.max_count,
+        count_only: selection.count_only,
+        max_count: selection.max_count,
         line_buffered: common.line_buffered,
         selected: 0,
         summary: Summary::default(),
         diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         rejects,
         overlong_selected: false,
-        events: args
+        events: selection
             .normalize
-            .then(|| EventStream::new(format_of(args.format, EventFormat::Json), common.painter)),
+            .map(|format| EventStream::new(format, common.painter).with_width(common.text_width)),
     };
     if let Some(events) = filter.events.as_mut() {
         events.start(&mut filter.out)?;
     }
-    let had_errors = crate::cli::run_sources(&common, &mut filter, parallel_ok)?;
+    let ran = crate::cli::run_sources(common, &mut filter, parallel_ok)?;
     if filter.count_only {
         writeln!(filter.out, "{}", filter.selected)?;
     }
@@ -265,13 +303,7 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
         );
         filter.diagnostics.finish(Some(&line))?;
     }
-    // Like grep, nothing selected is exit 1; but an empty input is a success (SPEC 1).
-    let outcome = if filter.selected > 0 || filter.summary.records == 0 {
-        Outcome::Success
-    } else {
-        Outcome::Findings
-    };
-    Ok(exit_code(outcome, had_errors))
+    Ok((ran, filter.selected, filter.summary.records))
 }
 
 /// For each `--type` value no dialect knows but one is close to (most likely a typo), a

@@ -8,7 +8,7 @@
 use super::StderrDiagnostics;
 use crate::cli::args::GapsArgs;
 use crate::cli::config::Common;
-use crate::cli::exit::{exit_code, Outcome};
+use crate::cli::exit::Outcome;
 use anyhow::Result;
 use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
@@ -70,10 +70,19 @@ impl<W: Write> Consumer for GapsRun<W> {
         self.tracker.end(dialect, &mut self.found);
         self.write_found()
     }
+
+    fn notice(&mut self, d: &Diagnostic) -> io::Result<()> {
+        self.found.push(d.clone());
+        self.write_found()
+    }
 }
 
 pub fn run(args: &GapsArgs) -> Result<i32> {
-    let common = Common::resolve(&args.input, &args.output)?;
+    let mut common = Common::resolve(&args.input, &args.output, &args.child)?;
+    // A session without its result is a gap the tracker reports itself.
+    if let Some(child) = common.child.as_mut() {
+        child.report_no_result = false;
+    }
     let (format, painter) = super::diagnostic_output(args.format, &common);
     let fail_on = super::severity(args.fail_on);
     let stderr = (!common.quiet).then(io::stderr);
@@ -86,7 +95,7 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         line_buffered: common.line_buffered,
     };
-    let had_errors = crate::cli::run_sources_serial(&common, &mut run)?;
+    let ran = crate::cli::run_sources_serial(&common, &mut run)?;
     run.diagnostics.finish(None)?;
     run.writer.finish(&run.summary, false)?;
     let outcome = if run.summary.at_or_above(fail_on) > 0 {
@@ -94,5 +103,5 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
     } else {
         Outcome::Success
     };
-    Ok(exit_code(outcome, had_errors))
+    Ok(ran.exit_code(outcome))
 }

@@ -5,6 +5,7 @@ pub mod events;
 pub mod filter;
 pub mod gaps;
 pub mod man;
+pub mod run;
 pub mod stats;
 pub mod validate;
 
@@ -115,6 +116,17 @@ impl StderrDiagnostics {
                 if d.severity >= ndjq::diagnostic::Severity::Warning {
                     list.push(d.clone());
                 }
+                Ok(())
+            }
+        }
+    }
+
+    /// A diagnostic about a whole input (a wrapped child's fate): always shown.
+    pub fn notice(&mut self, d: &ndjq::diagnostic::Diagnostic) -> std::io::Result<()> {
+        match self {
+            StderrDiagnostics::Report(r) => r.notice(d),
+            StderrDiagnostics::Collect(list) => {
+                list.push(d.clone());
                 Ok(())
             }
         }

@@ -4,7 +4,8 @@
 use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::{GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
-use crate::cli::exit::{exit_code, Outcome};
+use crate::cli::exit::Outcome;
+use crate::cli::Ran;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndjq::diagnostic::Diagnostic;
@@ -55,6 +56,11 @@ impl<R: Write> Consumer for StatsRun<R> {
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
         self.stats.end_input(dialect);
         Ok(())
+    }
+
+    fn notice(&mut self, d: &Diagnostic) -> io::Result<()> {
+        self.stats.summary.add_diagnostic(d);
+        self.diagnostics.notice(d)
     }
 }
 
@@ -190,7 +196,7 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
 }
 
 pub fn run(args: &StatsArgs) -> Result<i32> {
-    let common = Common::resolve(&args.input, &args.output)?;
+    let common = Common::resolve(&args.input, &args.output, &args.child)?;
     let format = match args.format {
         Some(TableFormat::Text) => Format::Text,
         Some(TableFormat::Json) => Format::Json,
@@ -212,8 +218,18 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         }
         None => None,
     };
-    let (stats, had_errors) = if args.merge {
-        merge_reports(&common)?
+    if args.merge && common.child.is_some() {
+        bail!("--merge reads JSON stats from files, not from a wrapped command");
+    }
+    let (stats, ran) = if args.merge {
+        let (stats, had_errors) = merge_reports(&common)?;
+        (
+            stats,
+            Ran {
+                had_errors,
+                child: None,
+            },
+        )
     } else {
         let stderr = (!common.quiet).then(io::stderr);
         let mut run = StatsRun {
@@ -222,7 +238,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
             progress: progress_bar(&common),
         };
-        let had_errors = crate::cli::run_sources(&common, &mut run, true)?;
+        let ran = crate::cli::run_sources(&common, &mut run, true)?;
         if let Some(p) = run.progress.take() {
             p.finish_and_clear();
         }
@@ -238,7 +254,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         } else {
             run.diagnostics.finish(None)?;
         }
-        (run.stats, had_errors)
+        (run.stats, ran)
     };
     let mut report = stats.report(args.by.map(group_by));
     if let Some(table) = &pricing {
@@ -249,5 +265,5 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     let mut out = BufWriter::new(io::stdout().lock());
     write_report(&mut out, &report, format, common.painter)?;
     out.flush()?;
-    Ok(exit_code(Outcome::Success, had_errors))
+    Ok(ran.exit_code(Outcome::Success))
 }

@@ -7,7 +7,7 @@
 use super::Rejects;
 use crate::cli::args::ValidateArgs;
 use crate::cli::config::Common;
-use crate::cli::exit::{exit_code, Outcome};
+use crate::cli::exit::Outcome;
 use anyhow::Result;
 use ndjq::diagnostic::{Diagnostic, Severity};
 use ndjq::dialect::Dialect;
@@ -88,6 +88,15 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         }
     }
 
+    fn notice(&mut self, d: &Diagnostic) -> io::Result<()> {
+        self.found.push(d.clone());
+        self.write_found()?;
+        if self.line_buffered {
+            self.writer.flush()?;
+        }
+        Ok(())
+    }
+
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
         // Stopped at --max-errors: the rest of the input was not read, so what is still
         // open is not known to stay open.
@@ -152,7 +161,11 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
 }
 
 pub fn run(args: &ValidateArgs) -> Result<i32> {
-    let common = Common::resolve(&args.input, &args.output)?;
+    let mut common = Common::resolve(&args.input, &args.output, &args.child)?;
+    // With --gaps, a session without its result is reported by the tracker.
+    if let (Some(child), true) = (common.child.as_mut(), args.gaps) {
+        child.report_no_result = false;
+    }
     let (format, painter) = super::diagnostic_output(args.format, &common);
     let fail_on = super::severity(args.fail_on);
     let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
@@ -174,7 +187,7 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     // The gap checks need every record in order, and --max-errors stops at an exact
     // record: one record at a time.
     let parallel_ok = !args.gaps && args.max_errors.is_none();
-    let had_errors = crate::cli::run_sources(&common, &mut validate, parallel_ok)?;
+    let ran = crate::cli::run_sources(&common, &mut validate, parallel_ok)?;
     if let Some(r) = validate.rejects.as_mut() {
         r.finish()?;
     }
@@ -186,5 +199,5 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     } else {
         Outcome::Success
     };
-    Ok(exit_code(outcome, had_errors))
+    Ok(ran.exit_code(outcome))
 }
