@@ -617,6 +617,57 @@ fn sigterm_to_ndjq_exits_143_and_a_second_ctrl_c_kills_a_stubborn_agent() {
 }
 
 #[test]
+fn ctrl_c_reaches_the_whole_tree_the_agent_started() {
+    let dir = tempdir();
+    let (mut ndjq, agent_pid, _lines) = start_hanging("pid,grandchild,replay:3,hang", dir.path());
+    let grandchild: u32 = std::fs::read_to_string(dir.path().join("pid.grandchild"))
+        .expect("the agent wrote its child's pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    signal(ndjq.id(), "INT");
+    assert_eq!(ndjq.wait().expect("wait").code(), Some(130));
+    assert!(gone(agent_pid));
+    assert!(gone(grandchild), "the agent's own child outlived ndjq");
+}
+
+#[test]
+fn a_reader_going_away_ends_ndjq_quietly_and_the_agent_with_it() {
+    let dir = tempdir();
+    let pidfile = dir.path().join("pid");
+    let mut child = ndjq_bare_std()
+        .args(["run", "--"])
+        .arg(agent("claude"))
+        .env("FAKE_AGENT_CAPTURE", repo(CLAUDE_CAPTURE))
+        .env("FAKE_AGENT", "pid,replay,replay,replay,hang")
+        .env("FAKE_AGENT_DELAY", "0.05")
+        .env("FAKE_AGENT_PIDFILE", &pidfile)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start ndjq");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    stdout.read_line(&mut first).expect("read a line");
+    drop(stdout);
+    let status = child.wait().expect("wait");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut stderr)
+        .expect("read stderr");
+    assert_eq!(status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("Broken pipe") && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+    let pid: u32 = std::fs::read_to_string(&pidfile)
+        .expect("pid")
+        .trim()
+        .parse()
+        .expect("a pid");
+    assert!(gone(pid));
+}
+
+#[test]
 fn kill_9_to_ndjq_takes_the_agent_with_it() {
     let dir = tempdir();
     let (mut ndjq, agent_pid, _stdout) = start_hanging("pid,replay:3,hang", dir.path());

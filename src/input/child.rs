@@ -958,10 +958,7 @@ impl Supervisor {
                 match next {
                     Ok(next) => {
                         restarts += 1;
-                        let shown: Vec<String> = next
-                            .iter()
-                            .map(|a| a.to_string_lossy().into_owned())
-                            .collect();
+                        let shown: Vec<String> = next.iter().map(|a| shell_quoted(a)).collect();
                         let d = self.diagnostic(
                             &file,
                             line,
@@ -1172,6 +1169,21 @@ fn describe_status(status: Option<ExitStatus>) -> Option<String> {
     }
 }
 
+/// An argument as a shell would need it written: bare when it is plain, else in single
+/// quotes (so a restart's command line can be copied and run).
+fn shell_quoted(arg: &OsStr) -> String {
+    let text = arg.to_string_lossy();
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,@+%".contains(c));
+    if plain {
+        text.into_owned()
+    } else {
+        format!("'{}'", printable(&text).replace('\'', r"'\''"))
+    }
+}
+
 /// `SIGSEGV (11)`.
 pub fn signal_name(sig: i32) -> String {
     let name = match sig {
@@ -1316,6 +1328,14 @@ mod tests {
         // A folder is not an executable file.
         assert_eq!(resolve_program(OsStr::new("/")).map_err(|e| e.0), Err(126));
         assert!(resolve_program(OsStr::new("/bin/sh")).is_ok());
+    }
+
+    #[test]
+    fn restart_command_lines_are_shown_quoted() {
+        assert_eq!(shell_quoted(OsStr::new("--resume")), "--resume");
+        assert_eq!(shell_quoted(OsStr::new("fix it")), "'fix it'");
+        assert_eq!(shell_quoted(OsStr::new("it's")), r"'it'\''s'");
+        assert_eq!(shell_quoted(OsStr::new("")), "''");
     }
 
     #[test]

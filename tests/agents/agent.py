@@ -2,7 +2,8 @@
 """A fake agent CLI for ndjq's `run` / `-- CMD` tests.
 
 Called as `claude` it speaks Claude Code stream-json, as `codex` codex exec --json: it
-replays a real capture (FAKE_AGENT_CAPTURE) and misbehaves on request. FAKE_AGENT lists
+replays a real capture (FAKE_AGENT_CAPTURE, by default testdata/claude/claude-tool.ndjson
+or testdata/codex/codex-tool.ndjson) and misbehaves on request. FAKE_AGENT lists
 what to do, comma-separated, in order; a resumed run (`--resume ID`, or `exec resume ID`)
 does FAKE_AGENT_RESUMED instead (default: `replay`), with the capture's session/thread id
 replaced by ID so the resumed stream continues the session:
@@ -13,7 +14,7 @@ replaced by ID so the resumed stream continues the session:
   exit:N        exit with status N             signal:S   kill itself with signal S (SEGV)
   stderr:N      N bytes on stderr at once      say:TEXT   a line on stderr
   ignore-term   ignore SIGTERM                 ignore-int  ignore SIGINT
-  grandchild    start `sleep 60` holding stdout
+  grandchild    start `sleep 60` holding stdout (its pid in FAKE_AGENT_PIDFILE.grandchild)
   close-stdout  close stdout and go on         pid        write its pid to FAKE_AGENT_PIDFILE
 
 Every run appends its arguments, as a JSON list, to FAKE_AGENT_LOG when set. With
@@ -45,11 +46,11 @@ def main():
     resume = resumed_id(args)
     plan = os.environ.get("FAKE_AGENT_RESUMED", "replay") if resume else os.environ.get("FAKE_AGENT", "replay")
     delay = float(os.environ.get("FAKE_AGENT_DELAY", "0"))
-    capture = os.environ.get("FAKE_AGENT_CAPTURE")
-    lines = []
-    if capture:
-        with open(capture, "rb") as f:
-            lines = f.read().splitlines(keepends=True)
+    here = os.path.dirname(os.path.realpath(__file__))
+    default = "codex/codex-tool.ndjson" if os.path.basename(sys.argv[0]) == "codex" else "claude/claude-tool.ndjson"
+    capture = os.environ.get("FAKE_AGENT_CAPTURE") or os.path.join(here, "..", "..", "testdata", default)
+    with open(capture, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
     if resume:
         # The resumed stream continues the same session: the capture's ids become ID.
         old = None
@@ -101,7 +102,11 @@ def main():
         elif name == "ignore-int":
             signal.signal(signal.SIGINT, signal.SIG_IGN)
         elif name == "grandchild":
-            subprocess.Popen(["sleep", "60"], stdout=sys.stdout, stderr=sys.stderr)
+            child = subprocess.Popen(["sleep", "60"], stdout=sys.stdout, stderr=sys.stderr)
+            pidfile = os.environ.get("FAKE_AGENT_PIDFILE")
+            if pidfile:
+                with open(pidfile + ".grandchild", "w") as f:
+                    f.write(str(child.pid))
         elif name == "close-stdout":
             out.flush()
             os.close(1)
