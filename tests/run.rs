@@ -364,7 +364,8 @@ fn a_stall_is_restarted_like_garbage() {
     let log = dir.path().join("l");
     let out = wrapped(
         "stats",
-        &["-f", "json", "--idle-timeout", "0.5"],
+        // Long enough for the restarted agent to start even on a loaded machine.
+        &["-f", "json", "--idle-timeout", "3"],
         "replay:2,hang",
         "replay",
         &log,
@@ -470,6 +471,27 @@ fn a_grandchild_holding_stdout_does_not_hang_ndjq() {
     );
     assert!(started.elapsed() < Duration::from_secs(40));
     assert_eq!(out.stdout, capture_lines(CLAUDE_CAPTURE).concat());
+}
+
+#[test]
+fn every_byte_written_before_the_exit_comes_through_even_with_no_grace() {
+    let dir = tempdir();
+    // No result line: only the exit ends the run, and nothing waits after it.
+    let lines = capture_lines(CLAUDE_CAPTURE);
+    let no_result = lines[..lines.len() - 1].concat();
+    let capture = common::write_file(dir.path(), "no-result.ndjson", &no_result);
+    let out = wrapped(
+        "run",
+        &["--grace", "0"],
+        "burst:2000,exit:0",
+        "replay",
+        &dir.path().join("l"),
+    )
+    .env("FAKE_AGENT_CAPTURE", &capture)
+    .output()
+    .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout == no_result.repeat(2000), "bytes were lost");
 }
 
 #[test]

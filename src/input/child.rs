@@ -637,12 +637,12 @@ impl Running<'_> {
                         consider(self.last_output + idle);
                     }
                     if let Some(t) = self.watch.borrow().terminal_at {
-                        consider(t + self.options.grace);
+                        consider(t.max(self.last_output) + self.options.grace);
                     }
                 }
             }
         } else if let Some(exited) = self.exited_at {
-            consider(exited + self.options.grace);
+            consider(exited.max(self.last_output) + self.options.grace);
         }
         at
     }
@@ -694,7 +694,10 @@ impl Read for Running<'_> {
                     .is_some_and(|idle| now.duration_since(self.last_output) >= idle)
                 {
                     self.begin_stop(StopReason::Stalled);
-                } else if terminal_at.is_some_and(|t| now.duration_since(t) >= self.options.grace) {
+                } else if terminal_at.is_some_and(|t| {
+                    // Quiet since its result (and since its last output): it is done.
+                    now.duration_since(t.max(self.last_output)) >= self.options.grace
+                }) {
                     self.begin_stop(StopReason::AfterResult);
                 }
             }
@@ -709,17 +712,8 @@ impl Read for Running<'_> {
             {
                 self.check_exit(now)?;
             }
-            if let Some(exited) = self.exited_at {
-                if self.stdout_eof {
-                    return Ok(0);
-                }
-                // The child is gone but something it started holds its stdout: drained
-                // for the grace period at most.
-                if now.duration_since(exited) >= self.options.grace {
-                    self.signal_group(Signal::KILL);
-                    self.stdout_eof = true;
-                    return Ok(0);
-                }
+            if self.exited_at.is_some() && self.stdout_eof {
+                return Ok(0);
             }
             let timeout = self
                 .next_deadline()
@@ -743,6 +737,17 @@ impl Read for Running<'_> {
             };
             drop(fds);
             if !ready {
+                // The child is gone but something it started holds its stdout open: what
+                // comes is read, and once nothing has come for the grace period, the rest
+                // of the group is ended. Bytes already waiting are never left behind.
+                if let Some(exited) = self.exited_at {
+                    let quiet_since = exited.max(self.last_output);
+                    if Instant::now().duration_since(quiet_since) >= self.options.grace {
+                        self.signal_group(Signal::KILL);
+                        self.stdout_eof = true;
+                        return Ok(0);
+                    }
+                }
                 continue;
             }
             match self.stdout.read(buf) {

@@ -9,6 +9,7 @@ does FAKE_AGENT_RESUMED instead (default: `replay`), with the capture's session/
 replaced by ID so the resumed stream continues the session:
 
   replay        every line of the capture      replay:N   its first N lines
+  burst:N       the capture N times, at once
   garbage:N     N lines that are not JSON      partial    half a JSON line, no newline
   hang          sleep for an hour              sleep:S    sleep S seconds
   exit:N        exit with status N             signal:S   kill itself with signal S (SEGV)
@@ -77,6 +78,9 @@ def main():
         if name == "replay":
             for line in lines[: int(arg)] if arg else lines:
                 write(line)
+        elif name == "burst":
+            out.write(b"".join(lines) * int(arg))
+            out.flush()
         elif name == "garbage":
             for i in range(int(arg)):
                 write(b"Error: upstream connection reset (%d) <html>garbage</html>\n" % i)
