@@ -22,7 +22,7 @@ use crate::dialect::Dialect;
 use crate::error::Error;
 use crate::pipeline::{Consumer, Flow, Pipeline, Record, Status};
 use rustix::event::{PollFd, PollFlags};
-use rustix::process::{Pid, Signal};
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::ffi::{OsStr, OsString};
@@ -561,7 +561,9 @@ struct Running<'a> {
     pgid: Pid,
     stdout: ChildStdout,
     stdout_eof: bool,
+    /// Set once reaped (in `finish`).
     status: Option<ExitStatus>,
+    /// When its exit was seen (it is not reaped before `finish`).
     exited_at: Option<Instant>,
     last_output: Instant,
     last_wait: Instant,
@@ -586,17 +588,21 @@ impl Running<'_> {
             return;
         }
         self.stop = Some((reason, Instant::now() + self.options.grace));
-        if self.status.is_none() {
+        if self.exited_at.is_none() {
             self.signal_group(Signal::TERM);
         }
     }
 
+    /// Notes the child's exit without reaping it: until it is reaped, its pid (the group's
+    /// id) cannot be reused, so signalling the group stays safe.
     fn check_exit(&mut self, now: Instant) -> io::Result<()> {
-        if self.status.is_none() {
+        if self.exited_at.is_none() {
             self.last_wait = now;
-            if let Some(status) = self.child.try_wait()? {
-                self.status = Some(status);
-                self.exited_at = Some(now);
+            let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+            match rustix::process::waitid(WaitId::Pid(self.pgid), options) {
+                Ok(Some(_)) => self.exited_at = Some(now),
+                Ok(None) | Err(rustix::io::Errno::INTR) => {}
+                Err(e) => return Err(e.into()),
             }
         }
         Ok(())
@@ -609,7 +615,7 @@ impl Running<'_> {
         let got = signals.take();
         let second_interrupt = signals.interrupts >= 2;
         for sig in got {
-            if self.status.is_none() {
+            if self.exited_at.is_none() {
                 if second_interrupt {
                     self.signal_group(Signal::KILL);
                     self.killed = true;
@@ -628,7 +634,7 @@ impl Running<'_> {
     fn next_deadline(&self) -> Option<Instant> {
         let mut at: Option<Instant> = None;
         let mut consider = |t: Instant| at = Some(at.map_or(t, |a| a.min(t)));
-        if self.status.is_none() {
+        if self.exited_at.is_none() {
             match self.stop {
                 Some((_, kill_at)) if !self.killed => consider(kill_at),
                 Some(_) => {}
@@ -647,31 +653,31 @@ impl Running<'_> {
         at
     }
 
-    /// Ends the run: stops the child if it still runs, reaps it, and says how it ended.
+    /// Ends the run: stops the child if it still runs, ends what is left of its group,
+    /// reaps it, and says how it ended.
     fn finish(&mut self) -> (Option<ExitStatus>, Option<StopReason>) {
-        if self.status.is_none() {
+        if self.exited_at.is_none() {
             if self.stop.is_none() {
                 self.stop = Some((StopReason::Done, Instant::now() + self.options.grace));
                 self.signal_group(Signal::TERM);
             }
             let kill_at = self.stop.map_or_else(Instant::now, |(_, at)| at);
             loop {
-                match self.child.try_wait() {
-                    Ok(Some(status)) => {
-                        self.status = Some(status);
-                        break;
-                    }
-                    Ok(None) if Instant::now() < kill_at => std::thread::sleep(TICK / 5),
-                    _ => {
-                        self.signal_group(Signal::KILL);
-                        self.status = self.child.wait().ok();
-                        break;
-                    }
+                let now = Instant::now();
+                if self.check_exit(now).is_err() || self.exited_at.is_some() {
+                    break;
                 }
+                if now >= kill_at {
+                    self.signal_group(Signal::KILL);
+                    break;
+                }
+                std::thread::sleep(TICK / 5);
             }
         }
-        // Whatever of the tree is left (a grandchild holding a pipe) goes too.
+        // Whatever of the tree is left (a grandchild holding a pipe) goes too, while the
+        // unreaped leader still holds the group's id.
         self.signal_group(Signal::KILL);
+        self.status = self.child.wait().ok();
         (self.status, self.stop.map(|(reason, _)| reason))
     }
 }
@@ -681,7 +687,7 @@ impl Read for Running<'_> {
         loop {
             self.handle_signals();
             let now = Instant::now();
-            if self.stop.is_none() && self.status.is_none() {
+            if self.stop.is_none() && self.exited_at.is_none() {
                 let (corrupt, terminal_at) = {
                     let w = self.watch.borrow();
                     (w.corrupt, w.terminal_at)
@@ -702,12 +708,12 @@ impl Read for Running<'_> {
                 }
             }
             if let Some((_, kill_at)) = self.stop {
-                if !self.killed && self.status.is_none() && now >= kill_at {
+                if !self.killed && self.exited_at.is_none() && now >= kill_at {
                     self.signal_group(Signal::KILL);
                     self.killed = true;
                 }
             }
-            if self.status.is_none()
+            if self.exited_at.is_none()
                 && (self.stdout_eof || now.duration_since(self.last_wait) >= TICK)
             {
                 self.check_exit(now)?;
