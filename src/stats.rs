@@ -9,6 +9,12 @@
 //! [`Stats::merge`] of the stats of consecutive parts equals the stats of the whole, which
 //! is how batch mode combines its shards and how `ndjq stats --merge` reduces partial JSON
 //! stats computed on other machines. Formatting lives in `sink::stats`.
+//!
+//! The per-message and per-tool-call memory is what grows with the input, so it is kept
+//! flat (see [`store`]): a 96-bit digest of the id, the four token counts as `u32` (with
+//! an exact side table for the rare count that does not fit) and an index into a table
+//! of distinct attributions: 32 bytes per API message, 20 per tool call, no allocation
+//! per entry.
 
 use crate::diagnostic::Code;
 use crate::dialect::Dialect;
@@ -18,6 +24,9 @@ use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::AddAssign;
+use store::{join, Key, Keyed, LastWins, View};
+
+mod store;
 
 /// The version of the JSON shape; a field is never renamed without a new version.
 pub const SCHEMA: &str = "ndjq.stats/1";
@@ -66,47 +75,6 @@ impl Tokens {
     }
 }
 
-/// A 128-bit FNV-1a digest of an id (message id and request id, tool id, ...). Keeping
-/// digests instead of the ids keeps memory at a few dozen bytes per API message; two
-/// distinct ids share a digest with odds far below one in 10^20 for a billion ids. The
-/// digest is fixed forever, so partial stats from other machines and versions merge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-struct Key(u128);
-
-impl Key {
-    fn of(parts: &[&str]) -> Key {
-        const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-        const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
-        let mut h = OFFSET;
-        for (i, part) in parts.iter().enumerate() {
-            if i > 0 {
-                // A zero byte between parts: ("ab", "c") and ("a", "bc") differ.
-                h = h.wrapping_mul(PRIME);
-            }
-            for &b in part.as_bytes() {
-                h ^= u128::from(b);
-                h = h.wrapping_mul(PRIME);
-            }
-        }
-        Key(h)
-    }
-}
-
-impl Serialize for Key {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&format!("{:032x}", self.0))
-    }
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
-        let text = String::deserialize(d)?;
-        u128::from_str_radix(&text, 16)
-            .map(Key)
-            .map_err(|_| serde::de::Error::custom("a key is 32 hex digits"))
-    }
-}
-
 /// Where something is attributed: indexes into the string table, [`NONE`] when unknown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 struct Attr {
@@ -118,11 +86,81 @@ struct Attr {
 
 const NONE: u32 = u32::MAX;
 
-/// One API message's last usage snapshot.
+const NO_ATTR: Attr = Attr {
+    session: NONE,
+    model: NONE,
+    file: NONE,
+    day: NONE,
+};
+
+/// The distinct attributions, each stored once: entries refer to one by its index.
+#[derive(Debug, Clone, Default)]
+struct Attrs {
+    list: Vec<Attr>,
+    index: HashMap<Attr, u32>,
+    /// The last one asked for: consecutive records mostly share it.
+    last: Option<(Attr, u32)>,
+}
+
+impl Attrs {
+    fn id(&mut self, a: Attr) -> u32 {
+        if let Some((last, i)) = self.last {
+            if last == a {
+                return i;
+            }
+        }
+        let next = u32::try_from(self.list.len()).unwrap_or(NONE);
+        let i = *self.index.entry(a).or_insert(next);
+        if i == next {
+            self.list.push(a);
+        }
+        self.last = Some((a, i));
+        i
+    }
+
+    /// An index nothing lists (a hand-made report) reads as unattributed.
+    fn get(&self, i: u32) -> Attr {
+        self.list.get(i as usize).copied().unwrap_or(NO_ATTR)
+    }
+}
+
+/// Token counts as a message entry stores them: `u32` each, or [`BIG`] when one does not
+/// fit, the exact counts then being in `Stats::big_tokens`. No API message comes near 4
+/// billion tokens, but a count is never cut.
+type Packed = [u32; 4];
+const BIG: Packed = [u32::MAX; 4];
+
+fn pack(t: Tokens) -> Packed {
+    let f = |v: u64| u32::try_from(v).ok().filter(|&v| v != u32::MAX);
+    match (
+        f(t.input),
+        f(t.output),
+        f(t.cache_creation),
+        f(t.cache_read),
+    ) {
+        (Some(a), Some(b), Some(c), Some(d)) => [a, b, c, d],
+        _ => BIG,
+    }
+}
+
+/// One API message's (or Codex turn's) last usage snapshot: 32 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct MessageUsage {
-    tokens: Tokens,
-    attr: Attr,
+struct MessageEntry(Key, Packed, u32);
+
+impl Keyed for MessageEntry {
+    fn key(&self) -> Key {
+        self.0
+    }
+}
+
+/// A tool call: its tool's name (a string index) and its attribution. 20 bytes.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct ToolEntry(Key, u32, u32);
+
+impl Keyed for ToolEntry {
+    fn key(&self) -> Key {
+        self.0
+    }
 }
 
 /// The last `result` of a session.
@@ -136,12 +174,6 @@ struct SessionResult {
     duration_ms: Option<u64>,
     file: u32,
     day: u32,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-struct ToolCall {
-    name: u32,
-    attr: Attr,
 }
 
 /// Strings shared by attributions (sessions, models, files, days, tool names).
@@ -192,17 +224,22 @@ pub struct Stats {
     pub dialects: BTreeMap<String, u64>,
     pub types: BTreeMap<String, u64>,
     strings: Strings,
+    attrs: Attrs,
     sessions: HashSet<u32>,
-    messages: HashMap<Key, MessageUsage>,
-    /// Usage that is counted per line (no message id) or per Codex turn, by attribution.
-    extra_usage: HashMap<Attr, Tokens>,
-    /// Codex rollouts: the last cumulative `total_token_usage` of each session.
-    codex_totals: HashMap<u32, MessageUsage>,
+    /// The last usage snapshot of each API message (and Codex exec turn).
+    messages: LastWins<MessageEntry>,
+    /// The exact counts of the messages whose entry says [`BIG`].
+    big_tokens: HashMap<Key, Tokens>,
+    /// Usage that is counted per line (no message id), by attribution.
+    extra_usage: HashMap<u32, Tokens>,
+    /// Codex rollouts: the last cumulative `total_token_usage` of each session, with its
+    /// attribution.
+    codex_totals: HashMap<u32, (Tokens, u32)>,
     results: HashMap<u32, SessionResult>,
-    /// Codex exec turns (completed or failed), by key (see `add_codex`).
-    codex_turns: HashMap<Key, Attr>,
-    tool_calls: HashMap<Key, ToolCall>,
-    tool_errors: HashSet<Key>,
+    /// Codex exec turns (completed or failed), by key (see `add_codex`), to attribution.
+    codex_turns: HashMap<Key, u32>,
+    tool_calls: LastWins<ToolEntry>,
+    tool_errors: LastWins<Key>,
     /// Records by session, file and day.
     records_by: HashMap<(Dim, u32), u64>,
     context: Option<InputContext>,
@@ -393,6 +430,28 @@ impl Stats {
         }
     }
 
+    /// A message's usage snapshot, replacing any earlier one with its key.
+    fn add_usage(&mut self, key: Key, tokens: Tokens, attr: u32) {
+        let packed = pack(tokens);
+        if packed == BIG {
+            self.big_tokens.insert(key, tokens);
+        }
+        self.messages.push(MessageEntry(key, packed, attr));
+    }
+
+    /// A message entry's counts.
+    fn tokens_of(&self, m: &MessageEntry) -> Tokens {
+        if m.1 == BIG {
+            return self.big_tokens.get(&m.0).copied().unwrap_or_default();
+        }
+        Tokens {
+            input: u64::from(m.1[0]),
+            output: u64::from(m.1[1]),
+            cache_creation: u64::from(m.1[2]),
+            cache_read: u64::from(m.1[3]),
+        }
+    }
+
     fn session_id(&mut self, s: &str) -> u32 {
         let id = self.strings.id(s);
         self.sessions.insert(id);
@@ -424,12 +483,12 @@ impl Stats {
                     .get("model")
                     .and_then(|m| m.as_str())
                     .map_or(NONE, |m| self.strings.id(m));
-                let attr = Attr {
+                let attr = self.attrs.id(Attr {
                     session,
                     model,
                     file: ctx.file,
                     day,
-                };
+                });
                 if let Some(usage) = message.get("usage").filter(|u| u.is_object()) {
                     let tokens = Tokens::from_claude(usage);
                     match message.get("id").and_then(|i| i.as_str()) {
@@ -439,8 +498,7 @@ impl Stats {
                                 .or_else(|| v.get("request_id"))
                                 .and_then(|r| r.as_str())
                                 .unwrap_or("");
-                            let key = Key::of(&[id, request]);
-                            self.messages.insert(key, MessageUsage { tokens, attr });
+                            self.add_usage(Key::of(&[id, request]), tokens, attr);
                         }
                         None => *self.extra_usage.entry(attr).or_default() += tokens,
                     }
@@ -454,8 +512,7 @@ impl Stats {
                                     .and_then(|n| n.as_str())
                                     .unwrap_or("(unknown)");
                                 let name = self.strings.id(name);
-                                self.tool_calls
-                                    .insert(Key::of(&[id]), ToolCall { name, attr });
+                                self.tool_calls.push(ToolEntry(Key::of(&[id]), name, attr));
                             }
                         }
                     });
@@ -470,7 +527,7 @@ impl Stats {
                         && block.get("is_error").and_then(|e| e.as_bool()) == Some(true)
                     {
                         if let Some(id) = block.get("tool_use_id").and_then(|i| i.as_str()) {
-                            self.tool_errors.insert(Key::of(&[id]));
+                            self.tool_errors.push(Key::of(&[id]));
                         }
                     }
                 });
@@ -524,12 +581,12 @@ impl Stats {
             }
         }
         self.count_session_record(ctx.session);
-        let attr = Attr {
+        let attr = self.attrs.id(Attr {
             session: ctx.session,
             model: NONE,
             file: ctx.file,
             day,
-        };
+        });
         let thread = self.strings.get(ctx.session).unwrap_or("").to_string();
         match ty {
             Some("turn.completed") | Some("turn.failed") => {
@@ -545,7 +602,7 @@ impl Stats {
                 );
                 let key = Key::of(&["codex turn", &thread, &turn]);
                 if let Some(tokens) = usage {
-                    self.messages.insert(key, MessageUsage { tokens, attr });
+                    self.add_usage(key, tokens, attr);
                 }
                 self.codex_turns.insert(key, attr);
             }
@@ -581,9 +638,9 @@ impl Stats {
                         .is_some_and(|e| e.kind() != crate::json::Kind::Null);
                 let name = self.strings.id(name);
                 if failed {
-                    self.tool_errors.insert(key);
+                    self.tool_errors.push(key);
                 }
-                self.tool_calls.insert(key, ToolCall { name, attr });
+                self.tool_calls.push(ToolEntry(key, name, attr));
             }
             _ => {}
         }
@@ -609,12 +666,12 @@ impl Stats {
         }
         self.count_session_record(ctx.session);
         let Some(payload) = payload else { return };
-        let attr = Attr {
+        let attr = self.attrs.id(Attr {
             session: ctx.session,
             model: ctx.model,
             file: ctx.file,
             day,
-        };
+        });
         let ptype = payload.get("type").and_then(|t| t.as_str());
         match (ty, ptype) {
             (Some("event_msg"), Some("token_count")) => {
@@ -622,8 +679,7 @@ impl Stats {
                 // often a count is re-emitted.
                 if let Some(total) = payload.get("info").and_then(|i| i.get("total_token_usage")) {
                     let tokens = Tokens::from_codex(total);
-                    self.codex_totals
-                        .insert(ctx.session, MessageUsage { tokens, attr });
+                    self.codex_totals.insert(ctx.session, (tokens, attr));
                 }
             }
             (
@@ -636,8 +692,7 @@ impl Stats {
                     .unwrap_or(ptype.unwrap_or("(unknown)"));
                 if let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) {
                     let name = self.strings.id(name);
-                    self.tool_calls
-                        .insert(Key::of(&[id]), ToolCall { name, attr });
+                    self.tool_calls.push(ToolEntry(Key::of(&[id]), name, attr));
                 }
             }
             _ => {}
@@ -654,7 +709,7 @@ impl Stats {
         for (k, n) in later.types {
             *self.types.entry(k).or_insert(0) += n;
         }
-        // Re-index the later side's strings into this table.
+        // Re-index the later side's strings and attributions into this side's tables.
         let map: Vec<u32> = later
             .strings
             .names
@@ -662,23 +717,29 @@ impl Stats {
             .map(|s| self.strings.id(s))
             .collect();
         let re = |i: u32| -> u32 { map.get(i as usize).copied().unwrap_or(NONE) };
-        let re_attr = |a: Attr| Attr {
-            session: re(a.session),
-            model: re(a.model),
-            file: re(a.file),
-            day: re(a.day),
-        };
+        let amap: Vec<u32> = later
+            .attrs
+            .list
+            .iter()
+            .map(|a| {
+                self.attrs.id(Attr {
+                    session: re(a.session),
+                    model: re(a.model),
+                    file: re(a.file),
+                    day: re(a.day),
+                })
+            })
+            .collect();
+        let ra = |i: u32| -> u32 { amap.get(i as usize).copied().unwrap_or(NONE) };
         self.sessions.extend(later.sessions.into_iter().map(re));
-        for (k, mut m) in later.messages {
-            m.attr = re_attr(m.attr);
-            self.messages.insert(k, m);
-        }
+        self.messages
+            .extend_later(later.messages, |m| MessageEntry(m.0, m.1, ra(m.2)));
+        self.big_tokens.extend(later.big_tokens);
         for (a, t) in later.extra_usage {
-            *self.extra_usage.entry(re_attr(a)).or_default() += t;
+            *self.extra_usage.entry(ra(a)).or_default() += t;
         }
-        for (s, mut m) in later.codex_totals {
-            m.attr = re_attr(m.attr);
-            self.codex_totals.insert(re(s), m);
+        for (s, (t, a)) in later.codex_totals {
+            self.codex_totals.insert(re(s), (t, ra(a)));
         }
         for (s, r) in later.results {
             let entry = self.results.entry(re(s)).or_default();
@@ -690,14 +751,11 @@ impl Stats {
             entry.duration_ms = r.duration_ms.or(entry.duration_ms);
         }
         for (k, a) in later.codex_turns {
-            self.codex_turns.insert(k, re_attr(a));
+            self.codex_turns.insert(k, ra(a));
         }
-        for (k, mut c) in later.tool_calls {
-            c.name = re(c.name);
-            c.attr = re_attr(c.attr);
-            self.tool_calls.insert(k, c);
-        }
-        self.tool_errors.extend(later.tool_errors);
+        self.tool_calls
+            .extend_later(later.tool_calls, |c| ToolEntry(c.0, re(c.1), ra(c.2)));
+        self.tool_errors.extend_later(later.tool_errors, |k| k);
         for ((d, i), n) in later.records_by {
             *self.records_by.entry((d, re(i))).or_insert(0) += n;
         }
@@ -711,23 +769,37 @@ impl Stats {
         self.strings.get(i).unwrap_or("(none)").to_string()
     }
 
-    /// Every usage entry with its attribution: messages, per-line and Codex usage, Codex
-    /// rollout totals.
-    fn usages(&self) -> impl Iterator<Item = (Tokens, Attr)> + '_ {
-        self.messages
-            .values()
-            .map(|m| (m.tokens, m.attr))
-            .chain(self.extra_usage.iter().map(|(a, t)| (*t, *a)))
-            .chain(self.codex_totals.values().map(|m| (m.tokens, m.attr)))
+    /// Usage summed by attribution index (messages, per-line usage, Codex rollout totals):
+    /// `None` for an attribution no usage names. An index no table lists goes last.
+    fn usage_by_attr(&self) -> Vec<Option<Tokens>> {
+        let mut by: Vec<Option<Tokens>> = vec![None; self.attrs.list.len() + 1];
+        let last = self.attrs.list.len();
+        let mut add = |a: u32, t: Tokens| {
+            let i = (a as usize).min(last);
+            *by[i].get_or_insert_with(Tokens::default) += t;
+        };
+        for m in self.messages.settled().iter() {
+            add(m.2, self.tokens_of(m));
+        }
+        for (a, t) in &self.extra_usage {
+            add(*a, *t);
+        }
+        for (t, a) in self.codex_totals.values() {
+            add(*a, *t);
+        }
+        by
     }
 
     /// The totals of SPEC section 5.
     pub fn totals(&self) -> Totals {
         let mut tokens = Tokens::default();
         let mut models: BTreeMap<String, Tokens> = BTreeMap::new();
-        for (t, a) in self.usages() {
-            tokens += t;
-            *models.entry(self.name(a.model)).or_default() += t;
+        for (i, t) in self.usage_by_attr().into_iter().enumerate() {
+            if let Some(t) = t {
+                tokens += t;
+                let a = self.attrs.get(i as u32);
+                *models.entry(self.name(a.model)).or_default() += t;
+            }
         }
         let mut result_tokens: Option<Tokens> = None;
         let mut cost: Option<f64> = None;
@@ -756,17 +828,30 @@ impl Stats {
         }
     }
 
+    /// Calls and errors by tool: each call once per id, each error once per id, named
+    /// through the call with its id.
     fn tool_totals(&self) -> BTreeMap<String, ToolTotals> {
-        let mut tools: BTreeMap<String, ToolTotals> = BTreeMap::new();
-        for c in self.tool_calls.values() {
-            tools.entry(self.name(c.name)).or_default().calls += 1;
+        let calls = self.tool_calls.settled();
+        let errors = self.tool_errors.settled();
+        let mut by_name: HashMap<u32, ToolTotals> = HashMap::new();
+        for c in calls.iter() {
+            by_name.entry(c.1).or_default().calls += 1;
         }
-        for id in &self.tool_errors {
-            let name = self
-                .tool_calls
-                .get(id)
-                .map_or("(unknown)".to_string(), |c| self.name(c.name));
-            tools.entry(name).or_default().errors += 1;
+        let mut unknown = 0;
+        for (_, call) in join(errors.iter(), calls.iter()) {
+            match call {
+                Some(c) => by_name.entry(c.1).or_default().errors += 1,
+                None => unknown += 1,
+            }
+        }
+        let mut tools: BTreeMap<String, ToolTotals> = BTreeMap::new();
+        for (name, t) in by_name {
+            let e = tools.entry(self.name(name)).or_default();
+            e.calls += t.calls;
+            e.errors += t.errors;
+        }
+        if unknown > 0 {
+            tools.entry("(unknown)".to_string()).or_default().errors += unknown;
         }
         tools
     }
@@ -808,8 +893,8 @@ impl Stats {
                         }
                     }
                 }
-                for (t, a) in self.usages() {
-                    if let Some(k) = pick(a) {
+                for (i, t) in self.usage_by_attr().into_iter().enumerate() {
+                    if let (Some(t), Some(k)) = (t, pick(self.attrs.get(i as u32))) {
                         row(&mut rows, self.name(k)).tokens += t;
                     }
                 }
@@ -825,13 +910,21 @@ impl Stats {
                         g.cost_usd = Some(round_cost(g.cost_usd.unwrap_or(0.0) + c));
                     }
                 }
-                for (id, c) in &self.tool_calls {
-                    if let Some(k) = pick(c.attr) {
+                // Calls and errors by attribution first: a handful of rows, not a string
+                // per call.
+                let calls = self.tool_calls.settled();
+                let errors = self.tool_errors.settled();
+                let mut by_attr: HashMap<u32, (u64, u64)> = HashMap::new();
+                for (c, error) in join(calls.iter(), errors.iter()) {
+                    let e = by_attr.entry(c.2).or_default();
+                    e.0 += 1;
+                    e.1 += u64::from(error.is_some());
+                }
+                for (a, (calls, errors)) in by_attr {
+                    if let Some(k) = pick(self.attrs.get(a)) {
                         let g = row(&mut rows, self.name(k));
-                        g.tool_calls += 1;
-                        if self.tool_errors.contains(id) {
-                            g.tool_errors += 1;
-                        }
+                        g.tool_calls += calls;
+                        g.tool_errors += errors;
                     }
                 }
             }
@@ -839,22 +932,27 @@ impl Stats {
         rows.into_values().collect()
     }
 
-    /// The state a later merge needs, in a serialisable form.
+    /// The state a later merge needs, in a serialisable form. The large lists are shared
+    /// with this accumulator, not copied.
     pub fn to_state(&self) -> State {
+        let messages = self.messages.settled();
+        // Only the exact counts an entry still refers to.
+        let mut big: Vec<(Key, Tokens)> = Vec::new();
+        if !self.big_tokens.is_empty() {
+            for m in messages.iter().filter(|m| m.1 == BIG) {
+                if let Some(t) = self.big_tokens.get(&m.0) {
+                    big.push((m.0, *t));
+                }
+            }
+        }
         State {
             strings: self.strings.names.clone(),
-            sessions: {
-                let mut v: Vec<u32> = self.sessions.iter().copied().collect();
-                v.sort_unstable();
-                v
-            },
-            messages: sorted(self.messages.iter().map(|(k, m)| (*k, m.tokens, m.attr))),
+            attrs: self.attrs.list.clone(),
+            sessions: sorted(self.sessions.iter().copied()),
+            messages,
+            big_tokens: big,
             extra_usage: sorted(self.extra_usage.iter().map(|(a, t)| (*a, *t))),
-            codex_totals: sorted(
-                self.codex_totals
-                    .iter()
-                    .map(|(s, m)| (*s, m.tokens, m.attr)),
-            ),
+            codex_totals: sorted(self.codex_totals.iter().map(|(s, (t, a))| (*s, *t, *a))),
             results: {
                 let mut v: Vec<(u32, SessionResult)> =
                     self.results.iter().map(|(s, r)| (*s, *r)).collect();
@@ -862,13 +960,8 @@ impl Stats {
                 v
             },
             codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
-            tool_calls: {
-                let mut v: Vec<(Key, ToolCall)> =
-                    self.tool_calls.iter().map(|(k, c)| (*k, *c)).collect();
-                v.sort_by_key(|(k, _)| *k);
-                v
-            },
-            tool_errors: sorted(self.tool_errors.iter().copied()),
+            tool_calls: self.tool_calls.settled(),
+            tool_errors: self.tool_errors.settled(),
             records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
         }
     }
@@ -900,22 +993,25 @@ impl Stats {
         for name in &s.strings {
             stats.strings.id(name);
         }
+        // Indexes must keep their meaning: the list as written, the first of a twin.
+        for (i, a) in s.attrs.iter().enumerate() {
+            let i = u32::try_from(i).map_err(|_| "too many attributions".to_string())?;
+            stats.attrs.index.entry(*a).or_insert(i);
+        }
+        stats.attrs.list = s.attrs;
         stats.sessions = s.sessions.into_iter().collect();
-        stats.messages = s
-            .messages
-            .into_iter()
-            .map(|(k, tokens, attr)| (k, MessageUsage { tokens, attr }))
-            .collect();
+        stats.messages = LastWins::from_entries(s.messages.into_vec());
+        stats.big_tokens = s.big_tokens.into_iter().collect();
         stats.extra_usage = s.extra_usage.into_iter().collect();
         stats.codex_totals = s
             .codex_totals
             .into_iter()
-            .map(|(k, tokens, attr)| (k, MessageUsage { tokens, attr }))
+            .map(|(k, tokens, attr)| (k, (tokens, attr)))
             .collect();
         stats.results = s.results.into_iter().collect();
         stats.codex_turns = s.codex_turns.into_iter().collect();
-        stats.tool_calls = s.tool_calls.into_iter().collect();
-        stats.tool_errors = s.tool_errors.into_iter().collect();
+        stats.tool_calls = LastWins::from_entries(s.tool_calls.into_vec());
+        stats.tool_errors = LastWins::from_entries(s.tool_errors.into_vec());
         stats.records_by = s
             .records_by
             .into_iter()
@@ -989,18 +1085,24 @@ fn sorted<T: Ord + Copy, I: Iterator<Item = T>>(it: I) -> Vec<T> {
     v
 }
 
-/// What a merge needs beyond the totals; part of the JSON report under `state`.
+/// What a merge needs beyond the totals; part of the JSON report under `state`. Entries
+/// name strings and attributions by their index in `strings` and `attrs`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
     strings: Vec<String>,
+    attrs: Vec<Attr>,
     sessions: Vec<u32>,
-    messages: Vec<(Key, Tokens, Attr)>,
-    extra_usage: Vec<(Attr, Tokens)>,
-    codex_totals: Vec<(u32, Tokens, Attr)>,
+    /// `[key, [input, output, cache_creation, cache_read], attribution]`, sorted by key.
+    messages: View<MessageEntry>,
+    /// The exact counts of the messages whose counts do not fit 32 bits.
+    big_tokens: Vec<(Key, Tokens)>,
+    extra_usage: Vec<(u32, Tokens)>,
+    codex_totals: Vec<(u32, Tokens, u32)>,
     results: Vec<(u32, SessionResult)>,
-    codex_turns: Vec<(Key, Attr)>,
-    tool_calls: Vec<(Key, ToolCall)>,
-    tool_errors: Vec<Key>,
+    codex_turns: Vec<(Key, u32)>,
+    /// `[key, tool name, attribution]`, sorted by key.
+    tool_calls: View<ToolEntry>,
+    tool_errors: View<Key>,
     records_by: Vec<(Dim, u32, u64)>,
 }
 

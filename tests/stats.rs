@@ -1267,6 +1267,80 @@ fn threads_do_not_change_the_output_of_a_generated_stream() {
     }
 }
 
+/// A Claude stream-json file with `n` distinct messages, each seen twice: a first
+/// snapshot (output 1) and, `lag` lines later, the last one, by which time the stats store
+/// has folded its pending entries many times. Every message has a tool call; every 7th
+/// call fails. Message 5's last snapshot reads more than 32 bits of cache tokens, and
+/// message 6's first one does (its last one does not): the exact side table is used and
+/// left behind. Returns the file and, from a plain map, the expected output tokens, cache
+/// reads and tool errors.
+fn many_messages(dir: &Path, n: u64, lag: u64) -> (PathBuf, u64, u64, u64) {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    let mut last: HashMap<u64, (u64, u64)> = HashMap::new();
+    let line = |text: &mut String, i: u64, out: u64, cache: u64, session: u64| {
+        let _ = writeln!(
+            text,
+            r#"{{"type":"assistant","session_id":"s{session}","message":{{"id":"msg_{i}","model":"m{}","content":[{{"type":"tool_use","id":"toolu_{i}","name":"T{}","input":{{}}}}],"usage":{{"input_tokens":3,"output_tokens":{out},"cache_creation_input_tokens":0,"cache_read_input_tokens":{cache}}}}}}}"#,
+            i % 3,
+            i % 5
+        );
+    };
+    let mut errors = 0;
+    for step in 0..n + lag {
+        if step < n {
+            let cache = if step == 6 { 9_000_000_000 } else { 7 };
+            line(&mut text, step, 1, cache, step / 1000);
+            last.insert(step, (1, cache));
+        }
+        if step >= lag {
+            let i = step - lag;
+            let (out, cache) = (10 + i % 1000, if i == 5 { 5_000_000_000 } else { 7 });
+            line(&mut text, i, out, cache, i / 1000);
+            last.insert(i, (out, cache));
+            if i.is_multiple_of(7) {
+                let _ = writeln!(
+                    text,
+                    r#"{{"type":"user","session_id":"s{}","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_{i}","is_error":true}}]}}}}"#,
+                    i / 1000
+                );
+                errors += 1;
+            }
+        }
+    }
+    let path = dir.join("many.ndjson");
+    std::fs::write(&path, text).expect("write the generated stream");
+    let output = last.values().map(|v| v.0).sum();
+    let cache = last.values().map(|v| v.1).sum();
+    (path, output, cache, errors)
+}
+
+#[test]
+fn many_messages_stay_exact_through_the_compact_store() {
+    // More distinct messages and tool calls than the store keeps pending (2^15), so its
+    // sorted vector is folded into many times while snapshots are still being replaced.
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let (n, lag) = (40_000, 36_000);
+    let (file, output, cache, errors) = many_messages(tmp.path(), n, lag);
+    let got = stats_json(&[&file]);
+    assert_eq!(got.tokens.input, 3 * n);
+    assert_eq!(got.tokens.output, output);
+    assert_eq!(got.tokens.cache_read, cache);
+    let calls: u64 = got.tools.values().map(|t| t.calls).sum();
+    let errs: u64 = got.tools.values().map(|t| t.errors).sum();
+    assert_eq!((calls, errs), (n, errors));
+    assert_eq!(got.sessions, n.div_ceil(1000));
+    // The second implementation agrees, and so do threads and merges of splits.
+    assert_no_diffs("many messages", &spec_diffs(&expected(&[&file]), &got));
+    same_output_with_threads(&file, &[None]);
+    let bytes = std::fs::read(&file).expect("read the generated stream");
+    let parts = split_lines(&bytes, &mut XorShift::new(7), Cuts::AnyLine);
+    let (_, outputs) = part_stats(tmp.path(), &parts, None);
+    let merged = parse_report(&merge_json(&outputs, None));
+    let d = report_diffs(&got, &merged, false);
+    assert_no_diffs("many messages: merge of the parts != the whole", &d);
+}
+
 // ---------------------------------------------------------------------------------------
 // 6. Breakdowns and human output
 // ---------------------------------------------------------------------------------------

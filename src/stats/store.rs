@@ -1,0 +1,345 @@
+//! The compact memory of `stats`: what it must remember per API message and per tool id
+//! to count each once, in as few bytes as an exact answer allows.
+//!
+//! Every such entry is keyed by a 96-bit digest of its id ([`Key`]) and "the last one
+//! wins": a later snapshot of a message replaces an earlier one. Nothing needs to look an
+//! entry up while records stream in, so a [`LastWins`] store only appends to a pending
+//! list and, now and then, folds that list into one sorted vector: sort it, keep the last
+//! entry of each key, overwrite the keys already there and merge the new ones in place,
+//! from the back. Memory is the entries themselves (no hash table slack, no per-entry
+//! allocation) plus the pending list, at most an eighth of them. The sorted vector sits
+//! behind an [`Arc`], so a report can carry it to the JSON writer without a copy.
+
+use serde::de::{self, SeqAccess, Visitor};
+use serde::ser::SerializeSeq;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cmp::Ordering;
+use std::fmt;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// A 96-bit digest of an id (a message id and its request id, a tool id, ...): the high
+/// 64 bits of its 128-bit FNV-1a hash and the low 64 folded to 32. Two distinct ids share
+/// a key with odds of about one in 10^11 for a billion ids. The digest travels in partial
+/// stats, so it must stay the same across machines and versions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Key([u32; 3]);
+
+impl Key {
+    pub(crate) fn of(parts: &[&str]) -> Key {
+        const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+        const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
+        let mut h = OFFSET;
+        for (i, part) in parts.iter().enumerate() {
+            if i > 0 {
+                // A zero byte between parts: ("ab", "c") and ("a", "bc") differ.
+                h = h.wrapping_mul(PRIME);
+            }
+            for &b in part.as_bytes() {
+                h ^= u128::from(b);
+                h = h.wrapping_mul(PRIME);
+            }
+        }
+        let hi = (h >> 64) as u64;
+        let lo = h as u64;
+        Key([(hi >> 32) as u32, hi as u32, (lo ^ (lo >> 32)) as u32])
+    }
+
+    fn hex(self) -> String {
+        format!("{:08x}{:08x}{:08x}", self.0[0], self.0[1], self.0[2])
+    }
+
+    fn parse(text: &str) -> Option<Key> {
+        if text.len() != 24 || !text.is_ascii() {
+            return None;
+        }
+        let word = |i: usize| u32::from_str_radix(&text[i * 8..i * 8 + 8], 16).ok();
+        Some(Key([word(0)?, word(1)?, word(2)?]))
+    }
+}
+
+impl Serialize for Key {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.hex())
+    }
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        let text = String::deserialize(d)?;
+        Key::parse(&text).ok_or_else(|| de::Error::custom("a key is 24 hex digits"))
+    }
+}
+
+/// An entry of a [`LastWins`] store.
+pub(crate) trait Keyed: Copy {
+    fn key(&self) -> Key;
+}
+
+impl Keyed for Key {
+    fn key(&self) -> Key {
+        *self
+    }
+}
+
+/// Fewer pending entries than this are never folded in (folding costs a pass over the
+/// sorted vector).
+const MIN_PENDING: usize = 1 << 15;
+
+/// Entries by key, the last one pushed winning. See the module documentation.
+#[derive(Debug, Clone)]
+pub(crate) struct LastWins<T> {
+    /// Sorted by key, one entry per key.
+    sorted: Arc<Vec<T>>,
+    /// Entries pushed since the last fold, in the order they came.
+    pending: Vec<T>,
+}
+
+impl<T> Default for LastWins<T> {
+    fn default() -> Self {
+        LastWins {
+            sorted: Arc::new(Vec::new()),
+            pending: Vec::new(),
+        }
+    }
+}
+
+impl<T: Keyed> LastWins<T> {
+    /// An entry that replaces any earlier one with its key.
+    pub(crate) fn push(&mut self, entry: T) {
+        self.pending.push(entry);
+        if self.pending.len() >= MIN_PENDING.max(self.sorted.len() / 8) {
+            self.fold();
+        }
+    }
+
+    /// Pushes every entry of `later` (which came after this store's), each mapped by `f`.
+    pub(crate) fn extend_later(&mut self, later: LastWins<T>, f: impl Fn(T) -> T) {
+        let LastWins { sorted, pending } = later;
+        for e in sorted.iter().chain(pending.iter()) {
+            self.push(f(*e));
+        }
+    }
+
+    /// Sorts `entries` by key, keeping only the last of each key.
+    fn settle(entries: &mut Vec<T>) {
+        entries.reverse();
+        // Stable: among equal keys the first is now the last pushed.
+        entries.sort_by_key(Keyed::key);
+        entries.dedup_by_key(|e| e.key());
+    }
+
+    /// Folds the pending entries into the sorted vector.
+    fn fold(&mut self) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let mut fresh = std::mem::take(&mut self.pending);
+        Self::settle(&mut fresh);
+        let sorted = Arc::make_mut(&mut self.sorted);
+        // Keys already known take the new entry in place; the others are merged in.
+        fresh.retain(
+            |e| match sorted.binary_search_by_key(&e.key(), Keyed::key) {
+                Ok(i) => {
+                    sorted[i] = *e;
+                    false
+                }
+                Err(_) => true,
+            },
+        );
+        let old = sorted.len();
+        sorted.extend_from_slice(&fresh);
+        let (mut i, mut j, mut w) = (old, fresh.len(), sorted.len());
+        while j > 0 {
+            w -= 1;
+            if i > 0 && sorted[i - 1].key() > fresh[j - 1].key() {
+                sorted[w] = sorted[i - 1];
+                i -= 1;
+            } else {
+                sorted[w] = fresh[j - 1];
+                j -= 1;
+            }
+        }
+        fresh.clear();
+        self.pending = fresh;
+    }
+
+    /// Every entry, sorted by key, one per key: the sorted vector, shared, and the pending
+    /// entries settled (a copy of at most an eighth of the entries).
+    pub(crate) fn settled(&self) -> View<T> {
+        let mut newer = self.pending.clone();
+        Self::settle(&mut newer);
+        View {
+            sorted: Arc::clone(&self.sorted),
+            newer,
+        }
+    }
+
+    /// A store holding exactly `entries` (sorted and deduplicated here, later ones
+    /// winning).
+    pub(crate) fn from_entries(mut entries: Vec<T>) -> Self {
+        Self::settle(&mut entries);
+        LastWins {
+            sorted: Arc::new(entries),
+            pending: Vec::new(),
+        }
+    }
+}
+
+/// The entries of a [`LastWins`] store in key order, one per key, without copying its
+/// sorted vector: that vector merged with the newer entries, which win. A report's
+/// `state` carries its large lists as views, written and read as JSON arrays.
+#[derive(Debug, Clone)]
+pub(crate) struct View<T> {
+    sorted: Arc<Vec<T>>,
+    /// Sorted by key, one per key; replaces an entry of `sorted` with the same key.
+    newer: Vec<T>,
+}
+
+impl<T> Default for View<T> {
+    fn default() -> Self {
+        View {
+            sorted: Arc::new(Vec::new()),
+            newer: Vec::new(),
+        }
+    }
+}
+
+impl<T: Keyed> View<T> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        let mut a = self.sorted.iter().peekable();
+        let mut b = self.newer.iter().peekable();
+        std::iter::from_fn(move || match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) => match x.key().cmp(&y.key()) {
+                Ordering::Less => a.next(),
+                Ordering::Greater => b.next(),
+                Ordering::Equal => {
+                    a.next();
+                    b.next()
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        })
+    }
+
+    /// The entries as one vector, copied only if they are still shared.
+    pub(crate) fn into_vec(self) -> Vec<T> {
+        if self.newer.is_empty() {
+            return Arc::try_unwrap(self.sorted).unwrap_or_else(|v| (*v).clone());
+        }
+        self.iter().copied().collect()
+    }
+}
+
+/// Walks two key-sorted sequences together: each entry of `a` with the entry of `b` that
+/// has its key, if any.
+pub(crate) fn join<'a, A: Keyed + 'a, B: Keyed + 'a>(
+    a: impl Iterator<Item = &'a A> + 'a,
+    b: impl Iterator<Item = &'a B> + 'a,
+) -> impl Iterator<Item = (&'a A, Option<&'a B>)> + 'a {
+    let mut b = b.peekable();
+    a.map(move |x| {
+        let k = x.key();
+        while b.peek().is_some_and(|y| y.key() < k) {
+            b.next();
+        }
+        (x, b.peek().copied().filter(|y| y.key() == k))
+    })
+}
+
+impl<T: Keyed + Serialize> Serialize for View<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for e in self.iter() {
+            seq.serialize_element(e)?;
+        }
+        seq.end()
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for View<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Vec<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+                let mut v = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1 << 16));
+                while let Some(e) = seq.next_element()? {
+                    v.push(e);
+                }
+                Ok(v)
+            }
+        }
+        d.deserialize_seq(V(PhantomData)).map(|v| View {
+            sorted: Arc::new(v),
+            newer: Vec::new(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct E(Key, u32);
+    impl Keyed for E {
+        fn key(&self) -> Key {
+            self.0
+        }
+    }
+
+    fn k(i: u32) -> Key {
+        Key::of(&[&i.to_string()])
+    }
+
+    /// Against a plain map, across many folds: the last value of each key, sorted.
+    #[test]
+    fn last_wins_like_a_map() {
+        let mut store = LastWins::default();
+        let mut map = std::collections::BTreeMap::new();
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for n in 0..300_000u32 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let id = (x % 70_000) as u32;
+            store.push(E(k(id), n));
+            map.insert(k(id), n);
+        }
+        let got: Vec<(Key, u32)> = store.settled().iter().map(|e| (e.0, e.1)).collect();
+        assert!(
+            !store.pending.is_empty(),
+            "the test must see pending entries"
+        );
+        let want: Vec<(Key, u32)> = map.into_iter().collect();
+        assert_eq!(got, want);
+        store.fold();
+        let again: Vec<(Key, u32)> = store.settled().iter().map(|e| (e.0, e.1)).collect();
+        assert_eq!(again, want);
+    }
+
+    #[test]
+    fn key_text_round_trips() {
+        let key = Key::of(&["msg_1", "req_1"]);
+        assert_eq!(Key::parse(&key.hex()), Some(key));
+        assert_ne!(Key::of(&["ab", "c"]), Key::of(&["a", "bc"]));
+        assert_eq!(Key::parse("xyz"), None);
+    }
+
+    #[test]
+    fn join_pairs_equal_keys() {
+        let a = LastWins::from_entries((0..10).map(|i| E(k(i), i)).collect());
+        let b = LastWins::from_entries([3, 7, 11].iter().map(|&i| E(k(i), 100 + i)).collect());
+        let (a, b) = (a.settled(), b.settled());
+        let mut hits: Vec<(u32, u32)> = join(a.iter(), b.iter())
+            .filter_map(|(x, y)| y.map(|y| (x.1, y.1)))
+            .collect();
+        hits.sort_unstable();
+        assert_eq!(hits, vec![(3, 103), (7, 107)]);
+    }
+}
