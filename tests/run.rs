@@ -699,6 +699,25 @@ fn kill_9_to_ndjq_takes_the_agent_with_it() {
 }
 
 #[test]
+fn filter_max_count_ends_the_agent_as_a_success() {
+    let dir = tempdir();
+    let started = Instant::now();
+    let out = wrapped(
+        "filter",
+        &["-m", "1", "--type", "assistant"],
+        "replay,hang",
+        "replay",
+        &dir.path().join("l"),
+    )
+    .output()
+    .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, capture_lines(CLAUDE_CAPTURE)[1]);
+    // Not the agent's hour of hanging: it was ended when no more records were needed.
+    assert!(started.elapsed() < BOUND);
+}
+
+#[test]
 fn every_reading_command_takes_a_wrapped_command() {
     let dir = tempdir();
     let log = dir.path().join("l");

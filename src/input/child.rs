@@ -40,6 +40,8 @@ use std::time::{Duration, Instant};
 
 /// How much of the child's stderr is kept for the report.
 pub const STDERR_TAIL_BYTES: usize = 64 << 10;
+/// The size of a write to a pipe that is never split (Linux).
+const PIPE_BUF: usize = 4096;
 /// How often a running child is checked for its exit while it keeps writing.
 const TICK: Duration = Duration::from_millis(50);
 /// The environment variable that tells the ndjq binary it is the trampoline.
@@ -524,6 +526,9 @@ impl StderrDrain {
             .name("child-stderr".into())
             .spawn(move || {
                 let mut buf = vec![0u8; 16 << 10];
+                // Passed on in whole lines where it can be, so that ndjq's own diagnostics
+                // on the same stderr do not land in the middle of one.
+                let mut pending: Vec<u8> = Vec::new();
                 loop {
                     let n = match from.read(&mut buf) {
                         Ok(0) => break,
@@ -531,14 +536,24 @@ impl StderrDrain {
                         Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                         Err(_) => break,
                     };
-                    // Passing it on may fail (a closed stderr): the tail is kept anyway.
-                    let _ = to.write_all(&buf[..n]).and_then(|_| to.flush());
+                    pending.extend_from_slice(&buf[..n]);
+                    let upto = if pending.len() > PIPE_BUF {
+                        pending.len()
+                    } else {
+                        memchr::memrchr(b'\n', &pending).map_or(0, |i| i + 1)
+                    };
+                    if upto > 0 {
+                        // Passing it on may fail (a closed stderr): the tail is kept anyway.
+                        let _ = to.write_all(&pending[..upto]).and_then(|_| to.flush());
+                        pending.drain(..upto);
+                    }
                     if let Ok(mut t) = keep.lock() {
                         t.extend(&buf[..n]);
                         let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
                         t.drain(..excess);
                     }
                 }
+                let _ = to.write_all(&pending).and_then(|_| to.flush());
                 let _ = tx.send(());
             })?;
         Ok(StderrDrain { tail, done })
