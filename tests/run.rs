@@ -690,6 +690,46 @@ fn a_reader_going_away_ends_ndjq_quietly_and_the_agent_with_it() {
 }
 
 #[test]
+fn an_agent_ended_for_a_restart_is_reaped_before_the_next_starts() {
+    let dir = tempdir();
+    let pidfile = dir.path().join("pid");
+    let read_pid =
+        || -> Option<u32> { std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok() };
+    let mut ndjq = ndjq_bare_std()
+        .args(["run", "--"])
+        .arg(agent("claude"))
+        .env("FAKE_AGENT_CAPTURE", repo(CLAUDE_CAPTURE))
+        .env("FAKE_AGENT", "pid,sleep:0.3,replay:2,garbage:5,hang")
+        .env("FAKE_AGENT_RESUMED", "pid,replay:3,hang")
+        .env("FAKE_AGENT_PIDFILE", &pidfile)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start ndjq");
+    let deadline = Instant::now() + BOUND;
+    let mut first = None;
+    let mut second = None;
+    while Instant::now() < deadline && second.is_none() {
+        match (first, read_pid()) {
+            (None, Some(p)) => first = Some(p),
+            (Some(f), Some(p)) if p != f => second = Some(p),
+            _ => {}
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (Some(first), Some(_)) = (first, second) else {
+        panic!("the agent was not restarted");
+    };
+    // No zombie left of the first agent: ndjq waited for it.
+    assert!(
+        !Path::new(&format!("/proc/{first}")).exists(),
+        "the ended agent was not reaped"
+    );
+    signal(ndjq.id(), "INT");
+    assert_eq!(ndjq.wait().expect("wait").code(), Some(130));
+}
+
+#[test]
 fn kill_9_to_ndjq_takes_the_agent_with_it() {
     let dir = tempdir();
     let (mut ndjq, agent_pid, _stdout) = start_hanging("pid,replay:3,hang", dir.path());

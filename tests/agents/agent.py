@@ -38,6 +38,13 @@ def resumed_id(args):
     return None
 
 
+def write_atomically(path, pid):
+    # Readers poll the file: they must never see it half written.
+    with open(path + ".tmp", "w") as f:
+        f.write(str(pid))
+    os.replace(path + ".tmp", path)
+
+
 def main():
     args = sys.argv[1:]
     log = os.environ.get("FAKE_AGENT_LOG")
@@ -109,14 +116,12 @@ def main():
             child = subprocess.Popen(["sleep", "60"], stdout=sys.stdout, stderr=sys.stderr)
             pidfile = os.environ.get("FAKE_AGENT_PIDFILE")
             if pidfile:
-                with open(pidfile + ".grandchild", "w") as f:
-                    f.write(str(child.pid))
+                write_atomically(pidfile + ".grandchild", child.pid)
         elif name == "close-stdout":
             out.flush()
             os.close(1)
         elif name == "pid":
-            with open(os.environ["FAKE_AGENT_PIDFILE"], "w") as f:
-                f.write(str(os.getpid()))
+            write_atomically(os.environ["FAKE_AGENT_PIDFILE"], os.getpid())
         else:
             sys.stderr.write("fake agent: unknown step %r\n" % step)
             sys.exit(99)
