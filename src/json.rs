@@ -129,6 +129,20 @@ impl<'a> Json<'a> {
         found
     }
 
+    /// The values of several keys of an object, found in one walk over it (the last one
+    /// when a key repeats, as [`Json::get`]).
+    pub fn get_many<const N: usize>(&self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
+        let mut found = [None; N];
+        self.for_each_entry(|k, v| {
+            for (slot, key) in found.iter_mut().zip(keys) {
+                if k == key {
+                    *slot = Some(v);
+                }
+            }
+        });
+        found
+    }
+
     /// Whether an object has `key`.
     pub fn has(&self, key: &str) -> bool {
         self.get(key).is_some()

@@ -4,7 +4,7 @@
 //! and the Agent SDK's documented message union. `session_id` is snake case here; the
 //! session transcripts (`claude-log`) use camel case `sessionId`.
 
-use super::{expect, SchemaProblem, Want};
+use super::{check_value, expect, SchemaProblem, Want};
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -37,31 +37,41 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         ty,
         "system" | "user" | "assistant" | "result" | "stream_event"
     );
-    expect(obj, "session_id", Want::Str, session_required, p);
     match ty {
-        "system" => expect(obj, "subtype", Want::Str, true, p),
-        "assistant" => {
-            expect(obj, "message", Want::Obj, true, p);
-            expect(obj, "message.content", Want::Arr, true, p);
-            expect(obj, "message.id", Want::Str, false, p);
-            expect(obj, "message.usage", Want::Obj, false, p);
+        "assistant" | "user" => {
+            // The hot path: one walk over the record and one over its message.
+            let [session, message] = obj.get_many(["session_id", "message"]);
+            check_value(session, "session_id", Want::Str, session_required, p);
+            check_value(message, "message", Want::Obj, true, p);
+            let Some(message) = message else { return };
+            if ty == "user" {
+                let content = message.get("content");
+                check_value(content, "message.content", Want::StrOrArr, true, p);
+                return;
+            }
+            let [content, id, usage] = message.get_many(["content", "id", "usage"]);
+            check_value(content, "message.content", Want::Arr, true, p);
+            check_value(id, "message.id", Want::Str, false, p);
+            check_value(usage, "message.usage", Want::Obj, false, p);
         }
-        "user" => {
-            expect(obj, "message", Want::Obj, true, p);
-            expect(obj, "message.content", Want::StrOrArr, true, p);
+        _ => {
+            expect(obj, "session_id", Want::Str, session_required, p);
+            match ty {
+                "system" => expect(obj, "subtype", Want::Str, true, p),
+                "result" => {
+                    expect(obj, "subtype", Want::Str, true, p);
+                    expect(obj, "is_error", Want::Bool, false, p);
+                    expect(obj, "usage", Want::Obj, false, p);
+                    expect(obj, "total_cost_usd", Want::Num, false, p);
+                    expect(obj, "duration_ms", Want::Num, false, p);
+                    expect(obj, "num_turns", Want::Num, false, p);
+                }
+                "stream_event" => {
+                    expect(obj, "event", Want::Obj, true, p);
+                    expect(obj, "event.type", Want::Str, true, p);
+                }
+                _ => {}
+            }
         }
-        "result" => {
-            expect(obj, "subtype", Want::Str, true, p);
-            expect(obj, "is_error", Want::Bool, false, p);
-            expect(obj, "usage", Want::Obj, false, p);
-            expect(obj, "total_cost_usd", Want::Num, false, p);
-            expect(obj, "duration_ms", Want::Num, false, p);
-            expect(obj, "num_turns", Want::Num, false, p);
-        }
-        "stream_event" => {
-            expect(obj, "event", Want::Obj, true, p);
-            expect(obj, "event.type", Want::Str, true, p);
-        }
-        _ => {}
     }
 }

@@ -165,12 +165,40 @@ pub(crate) fn expect(
     required: bool,
     problems: &mut Vec<SchemaProblem>,
 ) {
-    let steps: Vec<&str> = path.split('.').collect();
     // A missing parent is reported by its own check; its children are not reported again.
-    if steps.len() > 1 && obj.path(&steps[..steps.len() - 1]).is_none() {
-        return;
+    let (parent, field) = match path.rsplit_once('.') {
+        Some((parent, field)) => match walk(obj, parent) {
+            Some(p) => (p, field),
+            None => return,
+        },
+        None => (obj, path),
+    };
+    check_value(step(parent, field), path, want, required, problems);
+}
+
+/// One step of a dotted path: an object key, or an array index.
+fn step<'a>(cur: Json<'a>, s: &str) -> Option<Json<'a>> {
+    match cur.kind() {
+        Kind::Array => cur.index(s.parse().ok()?),
+        _ => cur.get(s),
     }
-    match obj.path(&steps) {
+}
+
+/// Follows a dotted path without allocating.
+fn walk<'a>(obj: Json<'a>, dotted: &str) -> Option<Json<'a>> {
+    dotted.split('.').try_fold(obj, step)
+}
+
+/// The check of [`expect`] on a field already looked up (`found`, at `path`), for a
+/// dialect that fetches several fields in one walk ([`Json::get_many`]).
+pub(crate) fn check_value(
+    found: Option<Json<'_>>,
+    path: &str,
+    want: Want,
+    required: bool,
+    problems: &mut Vec<SchemaProblem>,
+) {
+    match found {
         None if required => problems.push(SchemaProblem {
             path: path.to_string(),
             expected: want.name(),
@@ -252,7 +280,9 @@ impl Classifier {
                 subtype: None,
             };
         }
-        let top_type = value.get("type").and_then(|t| t.as_str());
+        let [top_type, subtype] = value.get_many(["type", "subtype"]);
+        let top_type = top_type.and_then(|t| t.as_str());
+        let subtype = subtype.and_then(|s| s.as_str());
         if self.current.is_none() {
             self.current = Dialect::ALL
                 .iter()
@@ -269,7 +299,6 @@ impl Classifier {
             Some(Dialect::Generic) | None => value.path(&self.type_field).and_then(|t| t.as_str()),
             Some(_) => top_type,
         };
-        let subtype = value.get("subtype").and_then(|s| s.as_str());
         let Some(dialect) = self.current else {
             return RecordInfo {
                 dialect: None,
@@ -343,6 +372,58 @@ mod tests {
         assert_eq!(got[1], (Some(Dialect::Claude), false, 0));
         assert_eq!(got[2], (Some(Dialect::Claude), true, 0));
         assert_eq!(got[3], (Some(Dialect::Claude), false, 1));
+    }
+
+    /// The problems of one Claude record, as `path:found`.
+    fn claude_problems(line: &str) -> Vec<String> {
+        let mut c = Classifier::new(Some(Dialect::Claude), vec!["type".to_string()]);
+        let mut f = Findings::default();
+        let v: serde_json::Value = serde_json::from_str(line).expect("valid");
+        c.classify(Json::Serde(&v), &mut f);
+        f.schema
+            .iter()
+            .map(|p| format!("{}:{}", p.path, p.found.map_or("missing", Kind::as_str)))
+            .collect()
+    }
+
+    #[test]
+    fn nested_fields_are_checked_once_their_parent_exists() {
+        // A missing parent is reported alone; a parent of the wrong kind also lacks its
+        // children; optional fields may be null.
+        let cases: &[(&str, &[&str])] = &[
+            (r#"{"type":"assistant","session_id":"s"}"#, &["message:missing"]),
+            (
+                r#"{"type":"assistant","session_id":"s","message":"x"}"#,
+                &["message:string", "message.content:missing"],
+            ),
+            (
+                r#"{"type":"assistant","message":{"content":[],"id":1,"usage":null}}"#,
+                &["session_id:missing", "message.id:number"],
+            ),
+            (
+                r#"{"type":"assistant","session_id":"s","message":{"content":{},"usage":[]}}"#,
+                &["message.content:object", "message.usage:array"],
+            ),
+            (
+                r#"{"type":"user","session_id":"s","message":{"content":"hi"}}"#,
+                &[],
+            ),
+            (
+                r#"{"type":"user","session_id":7,"message":{"content":1}}"#,
+                &["session_id:number", "message.content:number"],
+            ),
+            (
+                r#"{"type":"stream_event","session_id":"s","event":{}}"#,
+                &["event.type:missing"],
+            ),
+            (
+                r#"{"type":"assistant","session_id":"s","message":{"content":[]},"message":[]}"#,
+                &["message:array", "message.content:missing"],
+            ),
+        ];
+        for (line, want) in cases {
+            assert_eq!(claude_problems(line), *want, "{line}");
+        }
     }
 
     #[test]
