@@ -391,7 +391,10 @@ mod tests {
         // A missing parent is reported alone; a parent of the wrong kind also lacks its
         // children; optional fields may be null.
         let cases: &[(&str, &[&str])] = &[
-            (r#"{"type":"assistant","session_id":"s"}"#, &["message:missing"]),
+            (
+                r#"{"type":"assistant","session_id":"s"}"#,
+                &["message:missing"],
+            ),
             (
                 r#"{"type":"assistant","session_id":"s","message":"x"}"#,
                 &["message:string", "message.content:missing"],
