@@ -104,7 +104,9 @@ pub fn trampoline() -> Option<i32> {
     let mut argv = std::env::args_os();
     let program = argv.next()?;
     let args: Vec<OsString> = argv.collect();
-    // Dies with the supervisor; and if it is already gone, does not start the command.
+    // Dies with the supervisor (Linux; elsewhere the group is still ended on every exit
+    // path ndjq controls); and if the supervisor is already gone, does not start at all.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     let _ = rustix::process::set_parent_process_death_signal(Some(Signal::KILL));
     let parent_alive = rustix::process::getppid()
         .map(|p| p.as_raw_nonzero().get().to_string())
