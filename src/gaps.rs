@@ -37,7 +37,7 @@ use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
 use crate::dialect::Dialect;
 use crate::json::{Json, Kind};
 use crate::pipeline::{Consumer, Flow, Record, Status};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::sync::Arc;
 
@@ -55,16 +55,23 @@ const SEQ_DETECTION_WINDOW: u64 = 64;
 struct Opened {
     line: u64,
     offset: u64,
-    /// What it is, for the message: a tool's name, a method, an item type.
-    label: String,
+    /// What it is, for the message: a tool's name, a method, an item type (interned: a
+    /// stream names a handful of tools a million times).
+    label: Arc<str>,
 }
 
 /// A set of open things with a cap: the oldest is dropped when it is full.
+///
+/// Entries sit in a queue in the order they were opened, each key allocated once and
+/// shared with the index; closing one leaves a hole that is skipped when the oldest is
+/// dropped, and the queue is compacted when holes outnumber entries, so memory stays
+/// bounded by the cap whatever stays open.
 #[derive(Debug)]
 struct Tracked {
-    by_key: HashMap<String, u64>,
-    by_age: BTreeMap<u64, (String, Opened)>,
-    next: u64,
+    /// Key → age; the entry of age `a` is `slots[a - base]`.
+    by_key: HashMap<Arc<str>, u64>,
+    slots: VecDeque<Option<(Arc<str>, Opened)>>,
+    base: u64,
     cap: usize,
     /// The cap was hit in this input (reported once).
     capped: bool,
@@ -74,8 +81,8 @@ impl Tracked {
     fn new(cap: usize) -> Self {
         Tracked {
             by_key: HashMap::new(),
-            by_age: BTreeMap::new(),
-            next: 0,
+            slots: VecDeque::new(),
+            base: 0,
             cap: cap.max(1),
             capped: false,
         }
@@ -83,7 +90,8 @@ impl Tracked {
 
     fn clear(&mut self) {
         self.by_key.clear();
-        self.by_age.clear();
+        self.slots.clear();
+        self.base = 0;
         self.capped = false;
     }
 
@@ -91,41 +99,105 @@ impl Tracked {
         self.by_key.contains_key(key)
     }
 
+    fn slot(&self, age: u64) -> Option<&(Arc<str>, Opened)> {
+        let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
+        self.slots.get(i)?.as_ref()
+    }
+
     fn get(&self, key: &str) -> Option<&Opened> {
-        let age = self.by_key.get(key)?;
-        self.by_age.get(age).map(|(_, o)| o)
+        let age = *self.by_key.get(key)?;
+        self.slot(age).map(|(_, o)| o)
     }
 
     /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
     /// first time in the input (the oldest entry was dropped).
     fn insert(&mut self, key: &str, opened: Opened) -> bool {
         if let Some(age) = self.by_key.remove(key) {
-            self.by_age.remove(&age);
+            self.take(age);
         }
         let mut first_cap = false;
         if self.by_key.len() >= self.cap {
-            if let Some((_, (old, _))) = self.by_age.pop_first() {
-                self.by_key.remove(&old);
-            }
+            self.drop_oldest();
             first_cap = !self.capped;
             self.capped = true;
         }
-        let age = self.next;
-        self.next += 1;
-        self.by_key.insert(key.to_string(), age);
-        self.by_age.insert(age, (key.to_string(), opened));
+        let key: Arc<str> = Arc::from(key);
+        let age = self.base + self.slots.len() as u64;
+        self.by_key.insert(Arc::clone(&key), age);
+        self.slots.push_back(Some((key, opened)));
         first_cap
     }
 
     fn remove(&mut self, key: &str) -> Option<Opened> {
         let age = self.by_key.remove(key)?;
-        self.by_age.remove(&age).map(|(_, o)| o)
+        self.take(age).map(|(_, o)| o)
+    }
+
+    /// Empties the slot of `age` (its key is already out of the index).
+    fn take(&mut self, age: u64) -> Option<(Arc<str>, Opened)> {
+        let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
+        let entry = self.slots.get_mut(i)?.take();
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        while let Some(None) = self.slots.back() {
+            self.slots.pop_back();
+        }
+        if self.slots.len() > 2 * self.by_key.len() + 64 {
+            self.compact();
+        }
+        entry
+    }
+
+    /// Drops the oldest open entry.
+    fn drop_oldest(&mut self) {
+        while let Some(slot) = self.slots.pop_front() {
+            self.base += 1;
+            if let Some((key, _)) = slot {
+                self.by_key.remove(&*key);
+                return;
+            }
+        }
+    }
+
+    /// Closes the holes left by removed entries, keeping the order.
+    fn compact(&mut self) {
+        let live: VecDeque<Option<(Arc<str>, Opened)>> =
+            self.slots.drain(..).filter(Option::is_some).collect();
+        self.slots = live;
+        for (i, (key, _)) in self.slots.iter().flatten().enumerate() {
+            if let Some(age) = self.by_key.get_mut(&**key) {
+                *age = self.base + i as u64;
+            }
+        }
     }
 
     /// Everything still open, oldest first, leaving the set empty.
-    fn drain(&mut self) -> Vec<(String, Opened)> {
+    fn drain(&mut self) -> Vec<(Arc<str>, Opened)> {
         self.by_key.clear();
-        std::mem::take(&mut self.by_age).into_values().collect()
+        self.base = 0;
+        self.slots.drain(..).flatten().collect()
+    }
+}
+
+/// Labels shared by the entries that carry them; a bounded table, so a stream of ever new
+/// names cannot grow it without end (past the bound, a label is just not shared).
+#[derive(Debug, Default)]
+struct Labels(HashSet<Arc<str>>);
+
+impl Labels {
+    const MAX: usize = 4096;
+
+    fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(l) = self.0.get(s) {
+            return Arc::clone(l);
+        }
+        let l: Arc<str> = Arc::from(s);
+        if self.0.len() < Self::MAX {
+            self.0.insert(Arc::clone(&l));
+        }
+        l
     }
 }
 
@@ -157,6 +229,7 @@ pub struct GapTracker {
     open_session: Option<Opened>,
     /// Diagnostics found and not yet taken (the [`Consumer`] use).
     found: Vec<Diagnostic>,
+    labels: Labels,
 }
 
 impl GapTracker {
@@ -182,6 +255,7 @@ impl GapTracker {
             reported_no_init: false,
             open_session: None,
             found: Vec::new(),
+            labels: Labels::default(),
         }
     }
 
@@ -374,7 +448,7 @@ impl GapTracker {
             }
         }
         if let Some(uuid) = value.get("uuid").and_then(|v| v.as_str()) {
-            let opened = at.opened(String::new());
+            let opened = at.opened(self.labels.get(""));
             if self.uuids.insert(uuid, opened) {
                 out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
             }
@@ -394,7 +468,7 @@ impl GapTracker {
         if ty == "system" && subtype == "init" {
             self.saw_init = true;
             if self.open_session.is_none() {
-                self.open_session = Some(at.opened(String::new()));
+                self.open_session = Some(at.opened(self.labels.get("")));
             }
             return;
         }
@@ -409,7 +483,7 @@ impl GapTracker {
             ));
         }
         if self.open_session.is_none() {
-            self.open_session = Some(at.opened(String::new()));
+            self.open_session = Some(at.opened(self.labels.get("")));
         }
         if ty != "result" {
             return;
@@ -452,17 +526,22 @@ impl GapTracker {
         if content.kind() != Kind::Array {
             return;
         }
-        content.for_each_element(|block| match block.get("type").and_then(|t| t.as_str()) {
+        content.for_each_element(|block| self.track_block(block, at, out));
+    }
+
+    /// One content block: a tool_use opens a call, a tool_result closes one.
+    fn track_block(&mut self, block: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        // One walk over the block for the fields either kind needs.
+        let [ty, id, name, use_id, is_error] =
+            block.get_many(["type", "id", "name", "tool_use_id", "is_error"]);
+        match ty.and_then(|t| t.as_str()) {
             Some("tool_use") => {
-                let Some(id) = block.get("id").and_then(|v| v.as_str()) else {
+                let Some(id) = id.and_then(|v| v.as_str()) else {
                     return;
                 };
-                let name = block
-                    .get("name")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?")
-                    .to_string();
-                if self.tools.insert(id, at.opened(name)) {
+                let name = name.and_then(|v| v.as_str()).unwrap_or("?");
+                let opened = at.opened(self.labels.get(name));
+                if self.tools.insert(id, opened) {
                     out.push(self.capped(
                         Code::ToolOrphanUse,
                         Severity::Warning,
@@ -472,10 +551,10 @@ impl GapTracker {
                 }
             }
             Some("tool_result") => {
-                let Some(id) = block.get("tool_use_id").and_then(|v| v.as_str()) else {
+                let Some(id) = use_id.and_then(|v| v.as_str()) else {
                     return;
                 };
-                let is_error = block.get("is_error").and_then(|v| v.as_bool()) == Some(true);
+                let is_error = is_error.and_then(|v| v.as_bool()) == Some(true);
                 match self.tools.remove(id) {
                     Some(o) => {
                         if is_error {
@@ -510,7 +589,7 @@ impl GapTracker {
                 }
             }
             _ => {}
-        });
+        }
     }
 
     // ---- codex exec ----
@@ -539,7 +618,7 @@ impl GapTracker {
             ));
         }
         match ty {
-            "turn.started" => self.open_session = Some(at.opened(String::new())),
+            "turn.started" => self.open_session = Some(at.opened(self.labels.get(""))),
             "turn.completed" => self.open_session = None,
             "turn.failed" => {
                 self.open_session = None;
@@ -558,9 +637,9 @@ impl GapTracker {
                     let kind = item
                         .and_then(|i| i.get("type"))
                         .and_then(|v| v.as_str())
-                        .unwrap_or("?")
-                        .to_string();
-                    if self.items.insert(id, at.opened(kind)) {
+                        .unwrap_or("?");
+                    let opened = at.opened(self.labels.get(kind));
+                    if self.items.insert(id, opened) {
                         out.push(self.capped(
                             Code::ToolOrphanUse,
                             Severity::Warning,
@@ -615,7 +694,7 @@ impl GapTracker {
         let Some(id) = value.get("id") else { return };
         let key = id.to_compact_string();
         if let Some(method) = value.get("method") {
-            let method = method.as_str().unwrap_or("?").to_string();
+            let method = self.labels.get(method.as_str().unwrap_or("?"));
             if let Some(first) = self.requests.get(&key) {
                 out.push(at.diag(
                     Code::RpcDuplicateId,
@@ -664,7 +743,7 @@ impl At<'_, '_> {
         }
     }
 
-    fn opened(&self, label: String) -> Opened {
+    fn opened(&self, label: Arc<str>) -> Opened {
         Opened {
             line: self.record.line,
             offset: self.record.offset,
@@ -704,6 +783,58 @@ impl Consumer for GapTracker {
 mod tests {
     use super::*;
     use crate::pipeline::{Options, Pipeline};
+
+    /// The tracked set against a plain list in opening order, through random opens,
+    /// re-opens, closes and evictions: same entries, same order, bounded queue.
+    #[test]
+    fn tracked_set_matches_a_plain_list() {
+        let mut t = Tracked::new(50);
+        let mut model: Vec<(String, u64)> = Vec::new();
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        for step in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = format!("k{}", x % 97);
+            let opened = Opened {
+                line: step,
+                offset: 0,
+                label: Arc::from(""),
+            };
+            if x % 3 == 0 {
+                let got = t.remove(&key).map(|o| o.line);
+                let want = model
+                    .iter()
+                    .position(|(k, _)| *k == key)
+                    .map(|i| model.remove(i).1);
+                assert_eq!(got, want, "remove {key} at {step}");
+            } else {
+                let capped = t.insert(&key, opened);
+                model.retain(|(k, _)| *k != key);
+                let mut dropped = false;
+                if model.len() >= 50 {
+                    model.remove(0);
+                    dropped = true;
+                }
+                model.push((key.clone(), step));
+                assert!(!capped || dropped);
+            }
+            assert_eq!(
+                t.get(&key).map(|o| o.line),
+                model.iter().find(|(k, _)| *k == key).map(|e| e.1)
+            );
+            assert!(
+                t.slots.len() <= 2 * t.by_key.len() + 65,
+                "holes are compacted"
+            );
+        }
+        let rest: Vec<(String, u64)> = t
+            .drain()
+            .into_iter()
+            .map(|(k, o)| (k.to_string(), o.line))
+            .collect();
+        assert_eq!(rest, model);
+    }
 
     fn gaps(text: &str, cap: usize) -> Vec<(u64, Code, String)> {
         let mut pipeline = Pipeline::new(Options::default());
