@@ -1,6 +1,7 @@
 //! One thread or all threads: the output is the same, byte for byte, on generated Claude
 //! streams (clean and corrupted), with overlong lines inside blocks and a line long enough
-//! to end batching.
+//! to end batching, for every command that reads records: validate, filter, events, stats
+//! and gaps (events and gaps read in order whatever `-j` says; the test keeps it so).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -37,14 +38,21 @@ fn generate(dir: &Path, name: &str, mb: u32, corrupt: &str) -> PathBuf {
 }
 
 fn run(args: &[&str], threads: &str, rejects: &Path) -> (Output, Vec<u8>) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ndjq"))
-        .env_clear()
+    // `gaps` accepts --rejects but does not write the file (yet): it runs without it.
+    let with_rejects = args.first() != Some(&"gaps");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndjq"));
+    cmd.env_clear()
         .args(args)
-        .args(["--color", "never", "-j", threads, "--rejects"])
-        .arg(rejects)
-        .output()
-        .expect("ndjq runs");
-    let rejected = std::fs::read(rejects).expect("rejects written");
+        .args(["--color", "never", "-j", threads]);
+    if with_rejects {
+        cmd.arg("--rejects").arg(rejects);
+    }
+    let out = cmd.output().expect("ndjq runs");
+    let rejected = if with_rejects {
+        std::fs::read(rejects).expect("rejects written")
+    } else {
+        Vec::new()
+    };
     (out, rejected)
 }
 
@@ -95,6 +103,16 @@ fn thread_count_does_not_change_output_on_generated_streams() {
             file,
         );
         assert_same_with_any_thread_count(&["filter", "--invalid", "--max-line-bytes", "4K"], file);
+        for format in ["json", "text"] {
+            assert_same_with_any_thread_count(&["events", "-f", format], file);
+            assert_same_with_any_thread_count(&["gaps", "-f", format], file);
+        }
+        // The JSON report holds every total, breakdown and the merge state.
+        assert_same_with_any_thread_count(&["stats", "-f", "json"], file);
+        for by in ["session", "model", "tool", "day"] {
+            assert_same_with_any_thread_count(&["stats", "-f", "json", "--by", by], file);
+        }
+        assert_same_with_any_thread_count(&["stats", "-f", "csv", "--by", "type"], file);
     }
     // The corrupted stream really has bad records, so the comparison covered them.
     let (out, rejects) = run(
@@ -128,6 +146,7 @@ fn a_line_longer_than_a_batch_ends_batching_without_losing_bytes() {
     assert_same_with_any_thread_count(&["validate", "-f", "json"], &file);
     assert_same_with_any_thread_count(&["filter", "--type", "user"], &file);
     assert_same_with_any_thread_count(&["filter", "--invalid", "--max-line-bytes", "1M"], &file);
+    assert_same_with_any_thread_count(&["stats", "-f", "json", "--by", "session"], &file);
     // Everything passes through: -v of nothing-selected gives back every byte.
     let out = Command::new(env!("CARGO_BIN_EXE_ndjq"))
         .args(["filter", "-j", "2", "--valid"])
