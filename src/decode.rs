@@ -120,17 +120,19 @@ fn slow_verdict(bytes: &[u8], max_depth: usize) -> Result<serde_json::Value, Fai
             message: format!("nesting deeper than --max-depth {max_depth}"),
         });
     }
-    if is_text_noise(bytes) {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    // Depth is bounded by the scan above, so serde_json's own limit is not needed.
+    de.disable_recursion_limit();
+    let result = serde_json::Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    // Text noise is asked only of what serde_json refuses: a line opening with `\r` (JSON
+    // whitespace) can still be valid, e.g. around an integer beyond 64 bits.
+    if result.is_err() && is_text_noise(bytes) {
         return Err(Failure {
             code: Code::TextNoise,
             index: 0,
             message: "a plain text line in a JSON stream".to_string(),
         });
     }
-    let mut de = serde_json::Deserializer::from_slice(bytes);
-    // Depth is bounded by the scan above, so serde_json's own limit is not needed.
-    de.disable_recursion_limit();
-    let result = serde_json::Value::deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     result.map_err(|e| {
         // A container or string cut short is a truncated record; a bare word cut short
         // (`tru`, `nul`) is just not JSON.
