@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# bench/run.sh - throughput and peak-memory benchmark of ndjq against jq and plain Unix floors.
+# bench/run.sh - throughput and peak-memory benchmark of ndjq against jq (and jaq, gojq when they
+# are on PATH) and plain Unix floors: validate, filter, events, stats and gaps, on one thread
+# (-j 1) and on every core, on a clean and a corrupted stream.
 #
 # Usage: bench/run.sh [SIZE_MB]          (default 1024; see bench/README.md)
 #
@@ -7,6 +9,7 @@
 #   NDJQ_BENCH_DIR         where generated data and logs go    (default /tmp/ndjq-bench)
 #   NDJQ_BENCH_RUNS        runs per command, best wall is kept (default 3)
 #   NDJQ_BENCH_SCALE=1     also run ndjq on a clean file 4x larger, to check RSS stays flat
+#   NDJQ_BENCH_GAPS=0      skip the gaps run on 10 million open tool calls
 #   NDJQ_BENCH_SCALE_RUNS  runs per command in the scaling check (default 1)
 #   NDJQ_BIN               use this ndjq binary and skip `cargo build`
 #
@@ -170,7 +173,8 @@ MD="$BENCH_DIR/results.md.tmp"
 md() { printf '%s\n' "$*" >>"$MD"; }
 
 # run_row KEY BASE OKCODES RUNS STDOUT LABEL -- cmd...
-#   KEY identifies the row, BASE is the key of the jq row it is compared with (or "-").
+#   KEY identifies the row. BASE names the rows it is compared with: "JQKEY" or
+#   "JQKEY:JAQKEY" (the jq row, then the jaq row), or "-".
 run_row() {
     local key="$1" base="$2" okc="$3" runs="$4" out="$5" label="$6"
     shift 7
@@ -202,17 +206,38 @@ note_early_stop() {
     R_NOTE[i]="(stops at first error${where:+, line $where of $CUR_LINES})"
 }
 
+# ratio I BASEKEY: the time of row BASEKEY divided by the time of row I ("-" without a base).
+ratio() {
+    local i="$1" b="$2" j
+    if [[ -z $b || $b == - ]]; then
+        printf -- '-'
+        return
+    fi
+    j=${R_IDX[$b]:-}
+    if [[ -z $j ]]; then
+        printf -- '-'              # that tool is not installed
+    elif [[ ${R_STATUS[j]} != ok ]]; then
+        printf 'n/a'
+    elif [[ ${R_CODE[j]} != 0 || -n ${R_NOTE[i]} ]]; then
+        printf 'n/a*'              # jq (or a jq-like tool) stopped early: not the same work
+    elif [[ $j == "$i" ]]; then
+        printf '1.00x'
+    else
+        awk -v a="${R_TIME[j]}" -v c="${R_TIME[i]}" 'BEGIN { printf "%.2fx", a / c }'
+    fi
+}
+
 emit_table() {
-    local bytes="$1" i t mbs rss ratio b exitc note
-    md "| command | best s | MB/s | peak RSS MiB | vs jq | exit | notes |"
-    md "|---|---:|---:|---:|---:|---:|---|"
+    local bytes="$1" i t mbs rss exitc note base jqb jaqb
+    md "| command | best s | MB/s | peak RSS MiB | vs jq | vs jaq | exit | notes |"
+    md "|---|---:|---:|---:|---:|---:|---:|---|"
     for i in "${!R_LABEL[@]}"; do
         t="${R_TIME[i]}"
         exitc="${R_CODE[i]}"
         ((exitc < 0)) && exitc="signal $((-exitc))"
         note="${R_NOTE[i]}"
         if [[ ${R_STATUS[i]} != ok ]]; then
-            md "| \`${R_LABEL[i]}\` | FAILED | - | - | - | $exitc | see ${BENCH_DIR}/logs/${CUR_TAG}-${R_KEY[i]}.stderr |"
+            md "| \`${R_LABEL[i]}\` | FAILED | - | - | - | - | $exitc | see ${BENCH_DIR}/logs/${CUR_TAG}-${R_KEY[i]}.stderr |"
             continue
         fi
         rss=$(awk -v k="${R_RSS[i]}" 'BEGIN { printf "%.1f", k / 1024 }')
@@ -221,21 +246,11 @@ emit_table() {
         else
             mbs=$(awk -v b="$bytes" -v t="$t" 'BEGIN { printf "%.0f", b / 1e6 / t }')
         fi
-        ratio="-"
-        b="${R_BASE[i]}"
-        if [[ $b != - ]]; then
-            local j=${R_IDX[$b]:-}
-            if [[ -z $j || ${R_STATUS[j]} != ok ]]; then
-                ratio="n/a"
-            elif [[ ${R_CODE[j]} != 0 || -n $note ]]; then
-                ratio="n/a*"   # jq (or this jq-like tool) stopped early: not the same work
-            elif [[ $j == "$i" ]]; then
-                ratio="1.00x"
-            else
-                ratio=$(awk -v a="${R_TIME[j]}" -v c="$t" 'BEGIN { printf "%.2fx", a / c }')
-            fi
-        fi
-        md "| \`${R_LABEL[i]}\` | $(printf '%.3f' "$t") | $mbs | $rss | $ratio | $exitc | $note |"
+        base="${R_BASE[i]}"
+        jqb="${base%%:*}"
+        jaqb=""
+        [[ $base == *:* ]] && jaqb="${base#*:}"
+        md "| \`${R_LABEL[i]}\` | $(printf '%.3f' "$t") | $mbs | $rss | $(ratio "$i" "$jqb") | $(ratio "$i" "$jaqb") | $exitc | $note |"
     done
 }
 
@@ -258,19 +273,26 @@ bench_file() {
     local pat='"type":"assistant"' sel='select(.type=="assistant")'
     local gout="$BENCH_DIR/logs/${tag}-grep.stdout"
 
+    local v=jq_empty:jaq_empty f=jq_sel:jaq_sel
     run_row wc        -        0   "$RUNS" /dev/null "wc -l"                     -- wc -l "$file"
     # -c and a regular-file stdout: with stdout on /dev/null GNU grep quits at the first match.
     run_row grep      -        0,1 "$RUNS" "$gout"   "grep -cF '$pat'"           -- grep -cF "$pat" "$file"
     run_row cat       -        0   "$RUNS" /dev/null "cat"                       -- cat "$file"
-    run_row validate  jq_empty 0,1 "$RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$file"
-    run_row filter    jq_sel   0,1 "$RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$file"
-    run_row stats     -        0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
-    run_row jq_sel    jq_sel   "$jqok" "$RUNS" /dev/null "jq -c '$sel'"          -- jq -c "$sel" "$file"
-    run_row jq_empty  jq_empty "$jqok" "$RUNS" /dev/null "jq empty"              -- jq empty "$file"
+    run_row validate  "$v" 0,1 "$RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$file"
+    run_row validate1 "$v" 0,1 "$RUNS" /dev/null "ndjq validate --format json -j 1" -- "$NDJQ" validate --format json -j 1 "$file"
+    run_row filter    "$f" 0,1 "$RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$file"
+    run_row filter1   "$f" 0,1 "$RUNS" /dev/null "ndjq filter --type assistant -j 1" -- "$NDJQ" filter --type assistant -j 1 "$file"
+    # events and gaps read records in order on one thread whatever -j says.
+    run_row events    -    0,1 "$RUNS" /dev/null "ndjq events --format json"   -- "$NDJQ" events --format json "$file"
+    run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
+    run_row stats1    -    0   "$RUNS" /dev/null "ndjq stats --format json -j 1" -- "$NDJQ" stats --format json -j 1 "$file"
+    run_row gaps      -    0,1 "$RUNS" /dev/null "ndjq gaps --format json"    -- "$NDJQ" gaps --format json "$file"
+    run_row jq_sel    "$f" "$jqok" "$RUNS" /dev/null "jq -c '$sel'"          -- jq -c "$sel" "$file"
+    run_row jq_empty  "$v" "$jqok" "$RUNS" /dev/null "jq empty"              -- jq empty "$file"
     for alt in jaq gojq; do
         command -v "$alt" >/dev/null || continue
-        run_row "${alt}_sel"   jq_sel   "$altok" "$RUNS" /dev/null "$alt -c '$sel'" -- "$alt" -c "$sel" "$file"
-        run_row "${alt}_empty" jq_empty "$altok" "$RUNS" /dev/null "$alt empty"     -- "$alt" empty "$file"
+        run_row "${alt}_sel"   "$f" "$altok" "$RUNS" /dev/null "$alt -c '$sel'" -- "$alt" -c "$sel" "$file"
+        run_row "${alt}_empty" "$v" "$altok" "$RUNS" /dev/null "$alt empty"     -- "$alt" empty "$file"
     done
 
     if [[ $tag == corrupt ]]; then
@@ -284,7 +306,7 @@ bench_file() {
     if [[ $tag == clean && ${R_STATUS[i]} == ok && ${R_CODE[i]} != 0 ]]; then
         R_NOTE[i]="reports problems in the clean file"
     fi
-    for k in validate filter stats; do
+    for k in validate filter events stats gaps; do
         i=${R_IDX[$k]}
         [[ ${R_STATUS[i]} = ok ]] && KEEP["$tag:$k"]="${R_TIME[i]} ${R_RSS[i]}"
     done
@@ -312,7 +334,8 @@ md "- jq: $(jq --version 2>&1)$(for a in jaq gojq; do command -v "$a" >/dev/null
 floor=$(measure 1 0 /dev/null "$BENCH_DIR/logs/true.stderr" true | awk '{ printf "%.1f", $2 / 1024 }')
 md "- method: best wall time of $RUNS runs, stdout to /dev/null, page cache warm"
 md "- peak RSS: max over the runs, $RSS_METHOD; reads ${floor} MiB for \`true\`"
-md "- MB = 10^6 bytes; MB/s = input size / best time; \`vs jq\` = jq time / this time (filter vs \`jq -c select\`, validate vs \`jq empty\`, stats vs the jq \`reduce\` program in bench/run.sh)"
+md "- MB = 10^6 bytes; MB/s = input size / best time; \`vs jq\` (\`vs jaq\`) = jq's (jaq's) time / this time: filter vs \`-c select\`, validate vs \`empty\`, stats vs the jq \`reduce\` program in bench/run.sh; \`-j 1\`: one worker thread, otherwise one per core"
+md "- load average when the run started: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine shows in the times)"
 
 bench_file clean "$CLEAN"
 bench_file corrupt "$CORRUPT"
@@ -397,13 +420,15 @@ if [[ $SCALE == 1 ]]; then
     R_IDX=()
     run_row validate - 0,1 "$SCALE_RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$BIG"
     run_row filter   - 0,1 "$SCALE_RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$BIG"
+    run_row events   - 0,1 "$SCALE_RUNS" /dev/null "ndjq events --format json" -- "$NDJQ" events --format json "$BIG"
     run_row stats    - 0   "$SCALE_RUNS" /dev/null "ndjq stats --format json" -- "$NDJQ" stats --format json "$BIG"
+    run_row gaps     - 0,1 "$SCALE_RUNS" /dev/null "ndjq gaps --format json" -- "$NDJQ" gaps --format json "$BIG"
     md ""
     md "### Memory scaling: clean ${SIZE} MiB vs ${SIZE4} MiB"
     md ""
     md "| command | peak RSS MiB @ $(fmt_mb "$small_bytes") MB | peak RSS MiB @ $(fmt_mb "$big_bytes") MB | RSS growth | best s @ 4x | MB/s @ 4x |"
     md "|---|---:|---:|---:|---:|---:|"
-    for k in validate filter stats; do
+    for k in validate filter events stats gaps; do
         i=${R_IDX[$k]}
         small="${KEEP["clean:$k"]:-}"
         if [[ ${R_STATUS[i]} != ok || -z $small ]]; then
