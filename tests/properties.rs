@@ -247,7 +247,7 @@ fn filter_invert_and_rejects_account_for_every_byte() {
         &["-w", "message.role=assistant"],
         &["--valid"],
     ];
-    runner(24)
+    runner(16)
         .run(
             &(input(40), prop::sample::select(predicates)),
             |(input, pred)| {
@@ -454,7 +454,7 @@ fn comparable(mut v: Value) -> Value {
 fn stats_merge_of_a_split_at_session_boundaries_equals_the_whole() {
     let sessions = claude_sessions();
     let n = sessions.len();
-    runner(12)
+    runner(8)
         .run(
             &(
                 prop::collection::vec((0..n, prop::collection::vec(any::<bool>(), 0..4)), 2..6),
@@ -537,8 +537,8 @@ fn run_threads(
 
 #[test]
 fn one_thread_and_three_threads_write_the_same_bytes() {
-    runner(6)
-        .run(&(input(60), 1200usize..2500), |(unit, kib)| {
+    runner(4)
+        .run(&(input(60), 1100usize..1700), |(unit, kib)| {
             // Repeat the generated lines past several 1 MiB batch blocks.
             let mut big = Vec::with_capacity(kib << 10);
             let unit = if unit.is_empty() {
