@@ -53,12 +53,18 @@ impl Tokens {
     /// Claude usage: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
     /// `cache_read_input_tokens`.
     fn from_claude(usage: Json<'_>) -> Tokens {
-        let n = |k: &str| usage.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        let [input, output, cache_creation, cache_read] = usage.get_many([
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ]);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
         Tokens {
-            input: n("input_tokens"),
-            output: n("output_tokens"),
-            cache_creation: n("cache_creation_input_tokens"),
-            cache_read: n("cache_read_input_tokens"),
+            input: n(input),
+            output: n(output),
+            cache_creation: n(cache_creation),
+            cache_read: n(cache_read),
         }
     }
 
@@ -197,6 +203,16 @@ impl Strings {
     fn get(&self, i: u32) -> Option<&str> {
         self.names.get(i as usize).map(String::as_str)
     }
+}
+
+/// The top-level fields of a Claude record, read with the type in one walk.
+#[derive(Clone, Copy)]
+struct ClaudeTop<'a> {
+    /// `session_id`, else `sessionId`.
+    session: Option<Json<'a>>,
+    message: Option<Json<'a>>,
+    /// `requestId`, else `request_id`.
+    request: Option<Json<'a>>,
 }
 
 /// Per-input context: what later records of the same input inherit.
@@ -388,14 +404,22 @@ impl Stats {
         info: &crate::dialect::RecordInfo<'_>,
         ctx: &mut InputContext,
     ) {
-        let ty = if v.is_object() {
-            v.get("type").and_then(|t| t.as_str())
-        } else {
-            None
-        };
+        // The top-level fields every record is read for, in one walk over it.
+        let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake] =
+            v.get_many([
+                "type",
+                "subtype",
+                "timestamp",
+                "session_id",
+                "sessionId",
+                "message",
+                "requestId",
+                "request_id",
+            ]);
+        let ty = ty.and_then(|t| t.as_str());
         let mut key = std::mem::take(&mut self.type_key);
         key.clear();
-        match (ty, v.get("subtype").and_then(|s| s.as_str())) {
+        match (ty, subtype.and_then(|s| s.as_str())) {
             (Some(t), Some(s)) => {
                 key.push_str(t);
                 key.push('/');
@@ -415,8 +439,7 @@ impl Stats {
         if !v.is_object() {
             return;
         }
-        let day = v
-            .get("timestamp")
+        let day = timestamp
             .and_then(|t| t.as_str())
             .and_then(day_of)
             .map_or(NONE, |d| self.strings.id(d));
@@ -426,7 +449,14 @@ impl Stats {
         match info.dialect {
             Some(Dialect::Codex) => self.add_codex(v, ty, ctx, day),
             Some(Dialect::CodexLog) => self.add_codex_log(v, ty, ctx, day),
-            _ => self.add_claude(v, ty, ctx, day),
+            _ => {
+                let top = ClaudeTop {
+                    session: session_id.or(session_id_camel),
+                    message,
+                    request: request_id.or(request_id_snake),
+                };
+                self.add_claude(v, top, ty, ctx, day)
+            }
         }
     }
 
@@ -464,23 +494,27 @@ impl Stats {
         }
     }
 
-    fn add_claude(&mut self, v: Json<'_>, ty: Option<&str>, ctx: &InputContext, day: u32) {
-        let session = match v
-            .get("session_id")
-            .or_else(|| v.get("sessionId"))
-            .and_then(|s| s.as_str())
-        {
+    fn add_claude(
+        &mut self,
+        v: Json<'_>,
+        top: ClaudeTop<'_>,
+        ty: Option<&str>,
+        ctx: &InputContext,
+        day: u32,
+    ) {
+        let session = match top.session.and_then(|s| s.as_str()) {
             Some(s) => self.session_id(s),
             None => NONE,
         };
         self.count_session_record(session);
         match ty {
             Some("assistant") => {
-                let Some(message) = v.get("message") else {
+                let Some(message) = top.message else {
                     return;
                 };
-                let model = message
-                    .get("model")
+                let [model, usage, id, content] =
+                    message.get_many(["model", "usage", "id", "content"]);
+                let model = model
                     .and_then(|m| m.as_str())
                     .map_or(NONE, |m| self.strings.id(m));
                 let attr = self.attrs.id(Attr {
@@ -489,28 +523,22 @@ impl Stats {
                     file: ctx.file,
                     day,
                 });
-                if let Some(usage) = message.get("usage").filter(|u| u.is_object()) {
+                if let Some(usage) = usage.filter(|u| u.is_object()) {
                     let tokens = Tokens::from_claude(usage);
-                    match message.get("id").and_then(|i| i.as_str()) {
+                    match id.and_then(|i| i.as_str()) {
                         Some(id) => {
-                            let request = v
-                                .get("requestId")
-                                .or_else(|| v.get("request_id"))
-                                .and_then(|r| r.as_str())
-                                .unwrap_or("");
+                            let request = top.request.and_then(|r| r.as_str()).unwrap_or("");
                             self.add_usage(Key::of(&[id, request]), tokens, attr);
                         }
                         None => *self.extra_usage.entry(attr).or_default() += tokens,
                     }
                 }
-                if let Some(content) = message.get("content") {
+                if let Some(content) = content {
                     content.for_each_element(|block| {
-                        if block.get("type").and_then(|t| t.as_str()) == Some("tool_use") {
-                            if let Some(id) = block.get("id").and_then(|i| i.as_str()) {
-                                let name = block
-                                    .get("name")
-                                    .and_then(|n| n.as_str())
-                                    .unwrap_or("(unknown)");
+                        let [ty, id, name] = block.get_many(["type", "id", "name"]);
+                        if ty.and_then(|t| t.as_str()) == Some("tool_use") {
+                            if let Some(id) = id.and_then(|i| i.as_str()) {
+                                let name = name.and_then(|n| n.as_str()).unwrap_or("(unknown)");
                                 let name = self.strings.id(name);
                                 self.tool_calls.push(ToolEntry(Key::of(&[id]), name, attr));
                             }
@@ -519,14 +547,15 @@ impl Stats {
                 }
             }
             Some("user") => {
-                let Some(content) = v.get("message").and_then(|m| m.get("content")) else {
+                let Some(content) = top.message.and_then(|m| m.get("content")) else {
                     return;
                 };
                 content.for_each_element(|block| {
-                    if block.get("type").and_then(|t| t.as_str()) == Some("tool_result")
-                        && block.get("is_error").and_then(|e| e.as_bool()) == Some(true)
+                    let [ty, is_error, id] = block.get_many(["type", "is_error", "tool_use_id"]);
+                    if ty.and_then(|t| t.as_str()) == Some("tool_result")
+                        && is_error.and_then(|e| e.as_bool()) == Some(true)
                     {
-                        if let Some(id) = block.get("tool_use_id").and_then(|i| i.as_str()) {
+                        if let Some(id) = id.and_then(|i| i.as_str()) {
                             self.tool_errors.push(Key::of(&[id]));
                         }
                     }

@@ -45,8 +45,16 @@ impl Key {
         Key([(hi >> 32) as u32, hi as u32, (lo ^ (lo >> 32)) as u32])
     }
 
-    fn hex(self) -> String {
-        format!("{:08x}{:08x}{:08x}", self.0[0], self.0[1], self.0[2])
+    /// The 24 lowercase hex digits of the key.
+    fn hex(self) -> [u8; 24] {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [0u8; 24];
+        for (i, word) in self.0.iter().enumerate() {
+            for j in 0..8 {
+                out[i * 8 + j] = DIGITS[((word >> (28 - 4 * j)) & 0xf) as usize];
+            }
+        }
+        out
     }
 
     fn parse(text: &str) -> Option<Key> {
@@ -60,7 +68,9 @@ impl Key {
 
 impl Serialize for Key {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.hex())
+        let hex = self.hex();
+        // Hex digits are ASCII.
+        s.serialize_str(std::str::from_utf8(&hex).unwrap_or_default())
     }
 }
 
@@ -326,7 +336,13 @@ mod tests {
     #[test]
     fn key_text_round_trips() {
         let key = Key::of(&["msg_1", "req_1"]);
-        assert_eq!(Key::parse(&key.hex()), Some(key));
+        let hex = key.hex();
+        let text = std::str::from_utf8(&hex).expect("ascii");
+        assert_eq!(
+            text,
+            format!("{:08x}{:08x}{:08x}", key.0[0], key.0[1], key.0[2])
+        );
+        assert_eq!(Key::parse(text), Some(key));
         assert_ne!(Key::of(&["ab", "c"]), Key::of(&["a", "bc"]));
         assert_eq!(Key::parse("xyz"), None);
     }
