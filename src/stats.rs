@@ -40,12 +40,14 @@ pub struct Tokens {
     pub cache_read: u64,
 }
 
+/// Counts come from the input (and from partial stats): they saturate rather than wrap or
+/// panic when a hand-made or corrupt record carries values near `u64::MAX`.
 impl AddAssign for Tokens {
     fn add_assign(&mut self, o: Tokens) {
-        self.input += o.input;
-        self.output += o.output;
-        self.cache_creation += o.cache_creation;
-        self.cache_read += o.cache_read;
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
     }
 }
 
@@ -733,10 +735,12 @@ impl Stats {
     pub fn merge(&mut self, later: Stats) {
         self.summary.merge(&later.summary);
         for (k, n) in later.dialects {
-            *self.dialects.entry(k).or_insert(0) += n;
+            let e = self.dialects.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
         }
         for (k, n) in later.types {
-            *self.types.entry(k).or_insert(0) += n;
+            let e = self.types.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
         }
         // Re-index the later side's strings and attributions into this side's tables.
         let map: Vec<u32> = later
@@ -786,10 +790,11 @@ impl Stats {
             .extend_later(later.tool_calls, |c| ToolEntry(c.0, re(c.1), ra(c.2)));
         self.tool_errors.extend_later(later.tool_errors, |k| k);
         for ((d, i), n) in later.records_by {
-            *self.records_by.entry((d, re(i))).or_insert(0) += n;
+            let e = self.records_by.entry((d, re(i))).or_insert(0);
+            *e = e.saturating_add(n);
         }
         if let (Some(mine), Some(theirs)) = (self.context.as_mut(), later.context) {
-            mine.records += theirs.records;
+            mine.records = mine.records.saturating_add(theirs.records);
             mine.dialect = theirs.dialect.or(mine.dialect);
         }
     }
@@ -841,10 +846,10 @@ impl Stats {
             if let Some(c) = r.cost_usd {
                 *cost.get_or_insert(0.0) += c;
             }
-            turns += r.turns.unwrap_or(0);
-            duration_ms += r.duration_ms.unwrap_or(0);
+            turns = r.turns.unwrap_or(0).saturating_add(turns);
+            duration_ms = r.duration_ms.unwrap_or(0).saturating_add(duration_ms);
         }
-        turns += self.codex_turns.len() as u64;
+        turns = turns.saturating_add(self.codex_turns.len() as u64);
         Totals {
             sessions: self.sessions.len() as u64,
             tokens,

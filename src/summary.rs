@@ -53,32 +53,35 @@ impl Summary {
 
     /// Adds `n` diagnostics of `code` at its usual severity (a tally read back from JSON).
     pub fn add_diagnostics(&mut self, code: Code, n: u64) {
-        *self.by_code.entry(code).or_insert(0) += n;
+        let e = self.by_code.entry(code).or_insert(0);
+        *e = e.saturating_add(n);
         self.count_severity(code.severity(), n);
     }
 
     fn count_severity(&mut self, severity: Severity, n: u64) {
         match severity {
-            Severity::Error => self.errors += n,
-            Severity::Warning => self.warnings += n,
-            Severity::Info => self.infos += n,
+            Severity::Error => self.errors = self.errors.saturating_add(n),
+            Severity::Warning => self.warnings = self.warnings.saturating_add(n),
+            Severity::Info => self.infos = self.infos.saturating_add(n),
         }
     }
 
-    /// Adds another tally (of other records) to this one.
+    /// Adds another tally (of other records) to this one. The other may come from a
+    /// partial stats file (`stats --merge`): counts saturate rather than wrap or panic.
     pub fn merge(&mut self, other: &Summary) {
-        self.files += other.files;
-        self.records += other.records;
-        self.bytes += other.bytes;
-        self.valid += other.valid;
-        self.invalid += other.invalid;
-        self.empty += other.empty;
+        let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);
+        add(&mut self.files, other.files);
+        add(&mut self.records, other.records);
+        add(&mut self.bytes, other.bytes);
+        add(&mut self.valid, other.valid);
+        add(&mut self.invalid, other.invalid);
+        add(&mut self.empty, other.empty);
         for (code, n) in &other.by_code {
-            *self.by_code.entry(*code).or_insert(0) += n;
+            add(self.by_code.entry(*code).or_insert(0), *n);
         }
-        self.errors += other.errors;
-        self.warnings += other.warnings;
-        self.infos += other.infos;
+        add(&mut self.errors, other.errors);
+        add(&mut self.warnings, other.warnings);
+        add(&mut self.infos, other.infos);
     }
 
     /// Diagnostics at or above `level`.

@@ -59,3 +59,69 @@ fn issue_8_a_line_opening_with_cr_is_judged_by_serde_json_not_taken_for_text_noi
     let lines: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
     assert_eq!(out.stdout, lines[..3].concat());
 }
+
+/// `ndjq stats -f json -q` of `input` (stdin), parsed.
+fn stats(input: &[u8]) -> Value {
+    let out = common::ndjq_sub("stats")
+        .args(["-q", "-f", "json"])
+        .write_stdin(input.to_vec())
+        .output()
+        .expect("ndjq runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("stats -f json is JSON")
+}
+
+/// Found while writing the `stats_merge` fuzz target: counts read from the input (token
+/// usage, `num_turns`, `duration_ms`) and from partial stats were added with `+`, so two
+/// sessions near `u64::MAX` panicked with overflow checks (debug builds, the fuzzer) and
+/// wrapped to a wrong small total in release. They saturate now.
+#[test]
+fn issue_8_counts_near_u64_max_saturate_instead_of_overflowing() {
+    let max = u64::MAX;
+    let input = format!(
+        "{}\n{}\n",
+        format_args!(
+            r#"{{"type":"result","subtype":"success","session_id":"a","num_turns":{max},"duration_ms":{max},"usage":{{"input_tokens":{max},"output_tokens":1}}}}"#
+        ),
+        format_args!(
+            r#"{{"type":"result","subtype":"success","session_id":"b","num_turns":{max},"duration_ms":{max},"usage":{{"input_tokens":{max},"output_tokens":1}}}}"#
+        ),
+    );
+    let report = stats(input.as_bytes());
+    assert_eq!(report["turns"].as_u64(), Some(max));
+    assert_eq!(report["duration_ms"].as_u64(), Some(max));
+    assert_eq!(report["result_tokens"]["input"].as_u64(), Some(max));
+    assert_eq!(report["result_tokens"]["output"].as_u64(), Some(2));
+
+    // Partial stats whose counters are near the limit merge without panicking.
+    let mut part = stats(b"{\"type\":\"user\",\"session_id\":\"s\"}\n");
+    for key in ["lines", "valid", "bytes"] {
+        part[key] = Value::from(max);
+    }
+    part["types"]["user"] = Value::from(max);
+    let dir = common::tempdir();
+    let path = common::write_file(
+        dir.path(),
+        "part.json",
+        &serde_json::to_vec(&part).expect("JSON"),
+    );
+    let out = common::ndjq_sub("stats")
+        .args(["--merge", "-f", "json"])
+        .arg(&path)
+        .arg(&path)
+        .output()
+        .expect("ndjq runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(merged["lines"].as_u64(), Some(max));
+    assert_eq!(merged["types"]["user"].as_u64(), Some(max));
+    assert_eq!(merged["files"].as_u64(), Some(2));
+}
