@@ -20,7 +20,7 @@
 
 use super::{csv_row, thousands, Painter};
 use crate::event::{Body, Event, Nested};
-use crate::json::Json;
+use crate::json::{write_str, Json};
 use owo_colors::Style;
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -622,16 +622,16 @@ impl EventWriter {
 /// One NDJSON line.
 fn write_json<W: Write + ?Sized>(out: &mut W, ev: &Event<'_>) -> io::Result<()> {
     write!(out, "{{\"line\":{},\"file\":", ev.line)?;
-    serde_json::to_writer(&mut *out, ev.file)?;
+    write_str(out, ev.file)?;
     if let Some(s) = ev.session {
         out.write_all(b",\"session\":")?;
-        serde_json::to_writer(&mut *out, s)?;
+        write_str(out, s)?;
     }
     write!(out, ",\"kind\":\"{}\"", ev.body.kind())?;
     for (key, value) in fields(ev) {
         write!(out, ",\"{key}\":")?;
         match value {
-            Field::Str(s) => serde_json::to_writer(&mut *out, s)?,
+            Field::Str(s) => write_str(out, s)?,
             Field::UInt(n) => write!(out, "{n}")?,
             Field::Float(x) => serde_json::to_writer(&mut *out, &x)?,
             Field::Bool(b) => write!(out, "{b}")?,
