@@ -332,7 +332,7 @@ md "- machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(awk '/^MemTotal/ { printf "
 md "- ndjq: ${ndjq_ver:-unknown version} (\`$NDJQ\`, git $rev)"
 md "- jq: $(jq --version 2>&1)$(for a in jaq gojq; do command -v "$a" >/dev/null && printf ', %s: %s' "$a" "$("$a" --version 2>&1 | head -n1)"; done)"
 floor=$(measure 1 0 /dev/null "$BENCH_DIR/logs/true.stderr" true | awk '{ printf "%.1f", $2 / 1024 }')
-md "- method: best wall time of $RUNS runs, stdout to /dev/null, page cache warm"
+md "- method: best wall time of $RUNS runs, stdout to /dev/null, page cache warm; data in \`$BENCH_DIR\` ($(stat -f -c %T "$BENCH_DIR" 2>/dev/null || echo '?'))"
 md "- peak RSS: max over the runs, $RSS_METHOD; reads ${floor} MiB for \`true\`"
 md "- MB = 10^6 bytes; MB/s = input size / best time; \`vs jq\` (\`vs jaq\`) = jq's (jaq's) time / this time: filter vs \`-c select\`, validate vs \`empty\`, stats vs the jq \`reduce\` program in bench/run.sh; \`-j 1\`: one worker thread, otherwise one per core"
 md "- load average when the run started: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine shows in the times)"
