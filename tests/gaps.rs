@@ -400,3 +400,42 @@ fn a_full_tracked_set_drops_its_oldest_and_says_so_once() {
     );
     assert!(found[1].message.contains("more than 4 open tool calls"));
 }
+
+#[test]
+fn rejects_keeps_the_invalid_records_byte_for_byte() {
+    let dir = support::common::tempdir();
+    let rejects = dir.path().join("bad.ndjson");
+    let out = support::common::ndjq_sub("gaps")
+        .args(["-f", "json", "--rejects"])
+        .arg(&rejects)
+        .arg("testdata/edge/mixed.ndjson")
+        .output()
+        .expect("ndjq runs");
+    assert!(out.status.code().is_some());
+    let input = support::common::read_file(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/testdata/edge/mixed.ndjson"
+    )));
+    // What serde_json refuses, line by line, in order (the last line has no newline).
+    let expected: Vec<u8> = input
+        .split_inclusive(|b| *b == b'\n')
+        .filter(|line| {
+            let text = line.strip_suffix(b"\n").unwrap_or(line);
+            let text = text.strip_suffix(b"\r").unwrap_or(text);
+            !text.iter().all(|b| matches!(b, b' ' | b'\t'))
+                && serde_json::from_slice::<serde_json::Value>(text).is_err()
+        })
+        .flat_map(|l| l.to_vec())
+        .collect();
+    assert!(!expected.is_empty());
+    let saved = support::common::read_file(&rejects);
+    let saved_lines: Vec<&[u8]> = saved.split_inclusive(|b| *b == b'\n').collect();
+    let expected_lines: Vec<&[u8]> = expected.split_inclusive(|b| *b == b'\n').collect();
+    assert_eq!(saved_lines.len(), expected_lines.len());
+    for (s, e) in saved_lines.iter().zip(&expected_lines) {
+        assert_eq!(
+            s.strip_suffix(b"\n").unwrap_or(s),
+            e.strip_suffix(b"\n").unwrap_or(e)
+        );
+    }
+}

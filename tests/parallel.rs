@@ -38,21 +38,14 @@ fn generate(dir: &Path, name: &str, mb: u32, corrupt: &str) -> PathBuf {
 }
 
 fn run(args: &[&str], threads: &str, rejects: &Path) -> (Output, Vec<u8>) {
-    // `gaps` accepts --rejects but does not write the file (yet): it runs without it.
-    let with_rejects = args.first() != Some(&"gaps");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndjq"));
     cmd.env_clear()
         .args(args)
-        .args(["--color", "never", "-j", threads]);
-    if with_rejects {
-        cmd.arg("--rejects").arg(rejects);
-    }
+        .args(["--color", "never", "-j", threads])
+        .arg("--rejects")
+        .arg(rejects);
     let out = cmd.output().expect("ndjq runs");
-    let rejected = if with_rejects {
-        std::fs::read(rejects).expect("rejects written")
-    } else {
-        Vec::new()
-    };
+    let rejected = std::fs::read(rejects).expect("rejects written");
     (out, rejected)
 }
 

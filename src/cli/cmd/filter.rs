@@ -146,7 +146,11 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
 
     fn take(shard: &mut Self::Shard) -> Part {
         Part {
-            out: std::mem::take(&mut shard.out),
+            // The next block's output is about as large: keep the capacity.
+            out: {
+                let capacity = shard.out.capacity();
+                std::mem::replace(&mut shard.out, Vec::with_capacity(capacity))
+            },
             rejects: shard.rejects.as_mut().map(Rejects::take),
             selected: std::mem::take(&mut shard.selected),
             summary: std::mem::take(&mut shard.summary),

@@ -5,7 +5,7 @@
 //!
 //! Gaps depend on the records before them: inputs are read one record at a time.
 
-use super::StderrDiagnostics;
+use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::GapsArgs;
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
@@ -28,6 +28,7 @@ struct GapsRun<W: Write> {
     summary: Summary,
     diagnostics: StderrDiagnostics,
     line_buffered: bool,
+    rejects: Option<Rejects<BufWriter<std::fs::File>>>,
 }
 
 impl<W: Write> GapsRun<W> {
@@ -56,6 +57,9 @@ impl<W: Write> Consumer for GapsRun<W> {
         for d in record.diagnostics {
             self.diagnostics.report(d)?;
         }
+        if let Some(r) = self.rejects.as_mut() {
+            r.offer(record)?;
+        }
         self.tracker.track(record, &mut self.found);
         self.write_found()?;
         Ok(Flow::Continue)
@@ -63,7 +67,10 @@ impl<W: Write> Consumer for GapsRun<W> {
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.summary.add_bytes(bytes.len());
-        Ok(())
+        match self.rejects.as_mut() {
+            Some(r) => r.chunk(bytes),
+            None => Ok(()),
+        }
     }
 
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
@@ -94,8 +101,12 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         summary: Summary::default(),
         diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         line_buffered: common.line_buffered,
+        rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
     };
     let ran = crate::cli::run_sources_serial(&common, &mut run)?;
+    if let Some(r) = run.rejects.as_mut() {
+        r.finish()?;
+    }
     run.diagnostics.finish(None)?;
     run.writer.finish(&run.summary, false)?;
     let outcome = if run.summary.at_or_above(fail_on) > 0 {
