@@ -801,7 +801,7 @@ mod tests {
                 offset: 0,
                 label: Arc::from(""),
             };
-            if x % 3 == 0 {
+            if x.is_multiple_of(3) {
                 let got = t.remove(&key).map(|o| o.line);
                 let want = model
                     .iter()
