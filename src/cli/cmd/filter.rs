@@ -19,7 +19,7 @@ use ndjq::sink::events::EventFormat;
 use ndjq::sink::Reporter;
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 struct Filter<W: Write, R: Write> {
     matcher: Matcher,
@@ -36,7 +36,13 @@ struct Filter<W: Write, R: Write> {
     overlong_selected: bool,
     /// `--normalize`: selected records become events written to `out`.
     events: Option<EventStream>,
+    /// Output buffers of merged blocks, handed back to the shards: fresh ones would be
+    /// fresh pages, faulted in block after block.
+    spare: Arc<Mutex<Vec<Vec<u8>>>>,
 }
+
+/// How many spare output buffers are kept: one per block in flight is plenty.
+const SPARE_BUFFERS: usize = 16;
 
 impl<W: Write, R: Write> Consumer for Filter<W, R> {
     fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
@@ -141,15 +147,23 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             overlong_selected: false,
             // --normalize reads one record at a time: shards never normalize.
             events: None,
+            spare: Arc::clone(&self.spare),
         }
     }
 
     fn take(shard: &mut Self::Shard) -> Part {
         Part {
-            // The next block's output is about as large: keep the capacity.
+            // The next block's output is about as large: a used buffer, else the same
+            // capacity.
             out: {
                 let capacity = shard.out.capacity();
-                std::mem::replace(&mut shard.out, Vec::with_capacity(capacity))
+                let next = shard
+                    .spare
+                    .lock()
+                    .ok()
+                    .and_then(|mut spare| spare.pop())
+                    .unwrap_or_else(|| Vec::with_capacity(capacity));
+                std::mem::replace(&mut shard.out, next)
             },
             rejects: shard.rejects.as_mut().map(Rejects::take),
             selected: std::mem::take(&mut shard.selected),
@@ -158,9 +172,15 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
         }
     }
 
-    fn merge(&mut self, part: Part) -> io::Result<Flow> {
+    fn merge(&mut self, mut part: Part) -> io::Result<Flow> {
         if !part.out.is_empty() {
             write_record(&mut self.out, &part.out, &mut self.open_line)?;
+        }
+        if let Ok(mut spare) = self.spare.lock() {
+            if spare.len() < SPARE_BUFFERS {
+                part.out.clear();
+                spare.push(std::mem::take(&mut part.out));
+            }
         }
         if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
             r.merge(&bytes, n)?;
@@ -274,6 +294,7 @@ pub fn select(common: &Common, selection: Selection) -> Result<(Ran, u64, u64)> 
         events: selection
             .normalize
             .map(|format| EventStream::new(format, common.painter).with_width(common.text_width)),
+        spare: Arc::default(),
     };
     if let Some(events) = filter.events.as_mut() {
         events.start(&mut filter.out)?;
