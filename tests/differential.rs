@@ -73,7 +73,7 @@ fn reference(line: &[u8]) -> (Status, Option<Value>) {
     if c.iter().all(|b| matches!(b, b' ' | b'\t')) {
         return (Status::Empty, None);
     }
-    if nesting(c) > ndjq::decode::DEFAULT_MAX_DEPTH {
+    if common::nesting(c) > ndjq::decode::DEFAULT_MAX_DEPTH {
         return (Status::Invalid, None);
     }
     let mut de = serde_json::Deserializer::from_slice(c);
@@ -83,32 +83,6 @@ fn reference(line: &[u8]) -> (Status, Option<Value>) {
         Ok(v) => (Status::Valid, Some(v)),
         Err(_) => (Status::Invalid, None),
     }
-}
-
-/// The deepest bracket nesting outside strings (exact for valid JSON).
-fn nesting(bytes: &[u8]) -> usize {
-    let (mut depth, mut deepest, mut in_str, mut esc) = (0usize, 0usize, false, false);
-    for &b in bytes {
-        if in_str {
-            match (esc, b) {
-                (true, _) => esc = false,
-                (false, b'\\') => esc = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-        } else {
-            match b {
-                b'"' => in_str = true,
-                b'[' | b'{' => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
-    deepest
 }
 
 fn type_of(v: &Value) -> Option<&str> {

@@ -171,28 +171,7 @@ fn oracle(line: &[u8]) -> Status {
     if c.iter().all(|b| matches!(b, b' ' | b'\t')) {
         return Status::Empty;
     }
-    let (mut depth, mut deepest, mut in_str, mut esc) = (0usize, 0usize, false, false);
-    for &b in c {
-        if in_str {
-            match (esc, b) {
-                (true, _) => esc = false,
-                (false, b'\\') => esc = true,
-                (false, b'"') => in_str = false,
-                _ => {}
-            }
-        } else {
-            match b {
-                b'"' => in_str = true,
-                b'[' | b'{' => {
-                    depth += 1;
-                    deepest = deepest.max(depth);
-                }
-                b']' | b'}' => depth = depth.saturating_sub(1),
-                _ => {}
-            }
-        }
-    }
-    if deepest > 128 {
+    if common::nesting(c) > 128 {
         return Status::Invalid;
     }
     match serde_json::from_slice::<Value>(c) {
