@@ -195,9 +195,9 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
         'ndjq;run' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)')
-            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and passed on without being held in memory')
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory')
             [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP')
-            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read the output as this dialect')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read every input as this dialect')
             [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Write the raw bytes of every invalid record to FILE, byte for byte')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
             [CompletionResult]::new('--restart-after', '--restart-after', [CompletionResultType]::ParameterName, 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)')

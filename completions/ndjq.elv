@@ -186,9 +186,9 @@ set edit:completion:arg-completer[ndjq] = {|@words|
         &'ndjq;run'= {
             cand -f 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)'
             cand --format 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)'
-            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and passed on without being held in memory'
+            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory'
             cand --max-depth 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP'
-            cand --dialect 'Skip detection and read the output as this dialect'
+            cand --dialect 'Skip detection and read every input as this dialect'
             cand --rejects 'Write the raw bytes of every invalid record to FILE, byte for byte'
             cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
             cand --restart-after 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)'

@@ -210,9 +210,9 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print 
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -s f -l format -d 'What to write: the valid records\' original bytes (raw), a live transcript (text), or normalized events (json)' -r -f -a "raw\t''
 text\t''
 json\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and passed on without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l dialect -d 'Skip detection and read the output as this dialect' -r -f -a "claude\t''
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
 claude-log\t''
 codex\t''
 codex-log\t''

@@ -236,19 +236,8 @@ pub struct InputArgs {
     #[arg(value_name = "PATH", value_hint = ValueHint::AnyPath)]
     pub paths: Vec<PathBuf>,
 
-    /// Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as
-    /// PROTO_LINE_TOO_LONG and streamed through without being held in memory.
-    #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
-    pub max_line_bytes: usize,
-
-    /// Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP.
-    #[arg(long, value_name = "N", default_value_t = 128,
-          value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub max_depth: u16,
-
-    /// Skip detection and read every input as this dialect.
-    #[arg(long, value_enum, value_name = "NAME")]
-    pub dialect: Option<DialectArg>,
+    #[command(flatten)]
+    pub limits: RecordArgs,
 
     /// Dotted path of the type field for the generic dialect.
     #[arg(long, value_name = "PATH", default_value = "type")]
@@ -271,6 +260,24 @@ pub struct InputArgs {
     /// Run CMD and read its stdout (instead of PATHs), watching it like `ndjq run` does.
     #[arg(last = true, value_name = "CMD", value_hint = ValueHint::CommandWithArguments)]
     pub command: Vec<OsString>,
+}
+
+/// How each record is read: the limits and the dialect (every reading command and `run`).
+#[derive(Debug, Clone, Args)]
+pub struct RecordArgs {
+    /// Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as
+    /// PROTO_LINE_TOO_LONG and streamed through without being held in memory.
+    #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
+    pub max_line_bytes: usize,
+
+    /// Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP.
+    #[arg(long, value_name = "N", default_value_t = 128,
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub max_depth: u16,
+
+    /// Skip detection and read every input as this dialect.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub dialect: Option<DialectArg>,
 }
 
 /// How a wrapped command (`-- CMD`) is watched.
@@ -536,19 +543,8 @@ pub struct RunArgs {
     )]
     pub format: RunFormat,
 
-    /// Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as
-    /// PROTO_LINE_TOO_LONG and passed on without being held in memory.
-    #[arg(long, value_name = "SIZE", default_value = "100M", value_parser = parse_size)]
-    pub max_line_bytes: usize,
-
-    /// Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP.
-    #[arg(long, value_name = "N", default_value_t = 128,
-          value_parser = clap::value_parser!(u16).range(1..=1024))]
-    pub max_depth: u16,
-
-    /// Skip detection and read the output as this dialect.
-    #[arg(long, value_enum, value_name = "NAME")]
-    pub dialect: Option<DialectArg>,
+    #[command(flatten)]
+    pub limits: RecordArgs,
 
     /// Write the raw bytes of every invalid record to FILE, byte for byte.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]

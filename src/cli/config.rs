@@ -60,9 +60,9 @@ impl Common {
         Ok(Common {
             sources,
             options: Options {
-                max_line_bytes: input.max_line_bytes,
-                max_depth: usize::from(input.max_depth),
-                dialect: input.dialect.map(dialect_of),
+                max_line_bytes: input.limits.max_line_bytes,
+                max_depth: usize::from(input.limits.max_depth),
+                dialect: input.limits.dialect.map(dialect_of),
                 type_field,
                 recover: input.recover,
                 ..Options::default()

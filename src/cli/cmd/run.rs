@@ -19,9 +19,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     // The reading options `run` has; the rest are those of a wrapped command.
     let input = InputArgs {
         paths: Vec::new(),
-        max_line_bytes: args.max_line_bytes,
-        max_depth: args.max_depth,
-        dialect: args.dialect,
+        limits: args.limits.clone(),
         type_field: "type".to_string(),
         threads: 1,
         rejects: args.rejects.clone(),
