@@ -1,21 +1,21 @@
 //! Decoding: the UTF-8 and JSON verdict on one record's bytes.
 //!
-//! The fast path copies the record into a reused, padded buffer (simd-json rewrites its
-//! input, and the original bytes must survive for passthrough) and builds a simd-json tape
-//! in reused buffers. Only when simd-json refuses a record does the slow path run: it names
-//! the problem (invalid UTF-8 and where, too deep, text noise, or serde_json's message and
-//! column, telling a value cut short from a malformed one) and accepts what serde_json
-//! accepts and simd-json does not (integers beyond 64 bits), so the verdict is always
-//! serde_json's, bounded by `--max-depth`.
+//! The fast path checks the record is UTF-8 and parses it in place into a reused tape
+//! ([`crate::tape`]): nothing is copied, and strings are unescaped only when read. Only
+//! when the tape parser refuses a record does the slow path run: it names the problem
+//! (invalid UTF-8 and where, too deep, text noise, or serde_json's message and column,
+//! telling a value cut short from a malformed one) and accepts whatever serde_json accepts
+//! that the tape parser left to it, so the verdict is always serde_json's, bounded by
+//! `--max-depth`.
 //!
 //! Framing (CRLF, BOM, empty lines) happens before; dialects look at the value after.
 
 use crate::diagnostic::Code;
-use crate::json::Json;
+use crate::json::{Json, TapeValue};
+use crate::tape::Doc;
 use serde::Deserialize;
-use simd_json::{Buffers, Tape};
 
-/// The deepest nesting `--max-depth` may allow: simd-json's own ceiling.
+/// The deepest nesting `--max-depth` may allow.
 pub const MAX_DEPTH_LIMIT: usize = 1024;
 /// The default `--max-depth`.
 pub const DEFAULT_MAX_DEPTH: usize = 128;
@@ -31,9 +31,7 @@ pub struct Failure {
 
 /// Decodes records one at a time, reusing its buffers.
 pub struct Decoder {
-    copy: Vec<u8>,
-    buffers: Buffers,
-    tape: Option<Tape<'static>>,
+    doc: Doc,
     serde_value: serde_json::Value,
     max_depth: usize,
 }
@@ -51,9 +49,7 @@ impl Decoder {
     pub fn new(max_depth: usize) -> Self {
         let max_depth = max_depth.clamp(1, MAX_DEPTH_LIMIT);
         Decoder {
-            copy: Vec::new(),
-            buffers: Buffers::with_max_depth(0, max_depth),
-            tape: Some(Tape::null()),
+            doc: Doc::new(),
             serde_value: serde_json::Value::Null,
             max_depth,
         }
@@ -66,19 +62,11 @@ impl Decoder {
         bytes: &[u8],
         f: impl FnOnce(Result<Json<'_>, &Failure>) -> T,
     ) -> T {
-        let len = bytes.len();
-        self.copy.clear();
-        self.copy.reserve(len + simd_json::INPUT_PADDING);
-        self.copy.extend_from_slice(bytes);
-        self.copy.resize(len + simd_json::INPUT_PADDING, 0);
-        let mut tape: Tape<'_> = self.tape.take().unwrap_or_else(Tape::null).reset();
-        let parsed = simd_json::fill_tape_padded(&mut self.copy, len, &mut self.buffers, &mut tape);
-        if parsed.is_ok() {
-            let out = f(Ok(Json::Tape(&tape.0)));
-            self.tape = Some(tape.reset());
-            return out;
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            if self.doc.parse(text, self.max_depth) {
+                return f(Ok(Json::Tape(TapeValue::root(&self.doc, text))));
+            }
         }
-        self.tape = Some(tape.reset());
         match slow_verdict(bytes, self.max_depth) {
             Ok(value) => {
                 self.serde_value = value;

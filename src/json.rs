@@ -1,11 +1,12 @@
 //! A read-only view of one decoded JSON value, whichever parser produced it.
 //!
-//! The fast path decodes with simd-json into a tape (a flat list of nodes, no per-value
-//! allocation); the rare lines simd-json refuses but serde_json accepts (integers beyond
-//! 64 bits) arrive as a `serde_json::Value`. [`Json`] hides the difference so dialects and
-//! predicates are written once. Object lookups are last-wins, like jq, for duplicate keys.
+//! The fast path decodes into a [`Doc`] (a flat tape of nodes pointing into the record,
+//! strings unescaped only when read); the rare records the tape parser leaves to
+//! serde_json arrive as a `serde_json::Value`. [`Json`] hides the difference so dialects
+//! and predicates are written once. Object lookups are last-wins, like jq, for duplicate
+//! keys.
 
-use simd_json::{Node, StaticNode};
+use crate::tape::{Doc, Node, Tag};
 use std::io;
 
 /// Writes `s` as a JSON string, byte for byte as serde_json writes it (`\"`, `\\`, the
@@ -89,9 +90,49 @@ fn needs_escape(w: u64) -> bool {
 /// A borrowed JSON value.
 #[derive(Debug, Clone, Copy)]
 pub enum Json<'a> {
-    /// A value on a simd-json tape: the slice starts at the value's node and covers it.
-    Tape(&'a [Node<'a>]),
+    /// A value on a tape.
+    Tape(TapeValue<'a>),
     Serde(&'a serde_json::Value),
+}
+
+/// The value at node `at` of a parsed record `src`.
+#[derive(Debug, Clone, Copy)]
+pub struct TapeValue<'a> {
+    doc: &'a Doc,
+    src: &'a str,
+    at: usize,
+}
+
+impl<'a> TapeValue<'a> {
+    /// The whole record.
+    pub fn root(doc: &'a Doc, src: &'a str) -> Self {
+        TapeValue { doc, src, at: 0 }
+    }
+
+    fn node(&self) -> Option<&'a Node> {
+        self.doc.nodes.get(self.at)
+    }
+
+    fn at(&self, at: usize) -> Self {
+        TapeValue { at, ..*self }
+    }
+
+    fn text(&self, node: &Node) -> &'a str {
+        self.doc.text(self.src, node)
+    }
+
+    /// A number's text.
+    fn number(&self) -> Option<&'a str> {
+        match self.node() {
+            Some(n) if n.tag == Tag::Number => self.src.get(n.a as usize..n.b as usize),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a number's text is an integer (no fraction, no exponent).
+fn is_integer(text: &str) -> bool {
+    !text.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
 }
 
 /// What a JSON value is.
@@ -119,9 +160,9 @@ impl Kind {
 }
 
 /// Nodes a tape value spans, itself included.
-fn span(node: &Node<'_>) -> usize {
-    match node {
-        Node::Object { count, .. } | Node::Array { count, .. } => count + 1,
+fn span(node: &Node) -> usize {
+    match node.tag {
+        Tag::Object | Tag::Array => node.b as usize + 1,
         _ => 1,
     }
 }
@@ -129,13 +170,13 @@ fn span(node: &Node<'_>) -> usize {
 impl<'a> Json<'a> {
     pub fn kind(&self) -> Kind {
         match self {
-            Json::Tape(nodes) => match nodes.first() {
-                Some(Node::String(_)) => Kind::String,
-                Some(Node::Object { .. }) => Kind::Object,
-                Some(Node::Array { .. }) => Kind::Array,
-                Some(Node::Static(StaticNode::Bool(_))) => Kind::Bool,
-                Some(Node::Static(StaticNode::Null)) | None => Kind::Null,
-                Some(Node::Static(_)) => Kind::Number,
+            Json::Tape(t) => match t.node().map(|n| n.tag) {
+                Some(Tag::Str | Tag::Escaped) => Kind::String,
+                Some(Tag::Object) => Kind::Object,
+                Some(Tag::Array) => Kind::Array,
+                Some(Tag::True | Tag::False) => Kind::Bool,
+                Some(Tag::Null) | None => Kind::Null,
+                Some(Tag::Number) => Kind::Number,
             },
             Json::Serde(v) => match v {
                 serde_json::Value::Null => Kind::Null,
@@ -154,8 +195,8 @@ impl<'a> Json<'a> {
 
     pub fn as_str(&self) -> Option<&'a str> {
         match self {
-            Json::Tape(nodes) => match nodes.first() {
-                Some(Node::String(s)) => Some(s),
+            Json::Tape(t) => match t.node() {
+                Some(n) if matches!(n.tag, Tag::Str | Tag::Escaped) => Some(t.text(n)),
                 _ => None,
             },
             Json::Serde(v) => v.as_str(),
@@ -164,8 +205,9 @@ impl<'a> Json<'a> {
 
     pub fn as_bool(&self) -> Option<bool> {
         match self {
-            Json::Tape(nodes) => match nodes.first() {
-                Some(Node::Static(StaticNode::Bool(b))) => Some(*b),
+            Json::Tape(t) => match t.node().map(|n| n.tag) {
+                Some(Tag::True) => Some(true),
+                Some(Tag::False) => Some(false),
                 _ => None,
             },
             Json::Serde(v) => v.as_bool(),
@@ -175,23 +217,16 @@ impl<'a> Json<'a> {
     /// A non-negative integer value.
     pub fn as_u64(&self) -> Option<u64> {
         match self {
-            Json::Tape(nodes) => match nodes.first() {
-                Some(Node::Static(StaticNode::U64(n))) => Some(*n),
-                Some(Node::Static(StaticNode::I64(n))) => u64::try_from(*n).ok(),
-                _ => None,
-            },
+            // An integer's text, as serde_json reads it: `-0` is a float, not 0.
+            Json::Tape(t) => t.number().and_then(|text| text.parse().ok()),
             Json::Serde(v) => v.as_u64(),
         }
     }
 
     pub fn as_f64(&self) -> Option<f64> {
         match self {
-            Json::Tape(nodes) => match nodes.first() {
-                Some(Node::Static(StaticNode::U64(n))) => Some(*n as f64),
-                Some(Node::Static(StaticNode::I64(n))) => Some(*n as f64),
-                Some(Node::Static(StaticNode::F64(n))) => Some(*n),
-                _ => None,
-            },
+            // Correctly rounded, so an integer reads as `n as f64` would give.
+            Json::Tape(t) => t.number().and_then(|text| text.parse().ok()),
             Json::Serde(v) => v.as_f64(),
         }
     }
@@ -229,22 +264,18 @@ impl<'a> Json<'a> {
     /// Calls `f` for every key and value of an object, in input order.
     pub fn for_each_entry(&self, mut f: impl FnMut(&'a str, Json<'a>)) {
         match self {
-            Json::Tape(nodes) => {
-                let Some(&Node::Object { len, .. }) = nodes.first() else {
+            Json::Tape(t) => {
+                let Some(node) = t.node().filter(|n| n.tag == Tag::Object) else {
                     return;
                 };
-                let mut idx = 1;
-                for _ in 0..len {
-                    let (Some(Node::String(k)), Some(v)) = (nodes.get(idx), nodes.get(idx + 1))
+                let mut idx = t.at + 1;
+                for _ in 0..node.a {
+                    let (Some(k), Some(v)) = (t.doc.nodes.get(idx), t.doc.nodes.get(idx + 1))
                     else {
                         return;
                     };
-                    let n = span(v);
-                    let Some(value) = nodes.get(idx + 1..idx + 1 + n) else {
-                        return;
-                    };
-                    f(k, Json::Tape(value));
-                    idx += 1 + n;
+                    f(t.text(k), Json::Tape(t.at(idx + 1)));
+                    idx += 1 + span(v);
                 }
             }
             Json::Serde(serde_json::Value::Object(map)) => {
@@ -259,19 +290,17 @@ impl<'a> Json<'a> {
     /// Calls `f` for every element of an array, in order.
     pub fn for_each_element(&self, mut f: impl FnMut(Json<'a>)) {
         match self {
-            Json::Tape(nodes) => {
-                let Some(&Node::Array { len, .. }) = nodes.first() else {
+            Json::Tape(t) => {
+                let Some(node) = t.node().filter(|n| n.tag == Tag::Array) else {
                     return;
                 };
-                let mut idx = 1;
-                for _ in 0..len {
-                    let Some(v) = nodes.get(idx) else { return };
-                    let n = span(v);
-                    let Some(value) = nodes.get(idx..idx + n) else {
+                let mut idx = t.at + 1;
+                for _ in 0..node.a {
+                    let Some(v) = t.doc.nodes.get(idx) else {
                         return;
                     };
-                    f(Json::Tape(value));
-                    idx += n;
+                    f(Json::Tape(t.at(idx)));
+                    idx += span(v);
                 }
             }
             Json::Serde(serde_json::Value::Array(items)) => {
@@ -367,22 +396,20 @@ impl Json<'_> {
     /// nested part of a record (a tool's input, a whole record) can be copied into other
     /// output exactly, without a detour through a map that would sort its keys.
     pub fn write_compact<W: io::Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
-        let nodes = match self {
+        let t = match self {
             Json::Serde(v) => return serde_json::to_writer(&mut *out, v).map_err(io::Error::from),
-            Json::Tape(nodes) => nodes,
+            Json::Tape(t) => t,
         };
-        match nodes.first() {
-            None | Some(Node::Static(StaticNode::Null)) => out.write_all(b"null"),
-            Some(Node::Static(StaticNode::Bool(b))) => {
-                out.write_all(if *b { b"true" } else { b"false" })
-            }
-            Some(Node::Static(StaticNode::U64(n))) => write!(out, "{n}"),
-            Some(Node::Static(StaticNode::I64(n))) => write!(out, "{n}"),
-            Some(Node::Static(StaticNode::F64(n))) => {
-                serde_json::to_writer(&mut *out, n).map_err(io::Error::from)
-            }
-            Some(Node::String(s)) => write_str(out, s),
-            Some(Node::Array { .. }) => {
+        let Some(node) = t.node() else {
+            return out.write_all(b"null");
+        };
+        match node.tag {
+            Tag::Null => out.write_all(b"null"),
+            Tag::True => out.write_all(b"true"),
+            Tag::False => out.write_all(b"false"),
+            Tag::Number => write_number(out, t.number().unwrap_or("0")),
+            Tag::Str | Tag::Escaped => write_str(out, t.text(node)),
+            Tag::Array => {
                 out.write_all(b"[")?;
                 let mut result = Ok(());
                 let mut first = true;
@@ -396,7 +423,7 @@ impl Json<'_> {
                 result?;
                 out.write_all(b"]")
             }
-            Some(Node::Object { .. }) => {
+            Tag::Object => {
                 out.write_all(b"{")?;
                 let mut result = Ok(());
                 let mut first = true;
@@ -425,6 +452,24 @@ impl Json<'_> {
     }
 }
 
+/// Writes a number as serde_json writes the value it reads from `text`: an integer that
+/// fits 64 bits as it is, anything else (fractions, exponents, `-0`, bigger integers)
+/// as the f64 it rounds to.
+fn write_number<W: io::Write + ?Sized>(out: &mut W, text: &str) -> io::Result<()> {
+    if is_integer(text) {
+        if let Ok(n) = text.parse::<u64>() {
+            return write!(out, "{n}");
+        }
+        if let Ok(n) = text.parse::<i64>() {
+            if n != 0 {
+                return write!(out, "{n}");
+            }
+        }
+    }
+    let n: f64 = text.parse().unwrap_or(0.0);
+    serde_json::to_writer(&mut *out, &n).map_err(io::Error::from)
+}
+
 /// Parses a dotted path `a.b.0.c` into its steps. Empty steps are refused.
 pub fn parse_path(s: &str) -> Option<Vec<String>> {
     s.split('.')
@@ -437,9 +482,9 @@ mod tests {
     use super::*;
 
     fn with_tape<T>(text: &str, f: impl FnOnce(Json<'_>) -> T) -> T {
-        let mut bytes = text.as_bytes().to_vec();
-        let tape = simd_json::to_tape(&mut bytes).expect("valid");
-        f(Json::Tape(&tape.0))
+        let mut doc = Doc::new();
+        assert!(doc.parse(text, 128), "valid");
+        f(Json::Tape(TapeValue::root(&doc, text)))
     }
 
     #[test]

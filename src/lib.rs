@@ -5,7 +5,7 @@
 //! ```text
 //! input (files, folders, stdin; gzip/zstd)            input
 //!   → framing (records, line numbers, offsets, caps)  framing
-//!   → decoding (UTF-8 + JSON verdict, simd-json)      decode, json
+//!   → decoding (UTF-8 + JSON verdict, tape)           decode, tape, json
 //!   → dialect (detect, known types, schema)           dialect
 //!   → consumers (filter predicates, tallies, gaps)    filter, summary, gaps
 //!   → sinks (json | csv | text | github)              sink
@@ -32,5 +32,6 @@ pub mod recover;
 pub mod sink;
 pub mod stats;
 pub mod summary;
+pub mod tape;
 
 pub use error::Error;

@@ -116,7 +116,7 @@ impl Default for Options {
 
 /// The default `--max-line-bytes`: 100 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 100 << 20;
-/// The largest `--max-line-bytes`: simd-json indexes with 32 bits, so a record must stay
+/// The largest `--max-line-bytes`: the tape ([`crate::tape`]) indexes with 32 bits, so a record must stay
 /// well below 4 GiB.
 pub const MAX_LINE_BYTES_LIMIT: usize = (u32::MAX as usize) - (1 << 20);
 

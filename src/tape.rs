@@ -1,0 +1,734 @@
+//! The fast path of decoding: a validating JSON parser that builds a flat tape of nodes
+//! pointing into the record's own bytes.
+//!
+//! Nothing is copied or unescaped while parsing. A string node is the span between its
+//! quotes; one with escapes is unescaped the first time somebody reads it (a `type`, a
+//! `session_id`), and most never are (tool output, message text). A number node is its
+//! text, converted when read.
+//!
+//! Agent records are mostly string contents, so strings are where the time goes. They
+//! are handled in two stages, as simdjson does. Stage 1 looks at 64 bytes at a time and
+//! makes bit masks of quotes, backslashes and control characters (16-byte SSE2 compares on
+//! x86-64), works out which quotes are escaped and which bytes are inside strings with
+//! carry-free bit arithmetic, and checks every escape; no branch depends on the text.
+//! Stage 2 is a plain parser of the structure, which jumps from a string's opening quote
+//! to its closing one through the quote mask. The record is checked as UTF-8 before.
+//!
+//! The parser must never accept what serde_json refuses: its grammar is RFC 8259 as
+//! serde_json reads it (no lone UTF-16 surrogate in a `\u` escape, no number out of the
+//! f64 range, any value at the top). It may refuse what serde_json accepts (a record
+//! over 4 GiB); the decoder then asks serde_json itself, so the verdict is always
+//! serde_json's. The fuzz target `framing_decode` and tests/differential.rs hold it to that.
+
+use std::cell::OnceCell;
+
+/// What a node is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tag {
+    Null,
+    True,
+    False,
+    Number,
+    /// A string without escapes: its text is the span.
+    Str,
+    /// A string with escapes: `a` of the node indexes its unescaped text in the cache.
+    Escaped,
+    Array,
+    Object,
+}
+
+/// One value on the tape. For a string or a number, `start..end` is its text in the
+/// record (a string's without the quotes). For a container, `len` is the number of its
+/// elements (entries for an object) and `count` the number of nodes it spans after itself;
+/// an object's nodes are key, value, key, value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Node {
+    pub(crate) tag: Tag,
+    /// start of the text, or `len` of a container
+    pub(crate) a: u32,
+    /// end of the text, or `count` of a container
+    pub(crate) b: u32,
+    /// the cache slot of an escaped string
+    pub(crate) slot: u32,
+}
+
+/// A parsed record: its nodes, and the unescaped texts of its escaped strings, filled
+/// when first read. Reused from record to record.
+#[derive(Debug, Default)]
+pub struct Doc {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) cache: Vec<OnceCell<Box<str>>>,
+    stack: Vec<u32>,
+    /// Stage 1: one bit per byte, 64 bytes a word: the quotes that are not escaped.
+    quotes: Vec<u64>,
+    /// Stage 1: the backslashes.
+    slashes: Vec<u64>,
+}
+
+impl Doc {
+    pub fn new() -> Self {
+        Doc::default()
+    }
+
+    /// The unescaped text of string node `node` of record `src`.
+    pub(crate) fn text<'a>(&'a self, src: &'a str, node: &Node) -> &'a str {
+        let raw = src.get(node.a as usize..node.b as usize).unwrap_or("");
+        match node.tag {
+            Tag::Escaped => match self.cache.get(node.slot as usize) {
+                Some(cell) => cell.get_or_init(|| unescape(raw).into_boxed_str()),
+                None => raw,
+            },
+            _ => raw,
+        }
+    }
+
+    /// Parses `src` as one JSON value (surrounding JSON whitespace allowed) nested at most
+    /// `max_depth` deep. `false` when it is not JSON as serde_json reads it, or when the
+    /// record is too big for the tape's 32-bit offsets (serde_json decides those).
+    pub fn parse(&mut self, src: &str, max_depth: usize) -> bool {
+        self.nodes.clear();
+        self.cache.clear();
+        self.stack.clear();
+        if u32::try_from(src.len()).is_err() || !stage1(src.as_bytes(), self) {
+            return false;
+        }
+        let ok = Parser {
+            b: src.as_bytes(),
+            i: 0,
+            doc: self,
+            max_depth,
+        }
+        .run()
+        .is_some();
+        if !ok {
+            self.nodes.clear();
+            self.cache.clear();
+        }
+        ok
+    }
+}
+
+struct Parser<'s, 'd> {
+    b: &'s [u8],
+    i: usize,
+    doc: &'d mut Doc,
+    max_depth: usize,
+}
+
+/// `Some(())` to go on, `None` for "not JSON": lets `?` carry the refusal.
+type Step = Option<()>;
+
+impl Parser<'_, '_> {
+    fn run(&mut self) -> Step {
+        'value: loop {
+            self.skip_ws();
+            match self.peek()? {
+                b'{' => {
+                    self.open(Tag::Object)?;
+                    self.skip_ws();
+                    if self.peek()? == b'}' {
+                        self.i += 1;
+                        self.close();
+                    } else {
+                        self.key()?;
+                        continue 'value;
+                    }
+                }
+                b'[' => {
+                    self.open(Tag::Array)?;
+                    self.skip_ws();
+                    if self.peek()? == b']' {
+                        self.i += 1;
+                        self.close();
+                    } else {
+                        continue 'value;
+                    }
+                }
+                b'"' => self.string()?,
+                b'-' | b'0'..=b'9' => self.number()?,
+                b't' => self.literal(b"true", Tag::True)?,
+                b'f' => self.literal(b"false", Tag::False)?,
+                b'n' => self.literal(b"null", Tag::Null)?,
+                _ => return None,
+            }
+            // A value is complete: count it in its container, then close containers
+            // until one expects another element.
+            loop {
+                let Some(&open) = self.doc.stack.last() else {
+                    break 'value;
+                };
+                let node = &mut self.doc.nodes[open as usize];
+                node.a += 1;
+                let is_object = node.tag == Tag::Object;
+                self.skip_ws();
+                match (self.peek()?, is_object) {
+                    (b',', true) => {
+                        self.i += 1;
+                        self.skip_ws();
+                        self.key()?;
+                        continue 'value;
+                    }
+                    (b',', false) => {
+                        self.i += 1;
+                        continue 'value;
+                    }
+                    (b'}', true) | (b']', false) => {
+                        self.i += 1;
+                        self.close();
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        self.skip_ws();
+        (self.i == self.b.len()).then_some(())
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.b.get(self.i).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.b.get(self.i) {
+            self.i += 1;
+        }
+    }
+
+    fn push(&mut self, tag: Tag, a: usize, b: usize) {
+        // Offsets fit: `parse` refuses records of 4 GiB or more.
+        self.doc.nodes.push(Node {
+            tag,
+            a: a as u32,
+            b: b as u32,
+            slot: 0,
+        });
+    }
+
+    fn open(&mut self, tag: Tag) -> Step {
+        if self.doc.stack.len() >= self.max_depth {
+            return None;
+        }
+        self.i += 1;
+        self.doc.stack.push(self.doc.nodes.len() as u32);
+        self.push(tag, 0, 0);
+        Some(())
+    }
+
+    fn close(&mut self) {
+        if let Some(open) = self.doc.stack.pop() {
+            let count = self.doc.nodes.len() - open as usize - 1;
+            self.doc.nodes[open as usize].b = count as u32;
+        }
+    }
+
+    /// An object key and its colon.
+    fn key(&mut self) -> Step {
+        if self.peek()? != b'"' {
+            return None;
+        }
+        self.string()?;
+        self.skip_ws();
+        if self.peek()? != b':' {
+            return None;
+        }
+        self.i += 1;
+        Some(())
+    }
+
+    fn literal(&mut self, word: &[u8], tag: Tag) -> Step {
+        if !self.b[self.i..].starts_with(word) {
+            return None;
+        }
+        self.push(tag, self.i, self.i + word.len());
+        self.i += word.len();
+        Some(())
+    }
+
+    /// A string, from its opening quote to the next quote stage 1 found unescaped; its
+    /// contents were checked there.
+    fn string(&mut self) -> Step {
+        let start = self.i + 1;
+        let end = next_bit(&self.doc.quotes, start)?;
+        self.i = end + 1;
+        if any_bit(&self.doc.slashes, start, end) {
+            let slot = self.doc.cache.len() as u32;
+            self.doc.cache.push(OnceCell::new());
+            self.push(Tag::Escaped, start, end);
+            if let Some(node) = self.doc.nodes.last_mut() {
+                node.slot = slot;
+            }
+        } else {
+            self.push(Tag::Str, start, end);
+        }
+        Some(())
+    }
+
+    /// A number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, in the f64 range.
+    fn number(&mut self) -> Step {
+        let b = self.b;
+        let start = self.i;
+        let mut i = start;
+        if b[i] == b'-' {
+            i += 1;
+        }
+        match *b.get(i)? {
+            b'0' => i += 1,
+            b'1'..=b'9' => i = digits_end(b, i),
+            _ => return None,
+        }
+        let mut exponent = false;
+        if b.get(i) == Some(&b'.') {
+            let end = digits_end(b, i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        if let Some(b'e' | b'E') = b.get(i) {
+            exponent = true;
+            i += 1;
+            if let Some(b'+' | b'-') = b.get(i) {
+                i += 1;
+            }
+            let end = digits_end(b, i);
+            if end == i {
+                return None;
+            }
+            i = end;
+        }
+        // serde_json refuses a number that rounds to infinity; only an exponent or
+        // hundreds of digits can get there.
+        if exponent || i - start > 300 {
+            let text = std::str::from_utf8(&b[start..i]).ok()?;
+            if !text.parse::<f64>().ok()?.is_finite() {
+                return None;
+            }
+        }
+        self.push(Tag::Number, start, i);
+        self.i = i;
+        Some(())
+    }
+}
+
+fn digits_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(b'0'..=b'9') = b.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// The index of the first set bit at or after `from`.
+fn next_bit(bits: &[u64], from: usize) -> Option<usize> {
+    let mut w = from / 64;
+    let mut m = bits.get(w)? & (!0u64 << (from % 64));
+    while m == 0 {
+        w += 1;
+        m = *bits.get(w)?;
+    }
+    Some(w * 64 + m.trailing_zeros() as usize)
+}
+
+/// Whether a bit is set in `from..to`.
+fn any_bit(bits: &[u64], from: usize, to: usize) -> bool {
+    let mut i = from;
+    while i < to {
+        let w = i / 64;
+        let Some(&word) = bits.get(w) else {
+            return false;
+        };
+        let width = (64 - i % 64).min(to - i);
+        let mask = if width == 64 {
+            !0
+        } else {
+            ((1u64 << width) - 1) << (i % 64)
+        };
+        if word & mask != 0 {
+            return true;
+        }
+        i += width;
+    }
+    false
+}
+
+/// The bytes an escape may name after its backslash.
+const ESCAPABLE: [bool; 256] = {
+    let mut t = [false; 256];
+    let chars = *b"\"\\/bfnrtu";
+    let mut k = 0;
+    while k < chars.len() {
+        t[chars[k] as usize] = true;
+        k += 1;
+    }
+    t
+};
+
+/// Stage 1 over the whole record: fills `doc.quotes` and `doc.slashes`, and returns
+/// `false` when a string holds a control character or an invalid escape. Bytes outside
+/// strings are stage 2's: a stray backslash or control character there fails it.
+fn stage1(b: &[u8], doc: &mut Doc) -> bool {
+    doc.quotes.clear();
+    doc.slashes.clear();
+    let words = b.len().div_ceil(64);
+    doc.quotes.reserve(words);
+    doc.slashes.reserve(words);
+    // Whether the first byte of the next block is escaped, and whether it is in a string.
+    let mut carry_escaped = 0u64;
+    let mut carry_in_string = 0u64;
+    let mut bad = 0u64;
+    let mut u_escapes = false;
+    let mut last = [b' '; 64];
+    for block in b.chunks(64) {
+        let block: &[u8; 64] = match block.first_chunk::<64>() {
+            Some(full) => full,
+            None => {
+                last[..block.len()].copy_from_slice(block);
+                &last
+            }
+        };
+        let (quote, slash, control) = block_masks(block);
+        let escaped = escaped_bits(slash, &mut carry_escaped);
+        let quote = quote & !escaped;
+        let in_string = prefix_xor(quote) ^ carry_in_string;
+        carry_in_string = ((in_string as i64) >> 63) as u64;
+        bad |= control & in_string;
+        let mut e = escaped;
+        while e != 0 {
+            let c = block[e.trailing_zeros() as usize];
+            bad |= u64::from(!ESCAPABLE[usize::from(c)]);
+            u_escapes |= c == b'u';
+            e &= e - 1;
+        }
+        doc.quotes.push(quote);
+        doc.slashes.push(slash);
+    }
+    bad == 0 && (!u_escapes || unicode_escapes_valid(b, &doc.slashes))
+}
+
+/// Checks every `\u` escape (rare in agent output) one by one: four hex digits, and
+/// UTF-16 surrogates only in pairs, as serde_json requires.
+fn unicode_escapes_valid(b: &[u8], slashes: &[u64]) -> bool {
+    let mut i = 0;
+    while let Some(at) = next_bit(slashes, i) {
+        if at >= b.len() {
+            break;
+        }
+        // A backslash in a run of them: only every other one escapes.
+        match escape_end(b, at) {
+            Some(end) => i = end,
+            None if b.get(at + 1) == Some(&b'u') => return false,
+            None => i = at + 2,
+        }
+    }
+    true
+}
+
+/// The escaped bytes of a block (the byte after each backslash that is not itself
+/// escaped), given its backslashes and whether its first byte is escaped; sets the carry
+/// for the next block. simdjson's branch-free method: runs of backslashes are told odd
+/// from even by adding the run starts to the runs.
+fn escaped_bits(slash: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    if slash == 0 {
+        return std::mem::take(carry);
+    }
+    let slash = slash & !*carry;
+    let follows_escape = (slash << 1) | *carry;
+    let odd_starts = slash & !EVEN & !follows_escape;
+    let (even_started, overflow) = odd_starts.overflowing_add(slash);
+    *carry = u64::from(overflow);
+    let invert = even_started << 1;
+    (EVEN ^ invert) & follows_escape
+}
+
+/// XOR of all lower bits: 1 from an opening quote up to (not including) its closing one.
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// One bit per byte of a 64-byte block: quotes, backslashes, control characters.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+fn block_masks(block: &[u8; 64]) -> (u64, u64, u64) {
+    // SAFETY: `sse2_block_masks` only needs SSE2, which is part of x86-64 itself: every
+    // x86-64 CPU has it and the compiler assumes it for this target. It reads the block
+    // through safe slice operations only. (tests: `block_masks_match_the_bytes`.)
+    unsafe { sse2_block_masks(block) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn sse2_block_masks(block: &[u8; 64]) -> (u64, u64, u64) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x,
+    };
+    let quote = _mm_set1_epi8(b'"' as i8);
+    let slash = _mm_set1_epi8(b'\\' as i8);
+    let below_space = _mm_set1_epi8(0x1F);
+    let (mut q, mut s, mut c) = (0u64, 0u64, 0u64);
+    for (k, chunk) in block.chunks_exact(16).enumerate() {
+        let (lo, hi) = chunk.split_at(8);
+        let lo = lo.first_chunk::<8>().map_or(0, |w| i64::from_le_bytes(*w));
+        let hi = hi.first_chunk::<8>().map_or(0, |w| i64::from_le_bytes(*w));
+        let v = _mm_set_epi64x(hi, lo);
+        let shift = 16 * k;
+        q |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) as u16) << shift;
+        s |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash)) as u16) << shift;
+        let low = _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v);
+        c |= u64::from(_mm_movemask_epi8(low) as u16) << shift;
+    }
+    (q, s, c)
+}
+
+/// One bit per byte of a 64-byte block: quotes, backslashes, control characters. (Plain
+/// code for other targets; correct, not tuned.)
+#[cfg(not(target_arch = "x86_64"))]
+fn block_masks(block: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut q, mut s, mut c) = (0u64, 0u64, 0u64);
+    for (i, &b) in block.iter().enumerate() {
+        q |= u64::from(b == b'"') << i;
+        s |= u64::from(b == b'\\') << i;
+        c |= u64::from(b < 0x20) << i;
+    }
+    (q, s, c)
+}
+
+/// The index after the escape starting at `b[i] == b'\\'`, if it is a valid one. A `\u`
+/// escape of a UTF-16 high surrogate must be followed by one of a low surrogate, and a low
+/// surrogate may not stand alone (serde_json's rules for a string).
+fn escape_end(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i + 1)? {
+        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
+        b'u' => {
+            let unit = hex4(b, i + 2)?;
+            match unit {
+                0xD800..=0xDBFF => {
+                    if b.get(i + 6) != Some(&b'\\') || b.get(i + 7) != Some(&b'u') {
+                        return None;
+                    }
+                    match hex4(b, i + 8)? {
+                        0xDC00..=0xDFFF => Some(i + 12),
+                        _ => None,
+                    }
+                }
+                0xDC00..=0xDFFF => None,
+                _ => Some(i + 6),
+            }
+        }
+        _ => None,
+    }
+}
+
+fn hex4(b: &[u8], i: usize) -> Option<u32> {
+    let digits = b.get(i..i + 4)?;
+    let mut n = 0;
+    for &d in digits {
+        n = n * 16 + char::from(d).to_digit(16)?;
+    }
+    Some(n)
+}
+
+/// The text of a string's contents that `escape_end` accepted.
+fn unescape(raw: &str) -> String {
+    let b = raw.as_bytes();
+    let mut out = String::with_capacity(raw.len());
+    let mut start = 0;
+    let mut i = 0;
+    while let Some(offset) = memchr::memchr(b'\\', &b[i..]) {
+        i += offset;
+        out.push_str(&raw[start..i]);
+        let (c, next) = match b.get(i + 1) {
+            Some(b'n') => ('\n', i + 2),
+            Some(b't') => ('\t', i + 2),
+            Some(b'r') => ('\r', i + 2),
+            Some(b'b') => ('\u{8}', i + 2),
+            Some(b'f') => ('\u{c}', i + 2),
+            Some(b'u') => {
+                let high = hex4(b, i + 2).unwrap_or(0xFFFD);
+                if (0xD800..=0xDBFF).contains(&high) {
+                    let low = hex4(b, i + 8).unwrap_or(0xDC00);
+                    let code =
+                        0x10000 + ((high - 0xD800) << 10) + (low.wrapping_sub(0xDC00) & 0x3FF);
+                    (char::from_u32(code).unwrap_or('\u{FFFD}'), i + 12)
+                } else {
+                    (char::from_u32(high).unwrap_or('\u{FFFD}'), i + 6)
+                }
+            }
+            Some(&c) => (char::from(c), i + 2),
+            None => break,
+        };
+        out.push(c);
+        i = next.min(b.len());
+        start = i;
+    }
+    out.push_str(&raw[start..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn accepts(s: &str) -> bool {
+        Doc::new().parse(s, 128)
+    }
+
+    #[test]
+    fn grammar_follows_serde_json() {
+        let cases = [
+            r#"{"a":1}"#,
+            r#" [1, -0, 0.5, 1e5, 1E-5, -1.5e+3, "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"] "#,
+            r#"{"a":{"b":[[],{}]},"a":null}"#,
+            "true",
+            "1E400",
+            "1e-400",
+            "01",
+            "1.",
+            ".5",
+            "-",
+            "[1,]",
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#""\ud800""#,
+            r#""\udc00""#,
+            r#""\ud800\u0041""#,
+            r#""\x""#,
+            "\"a\u{1}\"",
+            "\"tab\there\"",
+            "[1 2]",
+            "{}x",
+            "nul",
+            "\u{feff}{}",
+            "[\"é😀\"]",
+            &"9".repeat(400),
+            &format!("0.{}", "9".repeat(400)),
+        ];
+        for case in cases {
+            let theirs = serde_json::from_str::<serde_json::Value>(case).is_ok();
+            assert_eq!(accepts(case), theirs, "{case:?}");
+        }
+    }
+
+    /// A little xorshift generator, so the tests need no crate and repeat exactly.
+    fn random_bytes(seed: u64, len: usize, pool: &[u8]) -> Vec<u8> {
+        let mut x = seed | 1;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                pool[(x % pool.len() as u64) as usize]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn block_masks_match_the_bytes() {
+        let all: Vec<u8> = (0..=255).collect();
+        for seed in 0..200 {
+            let bytes = random_bytes(seed, 64, &all);
+            let block: &[u8; 64] = bytes.first_chunk().expect("64 bytes");
+            let (q, s, c) = block_masks(block);
+            for (i, &b) in bytes.iter().enumerate() {
+                assert_eq!(q >> i & 1 == 1, b == b'"', "quote at {i} of {bytes:?}");
+                assert_eq!(s >> i & 1 == 1, b == b'\\', "backslash at {i}");
+                assert_eq!(c >> i & 1 == 1, b < 0x20, "control at {i}: {b:#x}");
+            }
+        }
+    }
+
+    /// Stage 1's quotes are the quotes not escaped by an odd run of backslashes, across
+    /// block boundaries too: checked against a byte-by-byte reading.
+    #[test]
+    fn escaped_quotes_match_a_byte_by_byte_reading() {
+        for seed in 0..500 {
+            let len = 1 + (seed as usize * 7) % 300;
+            let bytes = random_bytes(seed, len, b"\\\\\\\"\"a ");
+            let mut doc = Doc::new();
+            stage1(&bytes, &mut doc);
+            let mut escaped = false;
+            for (i, &b) in bytes.iter().enumerate() {
+                let bit = doc.quotes[i / 64] >> (i % 64) & 1 == 1;
+                assert_eq!(bit, b == b'"' && !escaped, "byte {i} of {bytes:?}");
+                escaped = b == b'\\' && !escaped;
+            }
+        }
+    }
+
+    /// Random texts made of JSON's pieces: the tape parser accepts exactly what
+    /// serde_json accepts, and reads back the same strings.
+    #[test]
+    fn random_texts_get_serde_jsons_verdict() {
+        let pieces: [&str; 24] = [
+            "{",
+            "}",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\"",
+            "\"k\"",
+            "\\",
+            "\\\"",
+            "\\u00e9",
+            "\\ud83d",
+            "\\ude00",
+            "1",
+            "-0",
+            "2.5e3",
+            "true",
+            "null",
+            " ",
+            "\n",
+            "\u{1}",
+            "é",
+            "x",
+            "\"a\\\\b\"",
+        ];
+        let mut accepted = 0;
+        for seed in 0..20_000u64 {
+            let picks = random_bytes(
+                seed,
+                1 + (seed as usize % 12),
+                &(0..24).collect::<Vec<u8>>(),
+            );
+            let text: String = picks.iter().map(|&p| pieces[usize::from(p)]).collect();
+            let theirs = serde_json::from_str::<serde_json::Value>(&text);
+            let mut doc = Doc::new();
+            assert_eq!(doc.parse(&text, 128), theirs.is_ok(), "{text:?}");
+            if let Ok(serde_json::Value::String(s)) = theirs {
+                accepted += 1;
+                assert_eq!(doc.text(&text, &doc.nodes[0]), s, "{text:?}");
+            }
+        }
+        assert!(
+            accepted > 100,
+            "the pieces make valid strings too: {accepted}"
+        );
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        assert!(Doc::new().parse(&nest(4), 4));
+        assert!(!Doc::new().parse(&nest(5), 4));
+        assert!(!Doc::new().parse(&"[".repeat(100_000), 128));
+    }
+
+    #[test]
+    fn escapes_are_unescaped_when_read() {
+        let src = r#"["a\"b\\c\/\b\f\n\r\t\u00e9\ud83d\ude00", "plain"]"#;
+        let mut doc = Doc::new();
+        assert!(doc.parse(src, 8));
+        let expect: Vec<String> = serde_json::from_str(src).expect("valid");
+        let texts: Vec<&str> = doc.nodes[1..].iter().map(|n| doc.text(src, n)).collect();
+        assert_eq!(texts, expect);
+        assert_eq!(doc.nodes[0].a, 2, "two elements");
+        assert_eq!(doc.nodes[0].b, 2, "two nodes after the array");
+    }
+}
