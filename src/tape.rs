@@ -63,6 +63,8 @@ pub struct Doc {
     quotes: Vec<u64>,
     /// Stage 1: the backslashes.
     slashes: Vec<u64>,
+    /// Stage 1: where the `u` of each `\u` escape is.
+    unicode: Vec<u32>,
 }
 
 impl Doc {
@@ -362,61 +364,110 @@ const ESCAPABLE: [bool; 256] = {
     t
 };
 
+/// The loop of stage 1, given a function making a block's masks (quotes, backslashes,
+/// control characters, `n`s) and one computing a prefix XOR.
+macro_rules! stage1_body {
+    ($b:expr, $doc:expr, $masks:ident, $prefix_xor:ident) => {{
+        let b: &[u8] = $b;
+        let doc: &mut Doc = $doc;
+        doc.quotes.clear();
+        doc.slashes.clear();
+        doc.unicode.clear();
+        let words = b.len().div_ceil(64);
+        doc.quotes.reserve(words);
+        doc.slashes.reserve(words);
+        // Whether the first byte of the next block is escaped, and is in a string.
+        let mut carry_escaped = 0u64;
+        let mut carry_in_string = 0u64;
+        let mut bad = 0u64;
+        let mut last = [b' '; 64];
+        for (k, block) in b.chunks(64).enumerate() {
+            let block: &[u8; 64] = match block.first_chunk::<64>() {
+                Some(full) => full,
+                None => {
+                    last[..block.len()].copy_from_slice(block);
+                    &last
+                }
+            };
+            let (quote, slash, control, n) = $masks(block);
+            let escaped = escaped_bits(slash, &mut carry_escaped);
+            let escaped_quote = quote & escaped;
+            let quote = quote & !escaped;
+            let in_string = $prefix_xor(quote) ^ carry_in_string;
+            carry_in_string = ((in_string as i64) >> 63) as u64;
+            bad |= control & in_string;
+            // Escaped quotes, backslashes and `n`s are fine; look at the other ones.
+            let mut e = escaped & !(slash | escaped_quote | n);
+            while e != 0 {
+                let at = e.trailing_zeros() as usize;
+                let c = block[at];
+                bad |= u64::from(!ESCAPABLE[usize::from(c)]);
+                if c == b'u' {
+                    doc.unicode.push((k * 64 + at) as u32);
+                }
+                e &= e - 1;
+            }
+            doc.quotes.push(quote);
+            doc.slashes.push(slash);
+        }
+        bad == 0 && unicode_escapes_valid(b, &doc.unicode)
+    }};
+}
+
 /// Stage 1 over the whole record: fills `doc.quotes` and `doc.slashes`, and returns
 /// `false` when a string holds a control character or an invalid escape. Bytes outside
 /// strings are stage 2's: a stray backslash or control character there fails it.
+///
+/// The body is written once (`stage1_body!`) and compiled for the instruction sets a CPU
+/// may have: AVX2 with carry-less multiplication when the CPU has them, else SSE2 (every
+/// x86-64 CPU), else plain code on other targets.
 fn stage1(b: &[u8], doc: &mut Doc) -> bool {
-    doc.quotes.clear();
-    doc.slashes.clear();
-    let words = b.len().div_ceil(64);
-    doc.quotes.reserve(words);
-    doc.slashes.reserve(words);
-    // Whether the first byte of the next block is escaped, and whether it is in a string.
-    let mut carry_escaped = 0u64;
-    let mut carry_in_string = 0u64;
-    let mut bad = 0u64;
-    let mut u_escapes = false;
-    let mut last = [b' '; 64];
-    for block in b.chunks(64) {
-        let block: &[u8; 64] = match block.first_chunk::<64>() {
-            Some(full) => full,
-            None => {
-                last[..block.len()].copy_from_slice(block);
-                &last
-            }
-        };
-        let (quote, slash, control) = block_masks(block);
-        let escaped = escaped_bits(slash, &mut carry_escaped);
-        let quote = quote & !escaped;
-        let in_string = prefix_xor(quote) ^ carry_in_string;
-        carry_in_string = ((in_string as i64) >> 63) as u64;
-        bad |= control & in_string;
-        let mut e = escaped;
-        while e != 0 {
-            let c = block[e.trailing_zeros() as usize];
-            bad |= u64::from(!ESCAPABLE[usize::from(c)]);
-            u_escapes |= c == b'u';
-            e &= e - 1;
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("pclmulqdq")
+        {
+            // SAFETY: the CPU has both features `stage1_avx2` is compiled for, as just
+            // checked. It reads the record through safe slice operations only.
+            // (tests: `block_masks_match_the_bytes`, `stage1_is_the_same_on_every_path`.)
+            #[allow(unsafe_code)]
+            return unsafe { stage1_avx2(b, doc) };
         }
-        doc.quotes.push(quote);
-        doc.slashes.push(slash);
+        // SAFETY: SSE2 is part of x86-64 itself: every x86-64 CPU has it. (tests: as above.)
+        #[allow(unsafe_code)]
+        unsafe {
+            stage1_sse2(b, doc)
+        }
     }
-    bad == 0 && (!u_escapes || unicode_escapes_valid(b, &doc.slashes))
+    #[cfg(not(target_arch = "x86_64"))]
+    stage1_body!(b, doc, portable_masks, prefix_xor)
 }
 
-/// Checks every `\u` escape (rare in agent output) one by one: four hex digits, and
-/// UTF-16 surrogates only in pairs, as serde_json requires.
-fn unicode_escapes_valid(b: &[u8], slashes: &[u64]) -> bool {
-    let mut i = 0;
-    while let Some(at) = next_bit(slashes, i) {
-        if at >= b.len() {
-            break;
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,pclmulqdq")]
+fn stage1_avx2(b: &[u8], doc: &mut Doc) -> bool {
+    stage1_body!(b, doc, avx2_masks, clmul_prefix_xor)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn stage1_sse2(b: &[u8], doc: &mut Doc) -> bool {
+    stage1_body!(b, doc, sse2_masks, prefix_xor)
+}
+
+/// Checks every `\u` escape one by one (`unicode` holds where their `u`s are): four hex
+/// digits, and UTF-16 surrogates only in pairs, as serde_json requires.
+fn unicode_escapes_valid(b: &[u8], unicode: &[u32]) -> bool {
+    let mut done = 0;
+    for &u in unicode {
+        let u = u as usize;
+        if u < done {
+            // the low half of a surrogate pair, checked with its high half
+            continue;
         }
-        // A backslash in a run of them: only every other one escapes.
-        match escape_end(b, at) {
-            Some(end) => i = end,
-            None if b.get(at + 1) == Some(&b'u') => return false,
-            None => i = at + 2,
+        match escape_end(b, u.saturating_sub(1)) {
+            Some(end) => done = end,
+            None => return false,
         }
     }
     true
@@ -451,51 +502,90 @@ fn prefix_xor(mut x: u64) -> u64 {
     x
 }
 
-/// One bit per byte of a 64-byte block: quotes, backslashes, control characters.
-#[cfg(target_arch = "x86_64")]
-#[allow(unsafe_code)]
-fn block_masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    // SAFETY: `sse2_block_masks` only needs SSE2, which is part of x86-64 itself: every
-    // x86-64 CPU has it and the compiler assumes it for this target. It reads the block
-    // through safe slice operations only. (tests: `block_masks_match_the_bytes`.)
-    unsafe { sse2_block_masks(block) }
-}
-
+/// One bit per byte of a 64-byte block: quotes, backslashes, control characters, `n`s.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
-fn sse2_block_masks(block: &[u8; 64]) -> (u64, u64, u64) {
+fn sse2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x,
     };
     let quote = _mm_set1_epi8(b'"' as i8);
     let slash = _mm_set1_epi8(b'\\' as i8);
+    let letter_n = _mm_set1_epi8(b'n' as i8);
     let below_space = _mm_set1_epi8(0x1F);
-    let (mut q, mut s, mut c) = (0u64, 0u64, 0u64);
+    let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
     for (k, chunk) in block.chunks_exact(16).enumerate() {
-        let (lo, hi) = chunk.split_at(8);
-        let lo = lo.first_chunk::<8>().map_or(0, |w| i64::from_le_bytes(*w));
-        let hi = hi.first_chunk::<8>().map_or(0, |w| i64::from_le_bytes(*w));
-        let v = _mm_set_epi64x(hi, lo);
+        let word = |i: usize| {
+            chunk
+                .get(i..i + 8)
+                .and_then(<[u8]>::first_chunk::<8>)
+                .map_or(0, |w| i64::from_le_bytes(*w))
+        };
+        let v = _mm_set_epi64x(word(8), word(0));
         let shift = 16 * k;
         q |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) as u16) << shift;
         s |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash)) as u16) << shift;
+        n |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, letter_n)) as u16) << shift;
         let low = _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v);
         c |= u64::from(_mm_movemask_epi8(low) as u16) << shift;
     }
-    (q, s, c)
+    (q, s, c, n)
 }
 
-/// One bit per byte of a 64-byte block: quotes, backslashes, control characters. (Plain
-/// code for other targets; correct, not tuned.)
-#[cfg(not(target_arch = "x86_64"))]
-fn block_masks(block: &[u8; 64]) -> (u64, u64, u64) {
-    let (mut q, mut s, mut c) = (0u64, 0u64, 0u64);
+/// As [`sse2_masks`], 32 bytes at a time.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
+    use std::arch::x86_64::{
+        _mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
+        _mm256_set_epi64x,
+    };
+    let quote = _mm256_set1_epi8(b'"' as i8);
+    let slash = _mm256_set1_epi8(b'\\' as i8);
+    let letter_n = _mm256_set1_epi8(b'n' as i8);
+    let below_space = _mm256_set1_epi8(0x1F);
+    let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
+    for (k, chunk) in block.chunks_exact(32).enumerate() {
+        let word = |i: usize| {
+            chunk
+                .get(i..i + 8)
+                .and_then(<[u8]>::first_chunk::<8>)
+                .map_or(0, |w| i64::from_le_bytes(*w))
+        };
+        let v = _mm256_set_epi64x(word(24), word(16), word(8), word(0));
+        let shift = 32 * k;
+        q |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)) as u32) << shift;
+        s |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, slash)) as u32) << shift;
+        n |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, letter_n)) as u32) << shift;
+        let low = _mm256_cmpeq_epi8(_mm256_min_epu8(v, below_space), v);
+        c |= u64::from(_mm256_movemask_epi8(low) as u32) << shift;
+    }
+    (q, s, c, n)
+}
+
+/// [`prefix_xor`] in one carry-less multiplication by all ones.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "pclmulqdq")]
+fn clmul_prefix_xor(x: u64) -> u64 {
+    use std::arch::x86_64::{
+        _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set1_epi8, _mm_set_epi64x,
+    };
+    let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+    _mm_cvtsi128_si64(product) as u64
+}
+
+/// One bit per byte of a 64-byte block: quotes, backslashes, control characters, `n`s.
+/// (Plain code for targets other than x86-64; correct, not tuned.)
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn portable_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
+    let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
     for (i, &b) in block.iter().enumerate() {
         q |= u64::from(b == b'"') << i;
         s |= u64::from(b == b'\\') << i;
         c |= u64::from(b < 0x20) << i;
+        n |= u64::from(b == b'n') << i;
     }
-    (q, s, c)
+    (q, s, c, n)
 }
 
 /// The index after the escape starting at `b[i] == b'\\'`, if it is a valid one. A `\u`
@@ -627,17 +717,76 @@ mod tests {
             .collect()
     }
 
+    type Masks = (u64, u64, u64, u64);
+    type MaskMaker = (&'static str, fn(&[u8; 64]) -> Masks);
+
+    /// Every way of making a block's masks, on this CPU.
+    fn mask_makers() -> Vec<MaskMaker> {
+        #[allow(unused_mut)]
+        let mut makers: Vec<MaskMaker> = vec![("portable", portable_masks)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            #[allow(unsafe_code)]
+            fn sse2(block: &[u8; 64]) -> Masks {
+                // SAFETY: SSE2 is part of x86-64.
+                unsafe { sse2_masks(block) }
+            }
+            makers.push(("sse2", sse2));
+            if std::arch::is_x86_feature_detected!("avx2") {
+                #[allow(unsafe_code)]
+                fn avx2(block: &[u8; 64]) -> Masks {
+                    // SAFETY: only pushed after the CPU was found to have AVX2.
+                    unsafe { avx2_masks(block) }
+                }
+                makers.push(("avx2", avx2));
+            }
+        }
+        makers
+    }
+
     #[test]
     fn block_masks_match_the_bytes() {
         let all: Vec<u8> = (0..=255).collect();
-        for seed in 0..200 {
-            let bytes = random_bytes(seed, 64, &all);
-            let block: &[u8; 64] = bytes.first_chunk().expect("64 bytes");
-            let (q, s, c) = block_masks(block);
-            for (i, &b) in bytes.iter().enumerate() {
-                assert_eq!(q >> i & 1 == 1, b == b'"', "quote at {i} of {bytes:?}");
-                assert_eq!(s >> i & 1 == 1, b == b'\\', "backslash at {i}");
-                assert_eq!(c >> i & 1 == 1, b < 0x20, "control at {i}: {b:#x}");
+        for (name, masks) in mask_makers() {
+            for seed in 0..200 {
+                let bytes = random_bytes(seed, 64, &all);
+                let block: &[u8; 64] = bytes.first_chunk().expect("64 bytes");
+                let (q, s, c, n) = masks(block);
+                for (i, &b) in bytes.iter().enumerate() {
+                    assert_eq!(
+                        q >> i & 1 == 1,
+                        b == b'"',
+                        "{name}: quote at {i} of {bytes:?}"
+                    );
+                    assert_eq!(s >> i & 1 == 1, b == b'\\', "{name}: backslash at {i}");
+                    assert_eq!(c >> i & 1 == 1, b < 0x20, "{name}: control at {i}: {b:#x}");
+                    assert_eq!(n >> i & 1 == 1, b == b'n', "{name}: n at {i}");
+                }
+            }
+        }
+    }
+
+    /// The SSE2 and plain paths give what the path this CPU takes gives.
+    #[test]
+    fn stage1_is_the_same_on_every_path() {
+        let pool = b"\\\"\"an u0\x01{}[]:,\xc3\xa9";
+        for seed in 0..300u64 {
+            let bytes = random_bytes(seed, 1 + (seed as usize * 13) % 400, pool);
+            let mut fast = Doc::new();
+            let verdict = stage1(&bytes, &mut fast);
+            let mut plain = Doc::new();
+            let plain_verdict = stage1_body!(&bytes, &mut plain, portable_masks, prefix_xor);
+            assert_eq!(verdict, plain_verdict, "{bytes:?}");
+            assert_eq!(fast.quotes, plain.quotes);
+            assert_eq!(fast.slashes, plain.slashes);
+            #[cfg(target_arch = "x86_64")]
+            {
+                let mut sse2 = Doc::new();
+                #[allow(unsafe_code)]
+                // SAFETY: SSE2 is part of x86-64.
+                let sse2_verdict = unsafe { stage1_sse2(&bytes, &mut sse2) };
+                assert_eq!(verdict, sse2_verdict, "{bytes:?}");
+                assert_eq!(fast.quotes, sse2.quotes);
             }
         }
     }
