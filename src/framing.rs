@@ -221,7 +221,24 @@ impl<R: Read> Framer<R> {
                 .max(self.buf.len().saturating_mul(2))
                 .min(cap)
                 .max(want);
-            self.buf.resize(grown, 0);
+            // Memory may run out before `--max-line-bytes` does (a limit above what the
+            // process may allocate): then the record is overlong at what fits.
+            let fits = self.buf.try_reserve_exact(grown - self.buf.len()).is_ok()
+                || self.buf.try_reserve_exact(want - self.buf.len()).is_ok();
+            if fits {
+                self.buf.resize(self.buf.capacity().min(grown).max(want), 0);
+            } else {
+                let pending = self.end - self.start;
+                if pending <= 1 {
+                    return Err(io::Error::new(
+                        io::ErrorKind::OutOfMemory,
+                        "out of memory for the read buffer",
+                    ));
+                }
+                // `next_frame` hands the pending bytes out as an overlong record.
+                self.max_line = self.max_line.min(pending - 1);
+                return Ok(());
+            }
         }
         let limit = (self.end + self.read_size).min(self.buf.len());
         loop {

@@ -302,15 +302,21 @@ impl Pipeline {
         };
 
         if frame.kind == FrameKind::Overlong {
-            emit.push(
-                Code::LineTooLong,
-                None,
+            // A record cut shorter than the limit is one memory ran out for.
+            let message = if raw.len() > options.max_line_bytes {
                 format!(
                     "record longer than --max-line-bytes {}; not parsed",
                     options.max_line_bytes
-                ),
-                excerpt(raw, None),
-            );
+                )
+            } else {
+                format!(
+                    "record longer than the memory left for one record ({} bytes; \
+                     --max-line-bytes {}); not parsed",
+                    raw.len(),
+                    options.max_line_bytes
+                )
+            };
+            emit.push(Code::LineTooLong, None, message, excerpt(raw, None));
             return emit
                 .record(
                     raw,

@@ -840,7 +840,8 @@ mod tests {
             "\"a\\\\b\"",
         ];
         let mut accepted = 0;
-        for seed in 0..20_000u64 {
+        let runs = if cfg!(miri) { 500 } else { 20_000u64 };
+        for seed in 0..runs {
             let picks = random_bytes(
                 seed,
                 1 + (seed as usize % 12),
@@ -856,7 +857,7 @@ mod tests {
             }
         }
         assert!(
-            accepted > 100,
+            accepted > runs / 200,
             "the pieces make valid strings too: {accepted}"
         );
     }
@@ -866,7 +867,8 @@ mod tests {
         let nest = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         assert!(Doc::new().parse(&nest(4), 4));
         assert!(!Doc::new().parse(&nest(5), 4));
-        assert!(!Doc::new().parse(&"[".repeat(100_000), 128));
+        let deep = if cfg!(miri) { 500 } else { 100_000 };
+        assert!(!Doc::new().parse(&"[".repeat(deep), 128));
     }
 
     #[test]

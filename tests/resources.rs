@@ -4,6 +4,8 @@
 //!
 //! - a 300 MB single line: reported as `PROTO_LINE_TOO_LONG` (over the default 100 MiB
 //!   `--max-line-bytes`) and streamed out byte for byte, under 256 MiB;
+//! - the same line with `--max-line-bytes 400M`, above the cap: cut where memory ends,
+//!   still `PROTO_LINE_TOO_LONG`, no abort;
 //! - 10^6-deep nesting (`[` and `{"a":`): `PROTO_TOO_DEEP`, no stack overflow, under
 //!   256 MiB, in every command;
 //! - 250,000 Claude tool calls never answered: `gaps` reports them with its tracked set
@@ -214,6 +216,32 @@ fn a_300_mb_line_is_reported_and_streamed_under_256_mib() {
     assert_eq!(summary["valid"], 2);
     assert_eq!(summary["invalid"], 1);
     assert_eq!(summary["bytes"], total);
+}
+
+/// `--max-line-bytes` above what the process may allocate: the 300 MB record is cut where
+/// memory ends and reported as too long, instead of an abort ("memory allocation failed",
+/// SIGABRT), and the records around it are read as usual. Found by hand in #8's resource
+/// checks; the framer now grows its buffer with `try_reserve`.
+#[test]
+fn a_line_limit_above_the_memory_cap_cuts_the_record_where_memory_ends() {
+    let limit = 256 * MIB;
+    let validate = capped(
+        limit,
+        "validate",
+        &["-f", "json", "--max-line-bytes", "400M"],
+        |w| {
+            write_big_line(w);
+        },
+    );
+    validate.assert_clean("validate --max-line-bytes 400M", 1);
+    let (diags, summary) = validate.diagnostics();
+    assert_eq!(diags.len(), 1, "{diags:?}");
+    assert_eq!(diags[0]["code"], "PROTO_LINE_TOO_LONG");
+    assert_eq!(diags[0]["line"], 2);
+    let message = diags[0]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("memory"), "{message}");
+    assert_eq!(summary["valid"], 2, "the records before and after");
+    assert_eq!(summary["invalid"], 1);
 }
 
 // ---------------------------------------------------------------------------------------
