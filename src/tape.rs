@@ -57,7 +57,7 @@ pub(crate) struct Node {
 #[derive(Debug, Default)]
 pub struct Doc {
     pub(crate) nodes: Vec<Node>,
-    pub(crate) cache: Vec<OnceCell<Box<str>>>,
+    pub(crate) cache: Vec<OnceCell<String>>,
     stack: Vec<u32>,
     /// Stage 1: one bit per byte, 64 bytes a word: the quotes that are not escaped.
     quotes: Vec<u64>,
@@ -77,7 +77,7 @@ impl Doc {
         let raw = src.get(node.a as usize..node.b as usize).unwrap_or("");
         match node.tag {
             Tag::Escaped => match self.cache.get(node.slot as usize) {
-                Some(cell) => cell.get_or_init(|| unescape(raw).into_boxed_str()),
+                Some(cell) => cell.get_or_init(|| unescape(raw, node.a as usize, &self.slashes)),
                 None => raw,
             },
             _ => raw,
@@ -624,13 +624,15 @@ fn hex4(b: &[u8], i: usize) -> Option<u32> {
 }
 
 /// The text of a string's contents that `escape_end` accepted.
-fn unescape(raw: &str) -> String {
+/// `base` is where `raw` starts in the record, so the backslashes are found in stage 1's
+/// mask `slashes` rather than searched for again.
+fn unescape(raw: &str, base: usize, slashes: &[u64]) -> String {
     let b = raw.as_bytes();
     let mut out = String::with_capacity(raw.len());
     let mut start = 0;
     let mut i = 0;
-    while let Some(offset) = memchr::memchr(b'\\', &b[i..]) {
-        i += offset;
+    while let Some(at) = next_bit(slashes, base + i).filter(|&at| at < base + b.len()) {
+        i = at - base;
         out.push_str(&raw[start..i]);
         let (c, next) = match b.get(i + 1) {
             Some(b'n') => ('\n', i + 2),
