@@ -234,8 +234,8 @@ impl<'a> Json<'a> {
     /// The value of `key` in an object (the last one when a key repeats).
     pub fn get(&self, key: &str) -> Option<Json<'a>> {
         let mut found = None;
-        self.for_each_entry(|k, v| {
-            if k == key {
+        self.for_each_key(|k, v| {
+            if k == key.as_bytes() {
                 found = Some(v);
             }
         });
@@ -246,14 +246,38 @@ impl<'a> Json<'a> {
     /// when a key repeats, as [`Json::get`]).
     pub fn get_many<const N: usize>(&self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
         let mut found = [None; N];
-        self.for_each_entry(|k, v| {
+        self.for_each_key(|k, v| {
             for (slot, key) in found.iter_mut().zip(keys) {
-                if k == key {
+                if k == key.as_bytes() {
                     *slot = Some(v);
                 }
             }
         });
         found
+    }
+
+    /// [`Json::for_each_entry`] for lookups: a key without escapes is its bytes in the
+    /// record, with no `str` made of it (which would check its ends are char boundaries).
+    fn for_each_key(&self, mut f: impl FnMut(&'a [u8], Json<'a>)) {
+        let Json::Tape(t) = self else {
+            return self.for_each_entry(|k, v| f(k.as_bytes(), v));
+        };
+        let Some(node) = t.node().filter(|n| n.tag == Tag::Object) else {
+            return;
+        };
+        let src = t.src.as_bytes();
+        let mut idx = t.at + 1;
+        for _ in 0..node.a {
+            let (Some(k), Some(v)) = (t.doc.nodes.get(idx), t.doc.nodes.get(idx + 1)) else {
+                return;
+            };
+            let key = match k.tag {
+                Tag::Str => src.get(k.a as usize..k.b as usize).unwrap_or_default(),
+                _ => t.text(k).as_bytes(),
+            };
+            f(key, Json::Tape(t.at(idx + 1)));
+            idx += 1 + span(v);
+        }
     }
 
     /// Whether an object has `key`.

@@ -248,6 +248,7 @@ impl Parser<'_, '_> {
 
     /// A string, from its opening quote to the next quote stage 1 found unescaped; its
     /// contents were checked there.
+    #[inline]
     fn string(&mut self) -> Step {
         let start = self.i + 1;
         let end = next_bit(&self.doc.quotes, start)?;
@@ -332,24 +333,21 @@ fn next_bit(bits: &[u64], from: usize) -> Option<usize> {
 
 /// Whether a bit is set in `from..to`.
 fn any_bit(bits: &[u64], from: usize, to: usize) -> bool {
-    let mut i = from;
-    while i < to {
-        let w = i / 64;
-        let Some(&word) = bits.get(w) else {
-            return false;
-        };
-        let width = (64 - i % 64).min(to - i);
-        let mask = if width == 64 {
-            !0
-        } else {
-            ((1u64 << width) - 1) << (i % 64)
-        };
-        if word & mask != 0 {
-            return true;
-        }
-        i += width;
+    if from >= to {
+        return false;
     }
-    false
+    let (first, last) = (from / 64, (to - 1) / 64);
+    let low = !0u64 << (from % 64);
+    let high = !0u64 >> (63 - (to - 1) % 64);
+    let word = |w: usize| bits.get(w).copied().unwrap_or(0);
+    if first == last {
+        return word(first) & low & high != 0;
+    }
+    word(first) & low != 0
+        || bits
+            .get(first + 1..last)
+            .is_some_and(|ws| ws.iter().any(|&w| w != 0))
+        || word(last) & high != 0
 }
 
 /// The bytes an escape may name after its backslash.
@@ -862,6 +860,20 @@ mod tests {
             accepted > runs / 200,
             "the pieces make valid strings too: {accepted}"
         );
+    }
+
+    #[test]
+    fn bit_searches_match_a_scan() {
+        let bits = [0x8000_0000_0000_0001u64, 0, 0x10, 1 << 63];
+        let set = |i: usize| bits[i / 64] >> (i % 64) & 1 == 1;
+        for from in 0..256 {
+            let expect = (from..256).find(|&i| set(i));
+            assert_eq!(next_bit(&bits, from), expect, "next from {from}");
+            for to in from..=256 {
+                let expect = (from..to).any(set);
+                assert_eq!(any_bit(&bits, from, to), expect, "any in {from}..{to}");
+            }
+        }
     }
 
     #[test]
