@@ -8,9 +8,10 @@
 //!
 //! Agent records are mostly string contents, so strings are where the time goes. They
 //! are handled in two stages, as simdjson does. Stage 1 looks at 64 bytes at a time and
-//! makes bit masks of quotes, backslashes and control characters (16-byte SSE2 compares on
+//! makes bit masks of quotes, backslashes and control characters (AVX2 or SSE2 compares on
 //! x86-64), works out which quotes are escaped and which bytes are inside strings with
-//! carry-free bit arithmetic, and checks every escape; no branch depends on the text.
+//! branch-free bit arithmetic, and checks every escape (only escapes other than `\"`, `\\`
+//! and `\n` are looked at one by one).
 //! Stage 2 is a plain parser of the structure, which jumps from a string's opening quote
 //! to its closing one through the quote mask. The record is checked as UTF-8 before.
 //!
@@ -31,16 +32,16 @@ pub(crate) enum Tag {
     Number,
     /// A string without escapes: its text is the span.
     Str,
-    /// A string with escapes: `a` of the node indexes its unescaped text in the cache.
+    /// A string with escapes: the node's `slot` indexes its unescaped text in the cache.
     Escaped,
     Array,
     Object,
 }
 
-/// One value on the tape. For a string or a number, `start..end` is its text in the
-/// record (a string's without the quotes). For a container, `len` is the number of its
-/// elements (entries for an object) and `count` the number of nodes it spans after itself;
-/// an object's nodes are key, value, key, value.
+/// One value on the tape. For a string or a number, `a..b` is its text in the record (a
+/// string's without the quotes). For a container, `a` is the number of its elements
+/// (entries for an object) and `b` the number of nodes it spans after itself; an object's
+/// nodes are key, value, key, value.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Node {
     pub(crate) tag: Tag,
