@@ -1,6 +1,8 @@
 //! Differential test: over every line of every file in ../shared/corpus and testdata/
-//! (NDJSON or not: text files are lines too), ndjq's verdict equals serde_json's and the
-//! `type` ndjq reads equals the one serde_json reads.
+//! (NDJSON or not: text files are lines too), ndjq's verdict equals serde_json's, the
+//! `type` ndjq reads equals the one serde_json reads, and the whole value ndjq reads (every
+//! key, string, unescaped, and number, written back out and read by serde_json) equals
+//! serde_json's.
 //!
 //! The verdict is taken from the binary (`validate -f json`: the lines carrying a verdict
 //! code) and from the library (the status and type each record reaches a consumer with);
@@ -102,6 +104,7 @@ fn type_key(v: &Value) -> String {
 struct Expected {
     verdicts: Vec<Status>,
     types: Vec<Option<String>>,
+    values: Vec<Option<Value>>,
     type_counts: BTreeMap<String, u64>,
 }
 
@@ -109,6 +112,7 @@ fn expected(bytes: &[u8]) -> Expected {
     let mut e = Expected {
         verdicts: Vec::new(),
         types: Vec::new(),
+        values: Vec::new(),
         type_counts: BTreeMap::new(),
     };
     for line in bytes.split_inclusive(|&b| b == b'\n') {
@@ -119,6 +123,7 @@ fn expected(bytes: &[u8]) -> Expected {
         if let Some(v) = &value {
             *e.type_counts.entry(type_key(v)).or_insert(0) += 1;
         }
+        e.values.push(value);
     }
     e
 }
@@ -126,13 +131,18 @@ fn expected(bytes: &[u8]) -> Expected {
 // ---------------------------------------------------------------------------------------
 // The library: the status and type of every record
 
+/// Each record's line, status, type, and value as ndjq reads it (written out compactly and
+/// read back by serde_json).
 #[derive(Default)]
-struct Collect(Vec<(u64, Status, Option<String>)>);
+struct Collect(Vec<(u64, Status, Option<String>, Option<Value>)>);
 
 impl Consumer for Collect {
     fn record(&mut self, r: &Record<'_>) -> io::Result<Flow> {
+        let value = r
+            .value
+            .and_then(|v| serde_json::from_str(&v.to_compact_string()).ok());
         self.0
-            .push((r.line, r.status, r.info.ty.map(str::to_string)));
+            .push((r.line, r.status, r.info.ty.map(str::to_string), value));
         Ok(Flow::Continue)
     }
 }
@@ -151,8 +161,8 @@ fn library_diffs(name: &str, bytes: &[u8], want: &Expected) -> Vec<String> {
             want.verdicts.len()
         ));
     }
-    for ((line, status, ty), (want_status, want_ty)) in
-        c.0.iter().zip(want.verdicts.iter().zip(&want.types))
+    let wanted = want.verdicts.iter().zip(&want.types).zip(&want.values);
+    for ((line, status, ty, value), ((want_status, want_ty), want_value)) in c.0.iter().zip(wanted)
     {
         if status != want_status {
             d.push(format!(
@@ -163,6 +173,9 @@ fn library_diffs(name: &str, bytes: &[u8], want: &Expected) -> Vec<String> {
             d.push(format!(
                 "{name}:{line}: ndjq type {ty:?}, serde_json {want_ty:?}"
             ));
+        }
+        if *status == Status::Valid && value != want_value {
+            d.push(format!("{name}:{line}: ndjq read a different value"));
         }
     }
     d
