@@ -501,6 +501,16 @@ fn prefix_xor(mut x: u64) -> u64 {
     x
 }
 
+/// The eight bytes of `chunk` from `i` as a little-endian word, for a vector register
+/// (built from words, not loaded through a pointer, so no `unsafe` is needed to read).
+#[cfg(target_arch = "x86_64")]
+fn word_at(chunk: &[u8], i: usize) -> i64 {
+    chunk
+        .get(i..i + 8)
+        .and_then(<[u8]>::first_chunk::<8>)
+        .map_or(0, |w| i64::from_le_bytes(*w))
+}
+
 /// One bit per byte of a 64-byte block: quotes, backslashes, control characters, `n`s.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
@@ -514,13 +524,7 @@ fn sse2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
     let below_space = _mm_set1_epi8(0x1F);
     let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
     for (k, chunk) in block.chunks_exact(16).enumerate() {
-        let word = |i: usize| {
-            chunk
-                .get(i..i + 8)
-                .and_then(<[u8]>::first_chunk::<8>)
-                .map_or(0, |w| i64::from_le_bytes(*w))
-        };
-        let v = _mm_set_epi64x(word(8), word(0));
+        let v = _mm_set_epi64x(word_at(chunk, 8), word_at(chunk, 0));
         let shift = 16 * k;
         q |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, quote)) as u16) << shift;
         s |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, slash)) as u16) << shift;
@@ -545,12 +549,7 @@ fn avx2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
     let below_space = _mm256_set1_epi8(0x1F);
     let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
     for (k, chunk) in block.chunks_exact(32).enumerate() {
-        let word = |i: usize| {
-            chunk
-                .get(i..i + 8)
-                .and_then(<[u8]>::first_chunk::<8>)
-                .map_or(0, |w| i64::from_le_bytes(*w))
-        };
+        let word = |i| word_at(chunk, i);
         let v = _mm256_set_epi64x(word(24), word(16), word(8), word(0));
         let shift = 32 * k;
         q |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)) as u32) << shift;
