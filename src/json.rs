@@ -548,6 +548,43 @@ mod tests {
         );
     }
 
+    /// A number written back from the tape reads as serde_json reads the original text.
+    #[test]
+    fn numbers_read_as_serde_json_reads_them() {
+        let cases = [
+            "0",
+            "-0",
+            "-0.0",
+            "1",
+            "-1",
+            "1.0",
+            "1.5e3",
+            "1E2",
+            "2.5",
+            "-7.25e-3",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "123456789012345678901234567890",
+            "1e308",
+            "1e-400",
+            "0.1",
+            "4.35",
+            "9007199254740993",
+        ];
+        for text in cases {
+            let theirs: serde_json::Value = serde_json::from_str(text).expect("valid");
+            let ours = with_tape(text, |j| j.to_compact_string());
+            let back: serde_json::Value = serde_json::from_str(&ours).expect("valid");
+            assert_eq!(back, theirs, "{text} written as {ours}");
+            with_tape(text, |j| {
+                assert_eq!(j.as_u64(), theirs.as_u64(), "{text} as u64");
+                assert_eq!(j.as_f64(), theirs.as_f64(), "{text} as f64");
+            });
+        }
+    }
+
     fn for_both(text: &str, serde: &serde_json::Value, f: impl Fn(Json<'_>)) {
         with_tape(text, &f);
         f(Json::Serde(serde));

@@ -1,11 +1,12 @@
 //! Framing and decoding on arbitrary bytes, read in arbitrary pieces: no panic, every byte
 //! in exactly one record, the same records whatever the read boundaries, and each line's
-//! verdict equal to serde_json's under the README's framing rules.
+//! verdict equal to serde_json's under the README's framing rules; for a valid line, the
+//! value ndjq reads (keys, unescaped strings, numbers) equal to serde_json's.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use ndjq::pipeline::Options;
-use ndjq_fuzz::{check_accounting, oracle, run, ChunkReader};
+use ndjq_fuzz::{check_accounting, oracle, oracle_value, run, ChunkReader};
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {
@@ -60,6 +61,15 @@ fuzz_target!(|data: &[u8]| {
             String::from_utf8_lossy(&r.raw),
             r.messages
         );
+        if r.status == ndjq::pipeline::Status::Valid {
+            assert_eq!(
+                r.value,
+                oracle_value(&r.raw),
+                "line {}: the value differs from serde_json's on {:?}",
+                r.line,
+                String::from_utf8_lossy(&r.raw)
+            );
+        }
         assert_eq!(
             r.codes
                 .iter()

@@ -27,6 +27,8 @@ pub struct Seen {
     pub messages: Vec<String>,
     pub ty: Option<String>,
     pub dialect: Option<Dialect>,
+    /// The value as ndjq read it, written out compactly and read back by serde_json.
+    pub value: Option<Value>,
 }
 
 /// Collects every record.
@@ -47,6 +49,9 @@ impl Consumer for Collect {
             messages: r.diagnostics.iter().map(|d| d.message.clone()).collect(),
             ty: r.info.ty.map(str::to_string),
             dialect: r.info.dialect,
+            value: r
+                .value
+                .and_then(|v| serde_json::from_str(&v.to_compact_string()).ok()),
         });
         Ok(Flow::Continue)
     }
@@ -120,6 +125,19 @@ pub fn oracle(line: &[u8], max_line: usize, max_depth: usize) -> Status {
     } else {
         Status::Invalid
     }
+}
+
+/// The value serde_json reads from a valid line, under the same framing rules as
+/// [`oracle`] (`\n`, one `\r` before it and a BOM at the start stripped).
+pub fn oracle_value(line: &[u8]) -> Option<Value> {
+    let content = line.strip_suffix(b"\n").unwrap_or(line);
+    let content = content.strip_suffix(b"\r").unwrap_or(content);
+    let content = content.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(content);
+    let mut de = serde_json::Deserializer::from_slice(content);
+    de.disable_recursion_limit();
+    let value: Value = serde::Deserialize::deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(value)
 }
 
 /// serde_json's verdict on `bytes` as one JSON text, with nesting bounded by `max_depth`
