@@ -15,7 +15,8 @@ use crate::json::{Json, TapeValue};
 use crate::tape::Doc;
 use serde::Deserialize;
 
-/// The deepest nesting `--max-depth` may allow.
+/// The deepest nesting `--max-depth` may allow: the slow path's serde_json recurses once
+/// per level, and 1024 levels fit any thread's stack.
 pub const MAX_DEPTH_LIMIT: usize = 1024;
 /// The default `--max-depth`.
 pub const DEFAULT_MAX_DEPTH: usize = 128;

@@ -121,6 +121,21 @@ impl<'a> TapeValue<'a> {
         self.doc.text(self.src, node)
     }
 
+    /// Calls `f` with the key node and the value of every entry of an object, in order.
+    fn entries(&self, mut f: impl FnMut(&'a Node, TapeValue<'a>)) {
+        let Some(node) = self.node().filter(|n| n.tag == Tag::Object) else {
+            return;
+        };
+        let mut idx = self.at + 1;
+        for _ in 0..node.a {
+            let (Some(k), Some(v)) = (self.doc.nodes.get(idx), self.doc.nodes.get(idx + 1)) else {
+                return;
+            };
+            f(k, self.at(idx + 1));
+            idx += 1 + span(v);
+        }
+    }
+
     /// A number's text.
     fn number(&self) -> Option<&'a str> {
         match self.node() {
@@ -262,22 +277,14 @@ impl<'a> Json<'a> {
         let Json::Tape(t) = self else {
             return self.for_each_entry(|k, v| f(k.as_bytes(), v));
         };
-        let Some(node) = t.node().filter(|n| n.tag == Tag::Object) else {
-            return;
-        };
         let src = t.src.as_bytes();
-        let mut idx = t.at + 1;
-        for _ in 0..node.a {
-            let (Some(k), Some(v)) = (t.doc.nodes.get(idx), t.doc.nodes.get(idx + 1)) else {
-                return;
-            };
+        t.entries(|k, v| {
             let key = match k.tag {
                 Tag::Str => src.get(k.a as usize..k.b as usize).unwrap_or_default(),
                 _ => t.text(k).as_bytes(),
             };
-            f(key, Json::Tape(t.at(idx + 1)));
-            idx += 1 + span(v);
-        }
+            f(key, Json::Tape(v));
+        });
     }
 
     /// Whether an object has `key`.
@@ -288,20 +295,7 @@ impl<'a> Json<'a> {
     /// Calls `f` for every key and value of an object, in input order.
     pub fn for_each_entry(&self, mut f: impl FnMut(&'a str, Json<'a>)) {
         match self {
-            Json::Tape(t) => {
-                let Some(node) = t.node().filter(|n| n.tag == Tag::Object) else {
-                    return;
-                };
-                let mut idx = t.at + 1;
-                for _ in 0..node.a {
-                    let (Some(k), Some(v)) = (t.doc.nodes.get(idx), t.doc.nodes.get(idx + 1))
-                    else {
-                        return;
-                    };
-                    f(t.text(k), Json::Tape(t.at(idx + 1)));
-                    idx += 1 + span(v);
-                }
-            }
+            Json::Tape(t) => t.entries(|k, v| f(t.text(k), Json::Tape(v))),
             Json::Serde(serde_json::Value::Object(map)) => {
                 for (k, v) in map {
                     f(k.as_str(), Json::Serde(v));

@@ -116,8 +116,8 @@ impl Default for Options {
 
 /// The default `--max-line-bytes`: 100 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 100 << 20;
-/// The largest `--max-line-bytes`: the tape ([`crate::tape`]) indexes with 32 bits, so a record must stay
-/// well below 4 GiB.
+/// The largest `--max-line-bytes`: the tape ([`crate::tape`]) indexes with 32 bits, so a
+/// record must stay well below 4 GiB.
 pub const MAX_LINE_BYTES_LIMIT: usize = (u32::MAX as usize) - (1 << 20);
 
 /// Runs the pass over inputs, reusing its buffers from one input to the next.

@@ -95,19 +95,15 @@ impl Doc {
         if u32::try_from(src.len()).is_err() || !stage1(src.as_bytes(), self) {
             return false;
         }
-        let ok = Parser {
+        // On failure the nodes are left as they are: only a parsed record is ever read.
+        Parser {
             b: src.as_bytes(),
             i: 0,
             doc: self,
             max_depth,
         }
         .run()
-        .is_some();
-        if !ok {
-            self.nodes.clear();
-            self.cache.clear();
-        }
-        ok
+        .is_some()
     }
 }
 

@@ -60,19 +60,24 @@ fn issue_8_a_line_opening_with_cr_is_judged_by_serde_json_not_taken_for_text_noi
     assert_eq!(out.stdout, lines[..3].concat());
 }
 
-/// `ndjq stats -f json -q` of `input` (stdin), parsed.
-fn stats(input: &[u8]) -> Value {
-    let out = common::ndjq_sub("stats")
-        .args(["-q", "-f", "json"])
-        .write_stdin(input.to_vec())
-        .output()
-        .expect("ndjq runs");
+/// The JSON report of a `stats` run that must succeed.
+fn stats_report(cmd: &mut assert_cmd::Command) -> Value {
+    let out = cmd.output().expect("ndjq runs");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("stats -f json is JSON")
+}
+
+/// `ndjq stats -f json -q` of `input` (stdin), parsed.
+fn stats(input: &[u8]) -> Value {
+    stats_report(
+        common::ndjq_sub("stats")
+            .args(["-q", "-f", "json"])
+            .write_stdin(input.to_vec()),
+    )
 }
 
 /// Found while writing the `stats_merge` fuzz target: counts read from the input (token
@@ -109,18 +114,12 @@ fn issue_8_counts_near_u64_max_saturate_instead_of_overflowing() {
         "part.json",
         &serde_json::to_vec(&part).expect("JSON"),
     );
-    let out = common::ndjq_sub("stats")
-        .args(["--merge", "-f", "json"])
-        .arg(&path)
-        .arg(&path)
-        .output()
-        .expect("ndjq runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let merged = stats_report(
+        common::ndjq_sub("stats")
+            .args(["--merge", "-f", "json"])
+            .arg(&path)
+            .arg(&path),
     );
-    let merged: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(merged["lines"].as_u64(), Some(max));
     assert_eq!(merged["types"]["user"].as_u64(), Some(max));
     assert_eq!(merged["files"].as_u64(), Some(2));
