@@ -147,12 +147,12 @@ const FILTER_EXAMPLES: &[Example] = &[
         run: "claude -p \"fix it\" --output-format stream-json --verbose | ndjq filter --type assistant",
     },
     Example {
-        does: "the Bash tool calls and their results; the invalid lines saved to bad.ndjson",
-        run: "ndjq filter --tool Bash --rejects bad.ndjson run.ndjson",
+        does: "messages over 100 output tokens: time, tokens and tools (`*`: any block), like jq -r",
+        run: "ndjq filter --where 'message.usage.output_tokens>100' \\\n  --print timestamp,message.usage.output_tokens,message.content.*.name session.jsonl",
     },
     Example {
-        does: "how many runs of a folder of logs ended in an error",
-        run: "ndjq filter -c --type result --where is_error=true logs/",
+        does: "ten minutes of records whose text, thinking or tool input or output says error or fail",
+        run: "ndjq filter -i --grep 'error|fail' \\\n  --since 2025-10-21T03:20:00Z --until 2025-10-21T03:30:00Z session.jsonl",
     },
 ];
 
