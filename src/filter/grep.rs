@@ -15,7 +15,8 @@
 //!   (tool outputs: a string, or every string in it), every string of `action`
 //!   (`local_shell_call`), and the `message`, `text` and `last_agent_message` of
 //!   `event_msg` payloads.
-//! - **jsonrpc, generic**, and a record before its dialect is known: every string value.
+//! - **jsonrpc, generic**: every string value. A record read before its input's dialect
+//!   is decided is read as the dialect whose known types hold its type, else as generic.
 //!
 //! Each piece of text is matched on its own (a match never spans two pieces). A literal
 //! prefilter runs on the raw line first: the literals that every match must contain are
@@ -140,7 +141,24 @@ pub fn for_each_text<'a>(
         Some(Dialect::Claude | Dialect::ClaudeLog) => claude_text(value, f),
         Some(Dialect::Codex) => codex_text(value, f),
         Some(Dialect::CodexLog) => codex_log_text(value, f),
-        Some(Dialect::JsonRpc | Dialect::Generic) | None => strings(Some(value), f),
+        Some(Dialect::JsonRpc | Dialect::Generic) => strings(Some(value), f),
+        // Before detection has decided (a transcript opening with file-history-snapshot
+        // lines): the dialect whose known types hold the record's type.
+        None => {
+            let ty = str_at(value, "type");
+            let guess = [
+                Dialect::ClaudeLog,
+                Dialect::Claude,
+                Dialect::Codex,
+                Dialect::CodexLog,
+            ]
+            .into_iter()
+            .find(|d| ty.is_some_and(|t| d.known_types().contains(&t)));
+            match guess {
+                Some(d) => for_each_text(Some(d), value, f),
+                None => strings(Some(value), f),
+            }
+        }
     }
 }
 
