@@ -773,7 +773,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__stats)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --by --merge --pricing --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --by --merge --pricing --cost --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -831,7 +831,7 @@ _ndjq() {
                     return 0
                     ;;
                 --by)
-                    COMPREPLY=($(compgen -W "session model tool type file day" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "session model tool type file day week month project" -- "${cur}"))
                     return 0
                     ;;
                 --pricing)
@@ -847,6 +847,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --cost)
+                    COMPREPLY=($(compgen -W "reported estimated auto" -- "${cur}"))
                     return 0
                     ;;
                 --restart-after)

@@ -516,10 +516,15 @@ pub struct StatsArgs {
     #[arg(long)]
     pub merge: bool,
 
-    /// A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models
-    /// it does not price are listed. Never fetched: give a local file.
+    /// A price table in LiteLLM's format (model_prices_and_context_window.json) to
+    /// estimate costs with, instead of the built-in snapshot. Never fetched: a local file.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub pricing: Option<PathBuf>,
+
+    /// Which costs count: the agents' reported costs, estimates from token counts at the
+    /// table's prices, or auto (each session's reported cost, else its estimate).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "auto")]
+    pub cost: CostArg,
 
     #[command(flatten)]
     pub child: ChildArgs,
@@ -604,6 +609,18 @@ pub enum GroupBy {
     Type,
     File,
     Day,
+    /// ISO weeks, named by their Monday.
+    Week,
+    Month,
+    /// The session's working directory.
+    Project,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CostArg {
+    Reported,
+    Estimated,
+    Auto,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

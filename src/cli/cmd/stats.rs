@@ -2,7 +2,7 @@
 //! stats into what one run over all their inputs gives.
 
 use super::{Rejects, StderrDiagnostics};
-use crate::cli::args::{GroupBy as GroupArg, StatsArgs, TableFormat};
+use crate::cli::args::{CostArg, GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use crate::cli::Ran;
@@ -12,8 +12,9 @@ use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
+use ndjq::pricing::PriceTable;
 use ndjq::sink::{stats::write_report, Format, Reporter};
-use ndjq::stats::{estimate_cost, GroupBy, Report, Stats};
+use ndjq::stats::{CostMode, GroupBy, Pricing, Report, Stats};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::sync::Arc;
 
@@ -153,6 +154,9 @@ fn group_by(g: GroupArg) -> GroupBy {
         GroupArg::Type => GroupBy::Type,
         GroupArg::File => GroupBy::File,
         GroupArg::Day => GroupBy::Day,
+        GroupArg::Week => GroupBy::Week,
+        GroupArg::Month => GroupBy::Month,
+        GroupArg::Project => GroupBy::Project,
     }
 }
 
@@ -177,8 +181,14 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         };
         read.with_context(|| format!("{name}: cannot read"))?;
         let report: Report = serde_json::from_slice(&text).with_context(|| {
-            format!("{name}: not the JSON output of `ndjq stats -f json` (schema ndjq.stats/1)")
+            format!("{name}: not the JSON output of `ndjq stats -f json` (schema ndjq.stats/2)")
         })?;
+        if report.schema == ndjq::stats::SCHEMA_V1 {
+            bail!(
+                "{name}: schema `{}` counts Codex input tokens another way; compute it again with this version",
+                report.schema
+            );
+        }
         if report.schema != ndjq::stats::SCHEMA {
             bail!(
                 "{name}: schema `{}`, expected `{}`",
@@ -204,13 +214,13 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         None if common.stdout_is_tty => Format::Text,
         None => Format::Json,
     };
-    let pricing = match &args.pricing {
+    let table = match &args.pricing {
         Some(path) => {
             let text = std::fs::read(path)
                 .with_context(|| format!("cannot read --pricing file {}", path.display()))?;
-            let table: serde_json::Value = serde_json::from_slice(&text).with_context(|| {
-                format!(
-                    "--pricing file {} is not a JSON price table",
+            let table = PriceTable::parse(&text, &path.display().to_string()).map_err(|e| {
+                anyhow::anyhow!(
+                    "--pricing file {} is not a LiteLLM price table: {e}",
                     path.display()
                 )
             })?;
@@ -218,6 +228,18 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         }
         None => None,
     };
+    let mode = match args.cost {
+        CostArg::Reported => CostMode::Reported,
+        CostArg::Estimated => CostMode::Estimated,
+        CostArg::Auto => CostMode::Auto,
+    };
+    let mut pricing = Pricing {
+        mode,
+        ..Pricing::default()
+    };
+    if let Some(t) = &table {
+        pricing.table = Some(t);
+    }
     if args.merge && common.child.is_some() {
         bail!("--merge reads JSON stats from files, not from a wrapped command");
     }
@@ -256,12 +278,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         }
         (run.stats, ran)
     };
-    let mut report = stats.report(args.by.map(group_by));
-    if let Some(table) = &pricing {
-        let (cost, unpriced) = estimate_cost(&report.models, table);
-        report.cost_usd_estimated = Some(cost);
-        report.unpriced_models = Some(unpriced);
-    }
+    let report = stats.report_priced(args.by.map(group_by), &pricing);
     let mut out = BufWriter::new(io::stdout().lock());
     write_report(&mut out, &report, format, common.painter)?;
     out.flush()?;
