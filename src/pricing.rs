@@ -33,6 +33,8 @@ pub struct Price {
     pub output_above: Option<f64>,
     pub cache_creation_above: Option<f64>,
     pub cache_read_above: Option<f64>,
+    /// Cache writes to the 1-hour cache (Anthropic), else the cache write price.
+    pub cache_creation_1h: Option<f64>,
 }
 
 /// Token counts to price: non-cached input, output, cache writes, cache reads.
@@ -42,6 +44,8 @@ pub struct Billed {
     pub output: u64,
     pub cache_creation: u64,
     pub cache_read: u64,
+    /// The part of `cache_creation` written to the 1-hour cache.
+    pub cache_creation_1h: u64,
 }
 
 fn tiered(n: u64, base: f64, above: Option<f64>, tiers: bool) -> f64 {
@@ -60,11 +64,12 @@ impl Price {
         tiered(t.input, self.input, self.input_above, tiers)
             + tiered(t.output, self.output, self.output_above, tiers)
             + tiered(
-                t.cache_creation,
+                t.cache_creation.saturating_sub(t.cache_creation_1h),
                 self.cache_creation,
                 self.cache_creation_above,
                 tiers,
             )
+            + t.cache_creation_1h as f64 * self.cache_creation_1h.unwrap_or(self.cache_creation)
             + tiered(t.cache_read, self.cache_read, self.cache_read_above, tiers)
     }
 
@@ -82,6 +87,7 @@ impl Price {
             output_above: f("output_cost_per_token_above_200k_tokens"),
             cache_creation_above: f("cache_creation_input_token_cost_above_200k_tokens"),
             cache_read_above: f("cache_read_input_token_cost_above_200k_tokens"),
+            cache_creation_1h: f("cache_creation_input_token_cost_above_1hr"),
         })
     }
 }

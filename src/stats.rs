@@ -26,9 +26,9 @@
 //! are priced by name, so a dialect only has to name the model it saw.
 //!
 //! The per-message and per-tool-call memory is what grows with the input, so it is kept
-//! flat (see [`store`]): a 96-bit digest of the id, the five token counts as `u32` (with
+//! flat (see [`store`]): a 96-bit digest of the id, the six token counts as `u32` (with
 //! an exact side table for the rare count that does not fit) and an index into a table
-//! of distinct attributions: 36 bytes per API message, 20 per tool call, no allocation
+//! of distinct attributions: 40 bytes per API message, 20 per tool call, no allocation
 //! per entry.
 
 use crate::diagnostic::Code;
@@ -63,6 +63,14 @@ pub struct Tokens {
     /// The reasoning part of `output`, where the agent reports it (Codex).
     #[serde(default)]
     pub reasoning_output: u64,
+    /// The part of `cache_creation` written to Claude's 1-hour cache (priced higher than
+    /// the 5-minute one); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_creation_1h: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Counts come from the input (and from partial stats): they saturate rather than wrap or
@@ -74,6 +82,7 @@ impl AddAssign for Tokens {
         self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
         self.cache_read = self.cache_read.saturating_add(o.cache_read);
         self.reasoning_output = self.reasoning_output.saturating_add(o.reasoning_output);
+        self.cache_creation_1h = self.cache_creation_1h.saturating_add(o.cache_creation_1h);
     }
 }
 
@@ -81,19 +90,23 @@ impl Tokens {
     /// Claude usage: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
     /// `cache_read_input_tokens`.
     fn from_claude(usage: Json<'_>) -> Tokens {
-        let [input, output, cache_creation, cache_read] = usage.get_many([
+        let [input, output, cache_creation, cache_read, split] = usage.get_many([
             "input_tokens",
             "output_tokens",
             "cache_creation_input_tokens",
             "cache_read_input_tokens",
+            "cache_creation",
         ]);
         let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let cache_creation = n(cache_creation);
         Tokens {
             input: n(input),
             output: n(output),
-            cache_creation: n(cache_creation),
+            cache_creation,
             cache_read: n(cache_read),
             reasoning_output: 0,
+            cache_creation_1h: n(split.and_then(|s| s.get("ephemeral_1h_input_tokens")))
+                .min(cache_creation),
         }
     }
 
@@ -113,6 +126,7 @@ impl Tokens {
             cache_creation: n(cache_creation),
             cache_read: n(cache_read),
             reasoning_output: 0,
+            cache_creation_1h: 0,
         }
     }
 
@@ -128,6 +142,7 @@ impl Tokens {
             cache_creation: n("cache_write_input_tokens"),
             cache_read: cached,
             reasoning_output: n("reasoning_output_tokens"),
+            cache_creation_1h: 0,
         }
     }
 
@@ -143,6 +158,7 @@ impl Tokens {
             output: self.output,
             cache_creation: self.cache_creation,
             cache_read: self.cache_read,
+            cache_creation_1h: self.cache_creation_1h,
         }
     }
 }
@@ -199,8 +215,8 @@ impl Attrs {
 /// Token counts as a message entry stores them: `u32` each, or [`BIG`] when one does not
 /// fit, the exact counts then being in `Stats::big_tokens`. No API message comes near 4
 /// billion tokens, but a count is never cut.
-type Packed = [u32; 5];
-const BIG: Packed = [u32::MAX; 5];
+type Packed = [u32; 6];
+const BIG: Packed = [u32::MAX; 6];
 
 fn pack(t: Tokens) -> Packed {
     let f = |v: u64| u32::try_from(v).ok().filter(|&v| v != u32::MAX);
@@ -210,13 +226,14 @@ fn pack(t: Tokens) -> Packed {
         f(t.cache_creation),
         f(t.cache_read),
         f(t.reasoning_output),
+        f(t.cache_creation_1h),
     ) {
-        (Some(a), Some(b), Some(c), Some(d), Some(e)) => [a, b, c, d, e],
+        (Some(a), Some(b), Some(c), Some(d), Some(e), Some(g)) => [a, b, c, d, e, g],
         _ => BIG,
     }
 }
 
-/// One API message's (or Codex turn's) last usage snapshot: 36 bytes.
+/// One API message's (or Codex turn's) last usage snapshot: 40 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct MessageEntry(Key, Packed, u32);
 
@@ -621,6 +638,7 @@ impl Stats {
             cache_creation: u64::from(m.1[2]),
             cache_read: u64::from(m.1[3]),
             reasoning_output: u64::from(m.1[4]),
+            cache_creation_1h: u64::from(m.1[5]),
         }
     }
 
@@ -726,6 +744,7 @@ impl Stats {
             cache_creation: n(cache_creation, 4),
             cache_read: n(cache_read, 8),
             reasoning_output: 0,
+            cache_creation_1h: 0,
         };
         if mask != 0 {
             // Keyed as a message without request id would be, which is what it applies
@@ -1190,8 +1209,12 @@ impl Stats {
                     *w = signed_add(*w, total, sum);
                 }
             }
-            for (model, w) in want {
+            for (model, mut w) in want {
                 let h = have.get(&model).copied().unwrap_or_default();
+                if r.model_usage.is_some() {
+                    // modelUsage does not split cache writes by lifetime: the messages' do.
+                    w.cache_creation_1h = h.cache_creation_1h.min(w.cache_creation);
+                }
                 if w == h {
                     continue;
                 }
@@ -1696,6 +1719,7 @@ fn per_field(a: Tokens, b: Tokens, f: impl Fn(u64, u64) -> u64) -> Tokens {
         cache_creation: f(a.cache_creation, b.cache_creation),
         cache_read: f(a.cache_read, b.cache_read),
         reasoning_output: f(a.reasoning_output, b.reasoning_output),
+        cache_creation_1h: f(a.cache_creation_1h, b.cache_creation_1h),
     }
 }
 
@@ -1848,7 +1872,8 @@ pub struct State {
     strings: Vec<String>,
     attrs: Vec<Attr>,
     sessions: Vec<u32>,
-    /// `[key, [input, output, cache_creation, cache_read, reasoning_output], attribution]`,
+    /// `[key, [input, output, cache_creation, cache_read, reasoning_output,
+    /// cache_creation_1h], attribution]`,
     /// sorted by key.
     messages: View<MessageEntry>,
     /// The exact counts of the messages whose counts do not fit 32 bits.

@@ -16,7 +16,7 @@ new=json.load(open('new/x/litellm/model_prices_and_context_window_backup.json'))
 old=json.load(open('old/x/litellm/model_prices_and_context_window_backup.json'))
 FIELDS=['input_cost_per_token','output_cost_per_token','cache_creation_input_token_cost','cache_read_input_token_cost',
 'input_cost_per_token_above_200k_tokens','output_cost_per_token_above_200k_tokens',
-'cache_creation_input_token_cost_above_200k_tokens','cache_read_input_token_cost_above_200k_tokens','litellm_provider']
+'cache_creation_input_token_cost_above_200k_tokens','cache_read_input_token_cost_above_200k_tokens','cache_creation_input_token_cost_above_1hr','litellm_provider']
 PROV={'anthropic','openai','gemini','xai','deepseek','dashscope','moonshot','mistral','zai','text-completion-openai'}
 PREFIX=('gemini/','dashscope/','deepseek/','xai/','moonshot/','mistral/','zai/','openrouter/qwen/','openrouter/anthropic/','openrouter/openai/','openrouter/google/')
 def keep(k,v):
