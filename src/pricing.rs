@@ -155,7 +155,7 @@ impl PriceTable {
                 .map(|a| a.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
             let date = meta.get("date").and_then(Value::as_str).unwrap_or("");
-            table.name = format!("{source}; {}; {date}", versions.join(", "));
+            table.name = format!("{source}, {}, {date}", versions.join(" + "));
         }
         for (model, entry) in obj {
             if model == "sample_spec" {

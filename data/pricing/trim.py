@@ -31,7 +31,7 @@ for src in (old,new):
         if keep(k,v):
             out[k]={f:v[f] for f in FIELDS if f in v}
 print(len(out),file=sys.stderr)
-meta={"source":"LiteLLM model_prices_and_context_window_backup.json (https://github.com/BerriAI/litellm), MIT license","versions":["litellm 1.109.1 (newest, wins)","litellm 1.80.0 (models since retired)"],"date":"2026-11-24","trimmed":"chat models of Anthropic, OpenAI, Google Gemini, xAI, DeepSeek, Qwen (dashscope), Moonshot, Mistral, Z.ai; price fields only"}
+meta={"source":"LiteLLM model_prices_and_context_window_backup.json (MIT, github.com/BerriAI/litellm)","versions":["litellm 1.109.1","litellm 1.80.0"],"date":"2026-11-24","trimmed":"chat models of Anthropic, OpenAI, Google Gemini, xAI, DeepSeek, Qwen (dashscope), Moonshot, Mistral, Z.ai; price fields only; the newest version wins, the older adds retired models"}
 doc={"ndjq_pricing":meta}
 doc.update(dict(sorted(out.items())))
 json.dump(doc,open('litellm-1.109.1.json','w'),indent=1,sort_keys=False)
