@@ -217,9 +217,9 @@ fn codex_rollout_tool_errors_come_from_the_exit_code() {
 #[test]
 fn cost_modes_choose_reported_or_estimated() {
     let file = real("claude-tool.ndjson");
-    let auto = stats(&[], &[file.clone()]);
-    let reported = stats(&["--cost", "reported"], &[file.clone()]);
-    let estimated = stats(&["--cost", "estimated"], &[file.clone()]);
+    let auto = stats(&[], std::slice::from_ref(&file));
+    let reported = stats(&["--cost", "reported"], std::slice::from_ref(&file));
+    let estimated = stats(&["--cost", "estimated"], std::slice::from_ref(&file));
     assert_eq!(auto.cost_usd, Some(0.0289072));
     assert_eq!(reported.cost_usd, Some(0.0289072));
     assert_eq!(estimated.cost_usd_reported, None);
