@@ -37,6 +37,7 @@ use crate::json::Json;
 use crate::pipeline::Record;
 use crate::pricing::{Billed, PriceTable};
 use crate::summary::Summary;
+use crate::timestamp::{self, TimeRange, TimeZone, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::AddAssign;
@@ -356,6 +357,8 @@ struct InputContext {
     session: u32,
     /// Codex rollouts: the model of the last `turn_context`.
     model: u32,
+    /// The last time a record of this input carried (for `--since` / `--until`).
+    last_time: Option<Timestamp>,
     /// Codex exec: how many `thread.started` of the current thread this input has shown
     /// (a resumed run appends a second one), and turns seen since the last one.
     process: u32,
@@ -400,6 +403,9 @@ pub struct Stats {
     context: Option<InputContext>,
     /// A reused buffer for the `type/subtype` key.
     type_key: String,
+    clock: Clock,
+    /// The last timestamp read (to the minute, UTC) and its hour's string index.
+    hour_cache: Option<(String, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -421,6 +427,7 @@ pub enum GroupBy {
     Week,
     Month,
     Project,
+    Block,
 }
 
 impl GroupBy {
@@ -435,6 +442,7 @@ impl GroupBy {
             GroupBy::Week => "week",
             GroupBy::Month => "month",
             GroupBy::Project => "project",
+            GroupBy::Block => "block",
         }
     }
 }
@@ -478,20 +486,123 @@ pub struct Totals {
     pub models: BTreeMap<String, Tokens>,
 }
 
-fn day_of(ts: &str) -> Option<&str> {
-    let d = ts.get(..10)?;
-    let b = d.as_bytes();
-    (b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit()))
-    .then_some(d)
+/// The time settings of a run: the zone days, weeks, months and blocks are counted in,
+/// and `--since` / `--until`.
+#[derive(Debug, Clone)]
+pub struct Clock {
+    pub tz: TimeZone,
+    pub range: TimeRange,
+}
+
+impl Default for Clock {
+    /// UTC, unbounded (the command line passes the system's zone).
+    fn default() -> Self {
+        Clock {
+            tz: TimeZone::UTC,
+            range: TimeRange::default(),
+        }
+    }
+}
+
+/// The hour of a time in `tz`, as `YYYY-MM-DDTHH`: what attributions record, days, weeks,
+/// months and blocks being read from it.
+fn hour_in(t: Timestamp, tz: &TimeZone) -> String {
+    let z = t.to_zoned(tz.clone());
+    format!(
+        "{:04}-{:02}-{:02}T{:02}",
+        z.year(),
+        z.month(),
+        z.day(),
+        z.hour()
+    )
+}
+
+/// The time of a record's `timestamp` (ISO string or epoch milliseconds).
+fn time_of(ts: Json<'_>) -> Option<Timestamp> {
+    match ts.kind() {
+        crate::json::Kind::String => ts.as_str().and_then(timestamp::parse_iso),
+        crate::json::Kind::Number => ts.as_f64().and_then(timestamp::from_epoch_ms),
+        _ => None,
+    }
+}
+
+/// The day (`YYYY-MM-DD`) of an hour key.
+fn day_part(hour: &str) -> &str {
+    hour.get(..10).unwrap_or(hour)
+}
+
+/// Claude's 5-hour billing windows, as ccusage counts them: a block starts at the hour of
+/// the first activity not in an earlier block and lasts five hours. Every hour key to its
+/// block's name (`YYYY-MM-DD HH:00`).
+fn blocks_of<'a>(hours: impl Iterator<Item = &'a str>) -> HashMap<String, String> {
+    let abs = |h: &str| -> Option<i64> {
+        let y: i64 = h.get(..4)?.parse().ok()?;
+        let m: i64 = h.get(5..7)?.parse().ok()?;
+        let d: i64 = h.get(8..10)?.parse().ok()?;
+        let hh: i64 = h.get(11..13)?.parse().ok()?;
+        Some(days_from_civil(y, m, d) * 24 + hh)
+    };
+    let mut sorted: Vec<(i64, &str)> = hours.filter_map(|h| Some((abs(h)?, h))).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out = HashMap::new();
+    let mut start: Option<(i64, String)> = None;
+    for (n, h) in sorted {
+        let open = matches!(&start, Some((s, _)) if n < s + 5);
+        if !open {
+            start = Some((
+                n,
+                format!("{} {}:00", day_part(h), h.get(11..13).unwrap_or("00")),
+            ));
+        }
+        if let Some((_, name)) = &start {
+            out.insert(h.to_string(), name.clone());
+        }
+    }
+    out
 }
 
 impl Stats {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Stats whose days are counted in `clock.tz` and whose records are those in
+    /// `clock.range` (a record without a time takes its input's last one).
+    pub fn with_clock(clock: Clock) -> Self {
+        Stats {
+            clock,
+            ..Self::default()
+        }
+    }
+
+    /// The time settings, for the shards of a parallel run.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// The hour key of a record's timestamp in the clock's zone, as a string index.
+    fn hour_id(&mut self, ts: Json<'_>, time: Option<Timestamp>) -> u32 {
+        // Records of one session come seconds apart: a `…Z` time in the same minute as
+        // the last one is in the same hour.
+        let key = ts
+            .as_str()
+            .filter(|s| s.ends_with('Z') && s.len() >= 16)
+            .map(|s| &s[..16]);
+        if let (Some(k), Some((last, id))) = (key, &self.hour_cache) {
+            if k == last {
+                return *id;
+            }
+        }
+        let Some(t) = time.or_else(|| time_of(ts)) else {
+            return NONE;
+        };
+        let hour = hour_in(t, &self.clock.tz);
+        let id = self.strings.id(&hour);
+        if let Some(k) = key {
+            self.hour_cache = Some((k.to_string(), id));
+        }
+        id
     }
 
     /// A new input begins: later records are attributed to `file`.
@@ -503,6 +614,7 @@ impl Stats {
             dialect: None,
             session: NONE,
             model: NONE,
+            last_time: None,
             process: 0,
             turn: 0,
             records: 0,
@@ -534,6 +646,7 @@ impl Stats {
                 dialect: None,
                 session: NONE,
                 model: NONE,
+                last_time: None,
                 process: 0,
                 turn: 0,
                 records: 0,
@@ -571,6 +684,19 @@ impl Stats {
                 "cwd",
             ]);
         let ty = ty.and_then(|t| t.as_str());
+        // --since / --until: a record out of range is counted as read, nothing more. One
+        // without a time of its own (a stream's result line) has its input's last one.
+        let mut time = None;
+        if !self.clock.range.is_unbounded() {
+            time = timestamp.and_then(time_of);
+            if time.is_some() {
+                ctx.last_time = time;
+            }
+            match time.or(ctx.last_time) {
+                Some(t) if !self.clock.range.contains(t) => return,
+                _ => {}
+            }
+        }
         let mut key = std::mem::take(&mut self.type_key);
         key.clear();
         match (ty, subtype.and_then(|s| s.as_str())) {
@@ -593,10 +719,7 @@ impl Stats {
         if !v.is_object() {
             return;
         }
-        let day = timestamp
-            .and_then(|t| t.as_str())
-            .and_then(day_of)
-            .map_or(NONE, |d| self.strings.id(d));
+        let day = timestamp.map_or(NONE, |t| self.hour_id(t, time));
         if day != NONE {
             *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
         }
@@ -1378,14 +1501,21 @@ impl Stats {
 
     /// The key of attribution `a` in a breakdown by `by` (a session's block is its
     /// session's first 5-hour window).
-    fn group_key(&self, by: GroupBy, a: Attr) -> Option<String> {
-        let day = || self.strings.get(a.day);
+    fn group_key(&self, by: GroupBy, a: Attr, blocks: &HashMap<String, String>) -> Option<String> {
+        let day = || self.strings.get(a.day).map(day_part);
         match by {
             GroupBy::Session => Some(self.name(a.session)),
             GroupBy::Model => Some(self.name(a.model)),
             GroupBy::File => Some(self.name(a.file)),
             GroupBy::Project => Some(self.project_of(a)),
-            GroupBy::Day => Some(self.name(a.day)),
+            GroupBy::Day => Some(day().unwrap_or("(none)").to_string()),
+            GroupBy::Block => Some(
+                self.strings
+                    .get(a.day)
+                    .and_then(|h| blocks.get(h))
+                    .cloned()
+                    .unwrap_or_else(|| "(none)".to_string()),
+            ),
             GroupBy::Week => Some(day().and_then(week_of).unwrap_or_else(|| "(none)".into())),
             GroupBy::Month => Some(
                 day()
@@ -1419,19 +1549,38 @@ impl Stats {
                 }
             }
             _ => {
+                let blocks = if by == GroupBy::Block {
+                    blocks_of(
+                        self.records_by
+                            .keys()
+                            .filter(|(d, _)| *d == Dim::Day)
+                            .filter_map(|(_, i)| self.strings.get(*i))
+                            .chain(
+                                self.attrs
+                                    .list
+                                    .iter()
+                                    .filter_map(|a| self.strings.get(a.day)),
+                            ),
+                    )
+                } else {
+                    HashMap::new()
+                };
                 let dim = match by {
                     GroupBy::Session => Some(Dim::Session),
                     GroupBy::File => Some(Dim::File),
-                    GroupBy::Day | GroupBy::Week | GroupBy::Month => Some(Dim::Day),
+                    GroupBy::Day | GroupBy::Week | GroupBy::Month | GroupBy::Block => {
+                        Some(Dim::Day)
+                    }
                     _ => None,
                 };
                 if let Some(dim) = dim {
                     for ((d, i), n) in &self.records_by {
                         if *d == dim {
+                            let hour = self.strings.get(*i).unwrap_or("");
                             let key = match by {
-                                GroupBy::Week => {
-                                    self.strings.get(*i).and_then(week_of).unwrap_or_default()
-                                }
+                                GroupBy::Day => day_part(hour).to_string(),
+                                GroupBy::Block => blocks.get(hour).cloned().unwrap_or_default(),
+                                GroupBy::Week => week_of(day_part(hour)).unwrap_or_default(),
                                 GroupBy::Month => self
                                     .strings
                                     .get(*i)
@@ -1446,7 +1595,7 @@ impl Stats {
                 }
                 let billing = self.billing(pricing);
                 for (a, acc) in &billing.rows {
-                    if let Some(k) = self.group_key(by, *a) {
+                    if let Some(k) = self.group_key(by, *a, &blocks) {
                         let g = row(&mut rows, k);
                         g.tokens += acc.tokens;
                         if acc.priced {
@@ -1466,7 +1615,7 @@ impl Stats {
                         file: r.file,
                         day: r.day,
                     };
-                    if let Some(k) = self.group_key(by, a) {
+                    if let Some(k) = self.group_key(by, a, &blocks) {
                         let g = row(&mut rows, k);
                         g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
                     }
@@ -1486,7 +1635,7 @@ impl Stats {
                     e.1 += u64::from(error.is_some());
                 }
                 for (a, (calls, errors)) in by_attr {
-                    if let Some(k) = self.group_key(by, self.attrs.get(a)) {
+                    if let Some(k) = self.group_key(by, self.attrs.get(a), &blocks) {
                         let g = row(&mut rows, k);
                         g.tool_calls += calls;
                         g.tool_errors += errors;

@@ -57,6 +57,8 @@ fn ndjq_stats() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndjq"));
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        // Days are counted in the system's time zone: the same one on every machine.
+        .env("TZ", "UTC")
         .current_dir(root())
         .args(["stats", "--color", "never"]);
     cmd

@@ -289,7 +289,7 @@ fn breakdowns_by_week_month_and_project() {
 fn text_report_by_day_is_a_table_with_totals_and_estimates_marked() {
     let corpus = common::corpus_dir();
     let out = common::ndjq_sub("stats")
-        .args(["-q", "-f", "text", "--by", "day"])
+        .args(["-q", "-f", "text", "--by", "day", "--timezone", "UTC"])
         .arg(corpus.join("spotter"))
         .arg(corpus.join("claudeless"))
         .arg(corpus.join("agentcmd").join("claude-transcript"))
@@ -305,4 +305,124 @@ fn text_report_by_day_is_a_table_with_totals_and_estimates_marked() {
     );
     assert!(got.contains("* estimated"), "estimates are marked");
     assert!(got.lines().any(|l| l.starts_with("total ")), "a totals row");
+}
+
+/// A Claude transcript with one assistant message (10 input, 1 output) at each time.
+fn transcript_at(times: &[&str]) -> String {
+    times
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            format!(
+                r#"{{"parentUuid":null,"sessionId":"s-time","type":"assistant","uuid":"u{i}","timestamp":"{t}","requestId":"req_{i}","message":{{"id":"msg_{i}","model":"claude-sonnet-4-5-20250929","role":"assistant","content":[{{"type":"text","text":"x"}}],"usage":{{"input_tokens":10,"output_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}}}}}"#
+            ) + "\n"
+        })
+        .collect()
+}
+
+fn groups_of(args: &[&str], text: &str) -> Vec<(String, u64)> {
+    let out = common::ndjq_sub("stats")
+        .args(["-q", "-f", "json"])
+        .args(args)
+        .write_stdin(text.to_string())
+        .output()
+        .expect("run ndjq stats");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: Report = serde_json::from_slice(&out.stdout).expect("a report");
+    r.groups
+        .expect("groups")
+        .into_iter()
+        .map(|g| (g.key, g.tokens.input))
+        .collect()
+}
+
+#[test]
+fn days_are_counted_in_the_timezone() {
+    let text = transcript_at(&["2026-03-02T23:30:00Z", "2026-03-03T01:00:00Z"]);
+    let s = |v: &[(&str, u64)]| -> Vec<(String, u64)> {
+        v.iter().map(|(k, n)| (k.to_string(), *n)).collect()
+    };
+    assert_eq!(
+        groups_of(&["--by", "day", "--timezone", "UTC"], &text),
+        s(&[("2026-03-02", 10), ("2026-03-03", 10)])
+    );
+    // Tokyo is 9 hours ahead: both are on the 3rd there; New York 5 behind: the 2nd.
+    assert_eq!(
+        groups_of(&["--by", "day", "--timezone", "Asia/Tokyo"], &text),
+        s(&[("2026-03-03", 20)])
+    );
+    assert_eq!(
+        groups_of(&["--by", "day", "--timezone", "America/New_York"], &text),
+        s(&[("2026-03-02", 20)])
+    );
+}
+
+#[test]
+fn blocks_are_five_hour_windows_from_the_first_activity() {
+    // 10:15 opens a block at 10:00 (to 15:00); 12:00 is in it; 15:30 opens the next at
+    // 15:00; 16:00 is in that one; 23:10 opens a third.
+    let text = transcript_at(&[
+        "2026-03-02T10:15:00Z",
+        "2026-03-02T12:00:00Z",
+        "2026-03-02T15:30:00Z",
+        "2026-03-02T16:00:00Z",
+        "2026-03-02T23:10:00Z",
+    ]);
+    let got = groups_of(&["--by", "block", "--timezone", "UTC"], &text);
+    let want: Vec<(String, u64)> = [
+        ("2026-03-02 10:00", 20),
+        ("2026-03-02 15:00", 20),
+        ("2026-03-02 23:00", 10),
+    ]
+    .iter()
+    .map(|(k, n)| (k.to_string(), *n))
+    .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn since_and_until_keep_the_records_in_range() {
+    let text = transcript_at(&[
+        "2026-03-01T12:00:00Z",
+        "2026-03-02T12:00:00Z",
+        "2026-03-03T12:00:00Z",
+    ]);
+    let utc = ["--timezone", "UTC", "--by", "day"];
+    let with = |extra: &[&str]| {
+        let mut args = utc.to_vec();
+        args.extend_from_slice(extra);
+        groups_of(&args, &text)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        with(&["--since", "2026-03-02"]),
+        ["2026-03-02", "2026-03-03"]
+    );
+    // A date as --until means the whole day.
+    assert_eq!(
+        with(&["--until", "2026-03-02"]),
+        ["2026-03-01", "2026-03-02"]
+    );
+    assert_eq!(
+        with(&["--since", "2026-03-02T00:00:00Z", "--until", "20260302"]),
+        ["2026-03-02"]
+    );
+    // On the corpus: before 2026 only the agentcmd transcripts (October 2025) count,
+    // with one thread or two.
+    let corpus = common::corpus_dir();
+    let paths = [
+        corpus.join("spotter"),
+        corpus.join("agentcmd").join("claude-transcript"),
+    ];
+    for j in ["1", "2"] {
+        let got = stats(&["--until", "2025-12-31", "-j", j], &paths);
+        let all = stats(&[], &[corpus.join("agentcmd").join("claude-transcript")]);
+        assert_eq!(got.tokens, all.tokens, "-j {j}");
+    }
 }

@@ -557,6 +557,20 @@ pub struct StatsArgs {
     #[arg(long, value_enum, value_name = "MODE", default_value = "auto")]
     pub cost: CostArg,
 
+    /// Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in
+    /// the --timezone. A record without a time has its input's last one.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only records at or before this time (a date means the whole day).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+
+    /// The time zone days, weeks, months and blocks are counted in, and dates in --since
+    /// and --until read in: an IANA name (Europe/Paris), UTC [default: the system's].
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
+
     #[command(flatten)]
     pub child: ChildArgs,
 }
@@ -645,6 +659,9 @@ pub enum GroupBy {
     Month,
     /// The session's working directory.
     Project,
+    /// Claude's 5-hour billing windows (a block starts at the hour of the first activity
+    /// after the last block).
+    Block,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

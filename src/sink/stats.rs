@@ -261,7 +261,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
             }
             format!("{}  ({})", dollars(c), parts.join(" + "))
         }
-        None => "not reported".to_string(),
+        None => "none reported, none priced".to_string(),
     };
     writeln!(out, "{}{}", label("cost"), cost)?;
     if r.cost_usd_estimated.is_some() {
@@ -274,7 +274,18 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
             out,
             "{}{}  (no price: their tokens are not in the cost)",
             label("unpriced"),
-            p.paint(&r.unpriced_models.join(", "), Style::new().yellow())
+            p.paint(
+                &r.unpriced_models
+                    .iter()
+                    .map(|m| if m == "(none)" {
+                        "(model not named)"
+                    } else {
+                        m.as_str()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Style::new().yellow()
+            )
         )?;
     }
     writeln!(

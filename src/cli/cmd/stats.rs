@@ -14,7 +14,8 @@ use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::pricing::PriceTable;
 use ndjq::sink::{stats::write_report, Format, Reporter};
-use ndjq::stats::{CostMode, GroupBy, Pricing, Report, Stats};
+use ndjq::stats::{Clock, CostMode, GroupBy, Pricing, Report, Stats};
+use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::sync::Arc;
 
@@ -87,7 +88,7 @@ impl<R: Write> Parallel for StatsRun<R> {
 
     fn shard(&self) -> Self::Shard {
         StatsRun {
-            stats: Stats::new(),
+            stats: Stats::with_clock(self.stats.clock().clone()),
             diagnostics: StderrDiagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             progress: None,
@@ -96,7 +97,10 @@ impl<R: Write> Parallel for StatsRun<R> {
 
     fn take(shard: &mut Self::Shard) -> Part {
         Part {
-            stats: std::mem::take(&mut shard.stats),
+            stats: {
+                let fresh = Stats::with_clock(shard.stats.clock().clone());
+                std::mem::replace(&mut shard.stats, fresh)
+            },
             diagnostics: shard.diagnostics.take(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
         }
@@ -157,6 +161,7 @@ fn group_by(g: GroupArg) -> GroupBy {
         GroupArg::Week => GroupBy::Week,
         GroupArg::Month => GroupBy::Month,
         GroupArg::Project => GroupBy::Project,
+        GroupArg::Block => GroupBy::Block,
     }
 }
 
@@ -243,6 +248,30 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     if args.merge && common.child.is_some() {
         bail!("--merge reads JSON stats from files, not from a wrapped command");
     }
+    if args.merge && (args.since.is_some() || args.until.is_some() || args.timezone.is_some()) {
+        bail!(
+            "--since, --until and --timezone apply while reading records: give them to the \
+             runs that wrote the partial stats, not to --merge"
+        );
+    }
+    let tz = match &args.timezone {
+        Some(name) => TimeZone::get(name)
+            .map_err(|e| anyhow::anyhow!("--timezone {name}: not a time zone ({e})"))?,
+        None => TimeZone::try_system().unwrap_or(TimeZone::UTC),
+    };
+    let bound = |text: &Option<String>, edge, flag| {
+        text.as_deref()
+            .map(|t| timestamp::parse_bound(t, edge, &tz))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+    };
+    let clock = Clock {
+        range: TimeRange {
+            since: bound(&args.since, Edge::Start, "--since")?,
+            until: bound(&args.until, Edge::End, "--until")?,
+        },
+        tz: tz.clone(),
+    };
     let (stats, ran) = if args.merge {
         let (stats, had_errors) = merge_reports(&common)?;
         (
@@ -255,7 +284,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     } else {
         let stderr = (!common.quiet).then(io::stderr);
         let mut run = StatsRun {
-            stats: Stats::new(),
+            stats: Stats::with_clock(clock),
             diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
             rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
             progress: progress_bar(&common),
