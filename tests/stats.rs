@@ -1011,13 +1011,16 @@ fn split_lines(bytes: &[u8], rng: &mut XorShift, cuts: Cuts) -> Vec<Vec<u8>> {
     out
 }
 
-const BYS: [Option<&str>; 6] = [
+const BYS: [Option<&str>; 9] = [
     None,
     Some("session"),
     Some("model"),
     Some("tool"),
     Some("type"),
     Some("day"),
+    Some("week"),
+    Some("project"),
+    Some("block"),
 ];
 
 fn by_args(by: Option<&str>) -> Vec<String> {
@@ -1135,8 +1138,9 @@ fn merge_splits(files: &[&str], seeds: u64, against: Against, cuts: Cuts) -> Vec
     })
 }
 
-const CLAUDE_MERGE_FILES: [&str; 6] = [
+const CLAUDE_MERGE_FILES: [&str; 7] = [
     "real-client/claude-tool-partial.ndjson",
+    "testdata/stats/claude-model-usage.ndjson",
     "automagik/manual_test_output.jsonl",
     "spotter/tool_heavy.jsonl",
     "spotter/subagent.jsonl",
