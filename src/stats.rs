@@ -343,6 +343,8 @@ struct ClaudeTop<'a> {
     session: Option<Json<'a>>,
     message: Option<Json<'a>>,
     cwd: Option<Json<'a>>,
+    /// An old transcript's per-message `costUSD`.
+    cost: Option<f64>,
     /// `requestId`, else `request_id`, and whether it was `request_id` (stream-json).
     request: Option<(Json<'a>, bool)>,
 }
@@ -384,6 +386,8 @@ pub struct Stats {
     links: LastWins<Link>,
     /// Each session's working directory (its project).
     session_cwd: HashMap<u32, u32>,
+    /// Old transcripts' per-message `costUSD`, by message key: attribution and cost.
+    message_costs: HashMap<Key, (u32, f64)>,
     /// The model of each session's last assistant message (a string index each).
     last_model: HashMap<u32, u32>,
     /// The exact counts of the messages whose entry says [`BIG`].
@@ -671,7 +675,7 @@ impl Stats {
         ctx: &mut InputContext,
     ) {
         // The top-level fields every record is read for, in one walk over it.
-        let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake, cwd] =
+        let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake, cwd, cost] =
             v.get_many([
                 "type",
                 "subtype",
@@ -682,6 +686,7 @@ impl Stats {
                 "requestId",
                 "request_id",
                 "cwd",
+                "costUSD",
             ]);
         let ty = ty.and_then(|t| t.as_str());
         // --since / --until: a record out of range is counted as read, nothing more. One
@@ -732,6 +737,7 @@ impl Stats {
                     session: session_id.or(session_id_camel),
                     message,
                     cwd,
+                    cost: cost.and_then(|c| c.as_f64()),
                     request: request_id
                         .map(|r| (r, false))
                         .or(request_id_snake.map(|r| (r, true))),
@@ -899,6 +905,16 @@ impl Stats {
                     return;
                 };
                 let attr = self.add_claude_message(message, top.request, session, ctx, day);
+                if let Some(cost) = top.cost {
+                    // Old transcripts: a cost per message, repeated on its lines.
+                    let id = message.get("id").and_then(|i| i.as_str());
+                    let req = top.request.and_then(|(r, _)| r.as_str()).unwrap_or("");
+                    let key = match id {
+                        Some(id) => Key::of(&[id, req]),
+                        None => Key::of(&["costUSD line", &self.message_costs.len().to_string()]),
+                    };
+                    self.message_costs.insert(key, (attr, cost));
+                }
                 if let Some(content) = message.get("content") {
                     content.for_each_element(|block| {
                         let [ty, id, name] = block.get_many(["type", "id", "name"]);
@@ -1181,6 +1197,9 @@ impl Stats {
         for (s, c) in later.session_cwd {
             self.session_cwd.entry(re(s)).or_insert(re(c));
         }
+        for (k, (a, c)) in later.message_costs {
+            self.message_costs.insert(k, (ra(a), c));
+        }
         for (a, t) in later.extra_usage {
             *self.extra_usage.entry(ra(a)).or_default() += t;
         }
@@ -1234,6 +1253,15 @@ impl Stats {
                     reported.insert(*s, c);
                 }
             }
+            // A session without a result's cost: the sum of its messages' `costUSD`.
+            let mut by_message: HashMap<u32, f64> = HashMap::new();
+            for (a, c) in self.message_costs.values() {
+                let s = self.attrs.get(*a).session;
+                if !reported.contains_key(&s) {
+                    *by_message.entry(s).or_insert(0.0) += c;
+                }
+            }
+            reported.extend(by_message);
         }
         let table = match pricing.mode {
             CostMode::Reported => None,
@@ -1283,12 +1311,19 @@ impl Stats {
             .iter()
             .map(|d| (links.get(&d.0).copied().unwrap_or(d.0), *d))
             .collect();
+        // A Codex thread whose rollout is read too: the rollout's cumulative total is the
+        // session's (the thread id is its session id), its exec turns are not added again.
+        let rollouts: HashSet<u32> = self.codex_totals.keys().copied().collect();
         for m in self.messages.settled().iter() {
+            let a = self.attrs.get(m.2);
+            if !rollouts.is_empty() && rollouts.contains(&a.session) {
+                continue;
+            }
             let mut t = self.tokens_of(m);
             if let Some(d) = deltas.get(&m.0) {
                 t = d.apply(t);
             }
-            add(m.2, self.attrs.get(m.2), t, true, &mut price);
+            add(m.2, a, t, true, &mut price);
         }
         for (a, t) in &self.extra_usage {
             add(*a, self.attrs.get(*a), *t, true, &mut price);
@@ -1606,7 +1641,7 @@ impl Stats {
                     }
                 }
                 for (session, c) in &billing.reported {
-                    let Some(r) = self.results.get(session) else {
+                    let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
                         continue;
                     };
                     let a = Attr {
@@ -1615,6 +1650,20 @@ impl Stats {
                         file: r.file,
                         day: r.day,
                     };
+                    if let Some(k) = self.group_key(by, a, &blocks) {
+                        let g = row(&mut rows, k);
+                        g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+                    }
+                }
+                for (a, c) in self.message_costs.values() {
+                    let a = self.attrs.get(*a);
+                    let from_result = self
+                        .results
+                        .get(&a.session)
+                        .is_some_and(|r| r.cost_usd.is_some());
+                    if from_result || !billing.reported.contains_key(&a.session) {
+                        continue;
+                    }
                     if let Some(k) = self.group_key(by, a, &blocks) {
                         let g = row(&mut rows, k);
                         g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
@@ -1669,6 +1718,15 @@ impl Stats {
             links: self.links.settled(),
             last_model: sorted(self.last_model.iter().map(|(s, m)| (*s, *m))),
             session_cwd: sorted(self.session_cwd.iter().map(|(s, c)| (*s, *c))),
+            message_costs: {
+                let mut v: Vec<(Key, u32, f64)> = self
+                    .message_costs
+                    .iter()
+                    .map(|(k, (a, c))| (*k, *a, *c))
+                    .collect();
+                v.sort_by_key(|e| e.0);
+                v
+            },
             extra_usage: sorted(self.extra_usage.iter().map(|(a, t)| (*a, *t))),
             codex_totals: sorted(self.codex_totals.iter().map(|(s, (t, a))| (*s, *t, *a))),
             results: {
@@ -1724,6 +1782,11 @@ impl Stats {
         stats.links = LastWins::from_entries(s.links.into_vec());
         stats.last_model = s.last_model.into_iter().collect();
         stats.session_cwd = s.session_cwd.into_iter().collect();
+        stats.message_costs = s
+            .message_costs
+            .into_iter()
+            .map(|(k, a, c)| (k, (a, c)))
+            .collect();
         stats.extra_usage = s.extra_usage.into_iter().collect();
         stats.codex_totals = s
             .codex_totals
@@ -2039,6 +2102,9 @@ pub struct State {
     /// Each session's working directory: `[session, cwd]`.
     #[serde(default)]
     session_cwd: Vec<(u32, u32)>,
+    /// Old transcripts' per-message `costUSD`: `[message key, attribution, cost]`.
+    #[serde(default)]
+    message_costs: Vec<(Key, u32, f64)>,
     extra_usage: Vec<(u32, Tokens)>,
     codex_totals: Vec<(u32, Tokens, u32)>,
     results: Vec<(u32, SessionResult)>,

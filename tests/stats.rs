@@ -420,6 +420,7 @@ fn hand_made_files_match_the_spec_rules() {
         data("codex-exec-tools.jsonl"),
         data("claude-model-usage.ndjson"),
         data("codex-rollout-errors.jsonl"),
+        data("claude-log-costusd.jsonl"),
     ];
     assert_no_diffs(
         "ndjq stats disagrees with the SPEC rules",
@@ -1138,9 +1139,10 @@ fn merge_splits(files: &[&str], seeds: u64, against: Against, cuts: Cuts) -> Vec
     })
 }
 
-const CLAUDE_MERGE_FILES: [&str; 7] = [
+const CLAUDE_MERGE_FILES: [&str; 8] = [
     "real-client/claude-tool-partial.ndjson",
     "testdata/stats/claude-model-usage.ndjson",
+    "testdata/stats/claude-log-costusd.jsonl",
     "automagik/manual_test_output.jsonl",
     "spotter/tool_heavy.jsonl",
     "spotter/subagent.jsonl",

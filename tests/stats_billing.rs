@@ -194,6 +194,16 @@ fn codex_input_is_non_cached_in_the_stream_and_its_rollout_alike() {
     );
     assert_eq!(stream.tools["command_execution"].calls, 1);
     assert_eq!(rollout.tools["command_execution"].calls, 1);
+    // Both at once are one session, counted once: the rollout's total.
+    let both = stats(
+        &[],
+        &[
+            real("codex-tool.ndjson"),
+            real("codex-tool.session-log.jsonl"),
+        ],
+    );
+    assert_eq!(both.sessions, 1);
+    assert_eq!(both.tokens, want);
 }
 
 #[test]
@@ -425,4 +435,30 @@ fn since_and_until_keep_the_records_in_range() {
         let all = stats(&[], &[corpus.join("agentcmd").join("claude-transcript")]);
         assert_eq!(got.tokens, all.tokens, "-j {j}");
     }
+}
+
+#[test]
+fn old_transcripts_report_the_sum_of_their_messages_cost() {
+    // old-1: msg_1 on two lines (costUSD 0.01 each: one message) and msg_2 (0.02): 0.03
+    // reported. new-1 has no costUSD: estimated, claude-sonnet-4-20250514 (retired from
+    // the newest LiteLLM, in the built-in table) at 3e-6 / 1.5e-5: 100 in, 10 out.
+    let got = stats(&["--by", "session"], &[data("claude-log-costusd.jsonl")]);
+    let close = |a: Option<f64>, b: f64| a.is_some_and(|a| (a - b).abs() < 1e-12);
+    assert!(
+        close(got.cost_usd_reported, 0.03),
+        "{:?}",
+        got.cost_usd_reported
+    );
+    let est = 100.0 * 3e-6 + 10.0 * 1.5e-5;
+    assert!(
+        close(got.cost_usd_estimated, est),
+        "{:?}",
+        got.cost_usd_estimated
+    );
+    assert!(close(got.cost_usd, 0.03 + est));
+    let groups = got.groups.expect("groups");
+    let old = groups.iter().find(|g| g.key == "old-1").expect("old-1");
+    assert!(close(old.cost_usd, 0.03) && old.cost_usd_estimated.is_none());
+    let new = groups.iter().find(|g| g.key == "new-1").expect("new-1");
+    assert!(close(new.cost_usd, est) && close(new.cost_usd_estimated, est));
 }

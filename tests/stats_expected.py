@@ -198,6 +198,10 @@ class Expected:
         self.deltas = {}
         # Claude usage without a message id: (session, usage) per line.
         self.claude_summed = []
+        # Old transcripts: message key -> (session, costUSD).
+        self.message_costs = {}
+        # Codex exec: (thread, usage) per completed turn.
+        self.exec_turns = []
         # Claude usage without a message id, and Codex exec turn usage: summed as they come.
         self.summed = zero()
         # Claude: session -> last result usage with integer input/output tokens.
@@ -252,7 +256,7 @@ class Expected:
             elif ty == "result":
                 self.add_result(value)
             elif ty in ("turn.completed", "turn.failed"):
-                self.add_turn(value, ty)
+                self.add_turn(value, ty, thread)
             elif ty == "item.completed":
                 self.add_item(value, thread)
             elif ty == "event_msg":
@@ -320,6 +324,13 @@ class Expected:
         if not isinstance(message, dict):
             return
         self.add_message(v, message)
+        # SPEC 5: "... or the sum of per-message `costUSD` in old transcripts": once per
+        # message (its lines repeat it).
+        if is_number(v.get("costUSD")):
+            message_id = string(message.get("id"))
+            request = string(v.get("requestId")) or string(v.get("request_id"))
+            key = (message_id, request) if message_id is not None else ("line", len(self.message_costs))
+            self.message_costs[key] = (self.session_of(v), float(v["costUSD"]))
         content = message.get("content")
         if isinstance(content, list):
             for block in content:
@@ -375,12 +386,12 @@ class Expected:
         if is_int(v.get("num_turns")):
             self.result_turns[session] = v["num_turns"]
 
-    def add_turn(self, v, ty):
+    def add_turn(self, v, ty, thread):
         # SPEC 5: "Codex exec `tokens`: sum of every `turn.completed.usage`".
         # real-client/README: "a failed turn carries no usage" (it still is a turn).
         self.codex_turns += 1
         if ty == "turn.completed" and isinstance(v.get("usage"), dict):
-            add(self.summed, codex_tokens(v["usage"]))
+            self.exec_turns.append((thread, codex_tokens(v["usage"])))
 
     def add_item(self, v, thread):
         # SPEC 5: "Codex `item.completed` items of type command_execution, mcp_tool_call,
@@ -455,6 +466,12 @@ class Expected:
         for session, t in self.claude_summed:
             if session not in self.result_billed:
                 add(tokens, t)
+        # SPEC 5: "the same session logged twice is counted once": a Codex thread whose
+        # rollout is read too has the rollout's cumulative total (the thread id is the
+        # rollout's session id), not its exec turns besides.
+        for thread, t in self.exec_turns:
+            if thread not in self.rollout_totals:
+                add(tokens, t)
         for t in self.result_billed.values():
             add(tokens, t)
         add(tokens, self.summed)
@@ -465,7 +482,13 @@ class Expected:
             result_tokens = zero()
             for t in self.result_usage.values():
                 add(result_tokens, t)
-        cost = sum(self.cost.values()) if self.cost else None
+        reported = dict(self.cost)
+        by_message = {}
+        for session, c in self.message_costs.values():
+            if session not in self.cost:
+                by_message[session] = by_message.get(session, 0.0) + c
+        reported.update(by_message)
+        cost = sum(reported.values()) if reported else None
         tools = {}
         for name in self.tool_calls.values():
             tools.setdefault(name, {"calls": 0, "errors": 0})["calls"] += 1
