@@ -147,3 +147,93 @@ fn codex_rollouts_non_cached_input_cache_read_output_equal_ccusage() {
         );
     }
 }
+
+/// `ndjq-gen tree --shape SHAPE --files N --total-mb 1 --seed 5 DIR`.
+fn gen_tree(shape: &str, files: &str, dir: &std::path::Path) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+        .args([
+            "tree",
+            "--shape",
+            shape,
+            "--files",
+            files,
+            "--total-mb",
+            "1",
+        ])
+        .args(["--seed", "5"])
+        .arg(dir)
+        .env_clear()
+        .output()
+        .expect("ndjq-gen runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn ndjq_gen_expected(name: &str) -> Value {
+    let path = common::testdata()
+        .join("expected")
+        .join("ndjq-gen")
+        .join(name);
+    serde_json::from_slice(&common::read_file(&path)).expect("ccusage's JSON")
+}
+
+#[test]
+fn generated_trees_cost_as_in_ccusage() {
+    // testdata/expected/ndjq-gen/*.ccusage.json is ccusage 20.0.24 on these very trees
+    // (see tests/gen.rs).
+    let claude = common::tempdir();
+    gen_tree("claude-projects", "12", claude.path());
+    let got = stats_by_session(&[claude.path().to_path_buf()]);
+    let want = ndjq_gen_expected("claude-projects-12.ccusage.json");
+    let totals = &want["totals"];
+    assert_eq!(
+        (
+            got.tokens.input,
+            got.tokens.output,
+            got.tokens.cache_creation,
+            got.tokens.cache_read
+        ),
+        (
+            n(totals, "inputTokens"),
+            n(totals, "outputTokens"),
+            n(totals, "cacheCreationTokens"),
+            n(totals, "cacheReadTokens")
+        )
+    );
+    let theirs = totals["totalCost"].as_f64().expect("totalCost");
+    let ours = got.cost_usd.expect("priced");
+    assert!(
+        within_one_percent(ours, theirs),
+        "{ours} vs ccusage {theirs}"
+    );
+
+    let codex = common::tempdir();
+    gen_tree("codex-sessions", "8", codex.path());
+    let got = stats_by_session(&[codex.path().to_path_buf()]);
+    let want = ndjq_gen_expected("codex-sessions-8.ccusage.json");
+    let sessions = want["sessions"].as_array().expect("sessions");
+    let sum = |k: &str| sessions.iter().map(|s| n(s, k)).sum::<u64>();
+    assert_eq!(
+        (
+            got.tokens.input,
+            got.tokens.cache_read,
+            got.tokens.output,
+            got.tokens.reasoning_output
+        ),
+        (
+            sum("inputTokens"),
+            sum("cacheReadTokens"),
+            sum("outputTokens"),
+            sum("reasoningOutputTokens")
+        )
+    );
+    let theirs: f64 = sessions.iter().filter_map(|s| s["costUSD"].as_f64()).sum();
+    let ours = got.cost_usd.expect("priced");
+    assert!(
+        within_one_percent(ours, theirs),
+        "{ours} vs ccusage {theirs}"
+    );
+}
