@@ -13,8 +13,8 @@
 //! dimmed. `usage` events print nothing there: their tokens are summed into the closing
 //! line: per session, its last result's input and output where a result reports them
 //! (the billed totals, as `stats` counts them: Claude's per-message output counts are
-//! early snapshots, 1 where 13 were billed), else the sum of its usage events. It also
-//! counts events, tool calls and errors (failed tool results, error results,
+//! early snapshots, 1 where 13 were billed), else the sum of its usage events, a message
+//! replayed after a restart counted once. It also counts events, tool calls and errors (failed tool results, error results,
 //! JSON-RPC errors) and gives the cost (per session, the last cost a result reported,
 //! summed). Control characters of the data (ANSI escapes in hook output) are shown
 //! escaped, never sent to the terminal.
@@ -249,6 +249,9 @@ struct Tally {
     /// carry Claude's early per-message snapshots (output 1 where 13 were billed).
     session_usage: BTreeMap<String, (u64, u64)>,
     session_result: BTreeMap<String, (u64, u64)>,
+    /// The counts each message id was last seen with (a restarted agent replays its
+    /// messages): `[input, output, cache_creation, cache_read]` and session.
+    messages: BTreeMap<String, ([u64; 4], String)>,
 }
 
 impl Tally {
@@ -340,16 +343,32 @@ impl EventWriter {
             }
             Body::Usage(u) => {
                 t.usages += 1;
-                t.input += u.input.unwrap_or(0);
-                t.output += u.output.unwrap_or(0);
-                t.cache_creation += u.cache_creation.unwrap_or(0);
-                t.cache_read += u.cache_read.unwrap_or(0);
-                let e = t
-                    .session_usage
-                    .entry(ev.session.unwrap_or_default().to_string())
-                    .or_default();
-                e.0 += u.input.unwrap_or(0);
-                e.1 += u.output.unwrap_or(0);
+                let session = ev.session.unwrap_or_default().to_string();
+                let counts = [
+                    u.input.unwrap_or(0),
+                    u.output.unwrap_or(0),
+                    u.cache_creation.unwrap_or(0),
+                    u.cache_read.unwrap_or(0),
+                ];
+                // A message seen again (a replay after a restart) replaces its counts.
+                let old = match u.message_id {
+                    Some(id) => t
+                        .messages
+                        .insert(id.to_string(), (counts, session.clone()))
+                        .map(|(c, _)| c),
+                    None => None,
+                };
+                let old = old.unwrap_or_default();
+                let sub = |a: &mut u64, new: u64, was: u64| {
+                    *a = a.saturating_sub(was).saturating_add(new)
+                };
+                sub(&mut t.input, counts[0], old[0]);
+                sub(&mut t.output, counts[1], old[1]);
+                sub(&mut t.cache_creation, counts[2], old[2]);
+                sub(&mut t.cache_read, counts[3], old[3]);
+                let e = t.session_usage.entry(session).or_default();
+                sub(&mut e.0, counts[0], old[0]);
+                sub(&mut e.1, counts[1], old[1]);
             }
             Body::Result(r) => {
                 if r.is_error {
