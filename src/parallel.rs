@@ -37,6 +37,8 @@ use std::sync::{Arc, Mutex};
 pub const BLOCK_BYTES: usize = 1 << 20;
 /// A partial line longer than this ends batching for the rest of the input.
 const MAX_CARRY: usize = 4 * BLOCK_BYTES;
+/// At most this much of a block's end is run again before the next block, as its warm-up.
+const WARM_BYTES: usize = 64 << 10;
 /// Regular files up to this size are one work unit, read whole by a worker.
 pub const WHOLE_FILE_BYTES: u64 = BLOCK_BYTES as u64;
 /// A whole-file unit reads at most this much into memory; a file that grew past it since
@@ -55,6 +57,29 @@ pub trait Parallel: Consumer {
     /// from `thread.started`, for one). Whole small files are read in parallel whatever
     /// this says.
     fn batchable(&self, _dialect: Option<Dialect>) -> bool {
+        true
+    }
+
+    /// Whether blocks are read with a warm-up, for a consumer whose records take context
+    /// from the records before them (events: the session, a usage snapshot held until its
+    /// message ends). A worker runs the last lines of the block before first (their output
+    /// dropped, [`Parallel::end_warm_up`]) to rebuild that context as a guess; when the part
+    /// is merged, [`Parallel::fits`] checks the guess against the consumer's actual context.
+    /// A block whose guess was wrong is read again, in order, by the calling thread, so the
+    /// output is always that of one pass.
+    fn warm_up(&self) -> bool {
+        false
+    }
+
+    /// A shard starts a block of a warm-up consumer: it forgets the context it had.
+    fn start_block(_shard: &mut Self::Shard) {}
+
+    /// A shard's warm-up is over: what it wrote is dropped, its context kept as the guess.
+    fn end_warm_up(_shard: &mut Self::Shard) {}
+
+    /// Whether `part` was made from the context the consumer has now (always, for a part
+    /// made without a guess).
+    fn fits(&self, _part: &Self::Part) -> bool {
         true
     }
 
@@ -85,15 +110,19 @@ impl std::fmt::Debug for Opened<'_> {
 
 /// What a worker is asked to do.
 enum Work {
-    /// Records of an input the calling thread is reading, whose dialect is known.
+    /// Records of an input the calling thread is reading, whose dialect is known:
+    /// `bytes[warm..len]`, the first being line `line + 1` at `offset`, after a warm-up of
+    /// `bytes[..warm]` when `speculate`.
     Block {
         seq: u64,
         file: Arc<str>,
         dialect: Option<Dialect>,
         bytes: Vec<u8>,
+        warm: usize,
         len: usize,
         line: u64,
         offset: u64,
+        speculate: bool,
     },
     /// A small regular file, read whole.
     File {
@@ -106,7 +135,19 @@ enum Work {
 
 /// One unit's result, merged in its place.
 enum Slot<T> {
-    /// A part, then the error that ended the reading of a whole file (reported after it).
+    /// A block's part, with what it takes to read the block again when the part's guessed
+    /// context was wrong.
+    Block {
+        part: io::Result<T>,
+        bytes: Vec<u8>,
+        file: Arc<str>,
+        dialect: Option<Dialect>,
+        warm: usize,
+        len: usize,
+        line: u64,
+        offset: u64,
+    },
+    /// A whole file's part, then the error that ended its reading (reported after it).
     Part(io::Result<T>, Option<Error>),
     /// The end of an input the calling thread read in blocks.
     End(Arc<str>, Option<Dialect>),
@@ -117,8 +158,6 @@ enum Slot<T> {
 struct Done<T> {
     seq: u64,
     slot: Slot<T>,
-    /// A block's buffer, handed back for the next block.
-    bytes: Option<Vec<u8>>,
     /// The bytes of input the unit held, for the in-flight limit.
     held: usize,
 }
@@ -171,7 +210,7 @@ impl Pipeline {
                 let source = match source {
                     Ok(s) => s,
                     Err(e) => {
-                        pool.local(Slot::Failed(e.duplicate()), consumer, report)?;
+                        pool.local(Slot::Failed(e.duplicate()), self, consumer, report)?;
                         continue;
                     }
                 };
@@ -188,18 +227,18 @@ impl Pipeline {
                             path: path.clone(),
                             size,
                         };
-                        pool.send(work, size as usize, consumer, report)?;
+                        pool.send(work, size as usize, self, consumer, report)?;
                         continue;
                     }
                 }
                 // Records go straight to the consumer: everything before them first.
-                pool.drain(consumer, report)?;
+                pool.drain(self, consumer, report)?;
                 match open(source) {
                     Ok(opened) => self.read_input(opened, consumer, &mut pool, report)?,
                     Err(e) => report(&e),
                 }
             }
-            pool.drain(consumer, report)
+            pool.drain(self, consumer, report)
         })
     }
 
@@ -260,16 +299,21 @@ impl Pipeline {
         let dialect = self.classifier().dialect();
         let (mut line, mut offset) = framer.position();
         let (mut carry, mut reader) = framer.into_parts();
+        let speculate = consumer.warm_up();
+        // The last whole lines of the block before: the next block's warm-up.
+        let mut warm: Vec<u8> = Vec::new();
         let mut eof = false;
         let mut read_error = None;
         let mut fallback = false;
         while !eof && !pool.merger.stopped {
             let mut bytes = pool.merger.free.pop().unwrap_or_default();
-            if bytes.len() < carry.len() + BLOCK_BYTES {
-                bytes.resize(carry.len() + BLOCK_BYTES, 0);
+            let w = warm.len();
+            if bytes.len() < w + carry.len() + BLOCK_BYTES {
+                bytes.resize(w + carry.len() + BLOCK_BYTES, 0);
             }
-            bytes[..carry.len()].copy_from_slice(&carry);
-            let mut len = carry.len();
+            bytes[..w].copy_from_slice(&warm);
+            bytes[w..w + carry.len()].copy_from_slice(&carry);
+            let mut len = w + carry.len();
             // Always read a block past the carried partial line, or a long line would
             // never grow.
             let target = len + BLOCK_BYTES;
@@ -289,10 +333,10 @@ impl Pipeline {
             let cut = if eof {
                 len
             } else {
-                memchr::memrchr(b'\n', &bytes[..len]).map_or(0, |i| i + 1)
+                memchr::memrchr(b'\n', &bytes[w..len]).map_or(w, |i| w + i + 1)
             };
             carry.extend_from_slice(&bytes[cut..len]);
-            if cut == 0 {
+            if cut == w {
                 pool.merger.free.push(bytes);
                 if read_error.is_some() {
                     break;
@@ -303,24 +347,36 @@ impl Pipeline {
                 }
                 continue;
             }
-            let newlines = memchr::memchr_iter(b'\n', &bytes[..cut]).count() as u64;
+            let newlines = memchr::memchr_iter(b'\n', &bytes[w..cut]).count() as u64;
             let lines = newlines + u64::from(bytes[cut - 1] != b'\n');
+            warm.clear();
+            if speculate {
+                let from = cut.saturating_sub(WARM_BYTES).max(w);
+                let start = if from == w {
+                    w
+                } else {
+                    memchr::memchr(b'\n', &bytes[from..cut]).map_or(cut, |i| from + i + 1)
+                };
+                warm.extend_from_slice(&bytes[start..cut]);
+            }
             let work = Work::Block {
                 seq: pool.sent,
                 file: Arc::clone(file),
                 dialect,
                 bytes,
+                warm: w,
                 len: cut,
                 line,
                 offset,
+                speculate,
             };
             line += lines;
-            offset += cut as u64;
-            pool.send(work, cut, consumer, report)?;
+            offset += (cut - w) as u64;
+            pool.send(work, cut, self, consumer, report)?;
         }
         if fallback && !pool.merger.stopped {
             // The rest one record at a time, straight to the consumer.
-            pool.drain(consumer, report)?;
+            pool.drain(self, consumer, report)?;
             let rest = io::Cursor::new(carry).chain(reader);
             let options = self.options();
             let framer = Framer::with_read_size(rest, options.max_line_bytes, options.read_size)
@@ -342,7 +398,7 @@ impl Pipeline {
                 }
             };
         }
-        pool.local(Slot::End(Arc::clone(file), dialect), consumer, report)?;
+        pool.local(Slot::End(Arc::clone(file), dialect), self, consumer, report)?;
         if let Some(source) = read_error {
             let e = Error::Read {
                 file: file.to_string(),
@@ -350,7 +406,7 @@ impl Pipeline {
                 offset: offset + carry.len() as u64,
                 source,
             };
-            pool.local(Slot::Failed(e), consumer, report)?;
+            pool.local(Slot::Failed(e), self, consumer, report)?;
         }
         Ok(())
     }
@@ -480,16 +536,37 @@ fn work<P: Parallel>(
                 file,
                 dialect,
                 bytes,
+                warm,
                 len,
                 line,
                 offset,
+                speculate,
             } => {
                 pipeline.use_dialect(dialect);
-                let result = pipeline.process_lines(&file, &bytes[..len], line, offset, &mut shard);
+                let mut result = Ok(Flow::Continue);
+                if speculate {
+                    P::start_block(&mut shard);
+                    let warm_lines = memchr::memchr_iter(b'\n', &bytes[..warm]).count() as u64;
+                    let (at_line, at) = (line - warm_lines, offset - warm as u64);
+                    result = pipeline.process_lines(&file, &bytes[..warm], at_line, at, &mut shard);
+                    P::end_warm_up(&mut shard);
+                }
+                if result.is_ok() {
+                    result =
+                        pipeline.process_lines(&file, &bytes[warm..len], line, offset, &mut shard);
+                }
                 Done {
                     seq,
-                    slot: Slot::Part(result.map(|_| P::take(&mut shard)), None),
-                    bytes: Some(bytes),
+                    slot: Slot::Block {
+                        part: result.map(|_| P::take(&mut shard)),
+                        bytes,
+                        file,
+                        dialect,
+                        warm,
+                        len,
+                        line,
+                        offset,
+                    },
                     held: len,
                 }
             }
@@ -511,7 +588,6 @@ fn work<P: Parallel>(
                 Done {
                     seq,
                     slot,
-                    bytes: None,
                     held: usize::try_from(size).unwrap_or(usize::MAX),
                 }
             }
@@ -540,6 +616,7 @@ impl<T> Pool<T> {
         &mut self,
         work: Work,
         held: usize,
+        pipeline: &mut Pipeline,
         consumer: &mut P,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
@@ -547,7 +624,7 @@ impl<T> Pool<T> {
             && ((self.sent - self.merger.next) as usize >= self.max_units
                 || self.merger.held + held > self.max_held)
         {
-            self.receive(consumer, report)?;
+            self.receive(pipeline, consumer, report)?;
         }
         self.merger.held += held;
         self.sent += 1;
@@ -562,30 +639,24 @@ impl<T> Pool<T> {
     fn local<P: Parallel<Part = T>>(
         &mut self,
         slot: Slot<T>,
+        pipeline: &mut Pipeline,
         consumer: &mut P,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
         let seq = self.sent;
         self.sent += 1;
-        self.merger.accept(
-            Done {
-                seq,
-                slot,
-                bytes: None,
-                held: 0,
-            },
-            consumer,
-            report,
-        )
+        self.merger
+            .accept(Done { seq, slot, held: 0 }, pipeline, consumer, report)
     }
 
     fn receive<P: Parallel<Part = T>>(
         &mut self,
+        pipeline: &mut Pipeline,
         consumer: &mut P,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
         match self.done.recv() {
-            Ok(done) => self.merger.accept(done, consumer, report),
+            Ok(done) => self.merger.accept(done, pipeline, consumer, report),
             Err(_) => {
                 // Every worker is gone: what they held never comes.
                 self.merger.next = self.sent;
@@ -598,11 +669,12 @@ impl<T> Pool<T> {
     /// Merges everything sent so far.
     fn drain<P: Parallel<Part = T>>(
         &mut self,
+        pipeline: &mut Pipeline,
         consumer: &mut P,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
         while self.merger.next < self.sent {
-            self.receive(consumer, report)?;
+            self.receive(pipeline, consumer, report)?;
         }
         Ok(())
     }
@@ -623,12 +695,10 @@ impl<T> Merger<T> {
     fn accept<P: Parallel<Part = T>>(
         &mut self,
         done: Done<T>,
+        pipeline: &mut Pipeline,
         consumer: &mut P,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
-        if let Some(bytes) = done.bytes {
-            self.free.push(bytes);
-        }
         self.held = self.held.saturating_sub(done.held);
         self.waiting.insert(done.seq, done.slot);
         while let Some(slot) = self.waiting.remove(&self.next) {
@@ -637,7 +707,32 @@ impl<T> Merger<T> {
                 Slot::End(file, dialect) => {
                     consumer.end_input(&file, dialect).map_err(Error::Write)?;
                 }
+                Slot::Block { bytes, .. } if self.stopped => self.free.push(bytes),
                 _ if self.stopped => {}
+                Slot::Block {
+                    part,
+                    bytes,
+                    file,
+                    dialect,
+                    warm,
+                    len,
+                    line,
+                    offset,
+                } => {
+                    let part = part.map_err(Error::Write)?;
+                    let flow = if consumer.fits(&part) {
+                        consumer.merge(part)
+                    } else {
+                        // The guess was wrong: the records again, in order, as one pass.
+                        drop(part);
+                        pipeline.use_dialect(dialect);
+                        pipeline.process_lines(&file, &bytes[warm..len], line, offset, consumer)
+                    };
+                    self.free.push(bytes);
+                    if flow.map_err(Error::Write)? == Flow::Stop {
+                        self.stopped = true;
+                    }
+                }
                 Slot::Part(part, error) => {
                     let part = part.map_err(Error::Write)?;
                     if consumer.merge(part).map_err(Error::Write)? == Flow::Stop {

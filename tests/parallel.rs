@@ -154,8 +154,8 @@ fn a_line_longer_than_a_batch_ends_batching_without_losing_bytes() {
 }
 
 /// A folder of real captures, as a session tree holds them: many small files of every
-/// dialect in nested folders, large ones cut into blocks (a Claude transcript, a Codex
-/// rollout that is read whole by one thread), a compressed one, a broken one, an empty one.
+/// dialect in nested folders, large ones cut into blocks (whose records carry context from
+/// block to block for events and stats), a compressed one, a broken one, an empty one.
 fn capture_tree(root: &Path) {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
     let read = |rel: &str| std::fs::read(data.join(rel)).expect("capture");
@@ -190,6 +190,15 @@ fn capture_tree(root: &Path) {
     // Larger than a block: read by the calling thread and cut into blocks.
     write("p1/big-transcript.jsonl", &claude_log.repeat(200));
     write("p4/big-rollout.jsonl", &codex_log.repeat(60));
+    // Context across blocks: codex items started and completed, JSON-RPC requests and their
+    // responses, sessions carried.
+    let mut codex = read("codex/codex-tool.ndjson");
+    codex.extend(read("codex/agentcmd-stream-output-2.jsonl"));
+    write("p4/big-codex.jsonl", &codex.repeat(800));
+    write(
+        "p5/big-rpc.jsonl",
+        &read("jsonrpc/app-server.jsonl").repeat(400),
+    );
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, &claude_log.repeat(3)).expect("gzip");
     write("p5/packed.jsonl.gz", &gz.finish().expect("gzip"));
@@ -227,7 +236,7 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
     );
     assert!(!rejects.is_empty());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
-    assert_eq!(report["files"], 6 * 11 + 4);
+    assert_eq!(report["files"], 6 * 11 + 6);
     let dialects = report["dialects"].as_object().expect("dialects");
     for d in ["claude", "claude-log", "codex", "codex-log", "jsonrpc"] {
         assert!(dialects.contains_key(d), "{d} in {dialects:?}");

@@ -288,6 +288,17 @@ impl EventWriter {
         self.tally.events
     }
 
+    /// The input the last event written came from (the text transcript opens each input
+    /// with a header).
+    pub fn last_file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
+
+    /// Forgets the events counted so far (a batch-mode warm-up's, whose output is dropped).
+    pub fn forget_tally(&mut self) {
+        self.tally = Tally::default();
+    }
+
     /// Takes in what another writer wrote to the same output after this one's events (a
     /// shard of batch mode): its tally, and the input its last event came from.
     pub fn merge(&mut self, later: EventWriter) {

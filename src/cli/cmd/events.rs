@@ -14,7 +14,6 @@ use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use anyhow::Result;
 use ndjq::diagnostic::Diagnostic;
-use ndjq::dialect::Dialect;
 use ndjq::event::Normalizer;
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
@@ -79,11 +78,32 @@ impl EventStream {
     }
 
     /// Takes in what another stream wrote to the same output after this one's events (a
-    /// shard's, merged in order).
-    pub fn merge_writer(&mut self, later: EventStream) {
+    /// shard's, merged in order); with `context`, the records' context it ended with too.
+    fn merge(&mut self, later: EventStream, context: bool) {
+        if context {
+            self.normalizer = later.normalizer;
+        }
         self.writer.merge(later.writer);
     }
+
+    /// The context the next record's events depend on.
+    fn context(&self) -> Context {
+        (
+            self.normalizer.clone(),
+            self.writer.last_file().map(str::to_string),
+        )
+    }
+
+    fn has_context(&self, context: &Context) -> bool {
+        self.normalizer == context.0 && self.writer.last_file() == context.1.as_deref()
+    }
 }
+
+/// What the events of a record depend on beyond the record: the normalizer's state, and
+/// the input the last event came from (the transcript's headers).
+type Context = (Normalizer, Option<String>);
+
+impl EventStream {}
 
 /// The events format chosen on the command line, else `default`.
 pub fn format_of(arg: Option<TableFormat>, default: EventFormat) -> EventFormat {
@@ -105,6 +125,14 @@ struct Events<W: Write, R: Write> {
     format: EventFormat,
     painter: Painter,
     width: usize,
+    /// In a shard reading a block: the context its warm-up rebuilt.
+    guess: Option<Context>,
+}
+
+impl<W: Write, R: Write> Events<W, R> {
+    fn fresh_stream(&self) -> EventStream {
+        EventStream::new(self.format, self.painter).with_width(self.width)
+    }
 }
 
 impl<W: Write, R: Write> Consumer for Events<W, R> {
@@ -158,6 +186,7 @@ impl<W: Write, R: Write> Consumer for Events<W, R> {
 struct Part {
     out: Vec<u8>,
     stream: EventStream,
+    guess: Option<Context>,
     summary: Summary,
     diagnostics: Vec<Diagnostic>,
     rejects: Option<(Vec<u8>, u64)>,
@@ -167,9 +196,31 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
     type Shard = Events<Vec<u8>, Vec<u8>>;
     type Part = Part;
 
-    /// Events carry context from record to record: an input is never cut into blocks.
-    fn batchable(&self, _dialect: Option<Dialect>) -> bool {
-        false
+    /// Events carry context from record to record (a session, a held usage): blocks start
+    /// with a warm-up that rebuilds it, checked when merged.
+    fn warm_up(&self) -> bool {
+        true
+    }
+
+    fn start_block(shard: &mut Self::Shard) {
+        shard.stream = shard.fresh_stream();
+    }
+
+    fn end_warm_up(shard: &mut Self::Shard) {
+        shard.out.clear();
+        shard.summary = Summary::default();
+        shard.reporter.take();
+        if let Some(r) = shard.rejects.as_mut() {
+            r.take();
+        }
+        shard.stream.writer.forget_tally();
+        shard.guess = Some(shard.stream.context());
+    }
+
+    fn fits(&self, part: &Part) -> bool {
+        part.guess
+            .as_ref()
+            .is_none_or(|guess| self.stream.has_context(guess))
     }
 
     fn shard(&self) -> Self::Shard {
@@ -183,14 +234,16 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
             format: self.format,
             painter: self.painter,
             width: self.width,
+            guess: None,
         }
     }
 
     fn take(shard: &mut Self::Shard) -> Part {
-        let fresh = EventStream::new(shard.format, shard.painter).with_width(shard.width);
+        let fresh = shard.fresh_stream();
         Part {
             out: std::mem::take(&mut shard.out),
             stream: std::mem::replace(&mut shard.stream, fresh),
+            guess: shard.guess.take(),
             summary: std::mem::take(&mut shard.summary),
             diagnostics: shard.reporter.take(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
@@ -199,7 +252,7 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
 
     fn merge(&mut self, part: Part) -> io::Result<Flow> {
         self.out.write_all(&part.out)?;
-        self.stream.merge_writer(part.stream);
+        self.stream.merge(part.stream, part.guess.is_some());
         self.summary.merge(&part.summary);
         for d in &part.diagnostics {
             self.reporter.report(d)?;
@@ -232,6 +285,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         format,
         painter: common.painter,
         width: common.text_width,
+        guess: None,
     };
     events.stream.start(&mut events.out)?;
     let ran = crate::cli::run_sources(&common, &mut events, true)?;
