@@ -294,7 +294,8 @@ bench_file() {
     run_row jq_where     jq_where "$jqok" "$RUNS" /dev/null "jq -c '$wprog'"           -- jq -c "$wprog" "$file"
     run_row jq_grep      jq_grep  "$jqok" "$RUNS" /dev/null "jq -c '<--grep program>'" -- jq -c "$gprog" "$file"
     # --- end of issue 16 block ---
-    # events and gaps read records in order on one thread whatever -j says.
+    # events reads blocks on every core (each checked against the context before it); gaps
+    # reads one input in order on one thread.
     run_row events    -    0,1 "$RUNS" /dev/null "ndjq events --format json"   -- "$NDJQ" events --format json "$file"
     run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
     run_row stats1    -    0   "$RUNS" /dev/null "ndjq stats --format json -j 1" -- "$NDJQ" stats --format json -j 1 "$file"

@@ -37,6 +37,11 @@ use std::sync::{Arc, Mutex};
 pub const BLOCK_BYTES: usize = 1 << 20;
 /// A partial line longer than this ends batching for the rest of the input.
 const MAX_CARRY: usize = 4 * BLOCK_BYTES;
+/// Files up to this size whose records cannot be cut into blocks are one unit too, read by
+/// a worker through the framer, when the consumer's parts are small ([`Parallel::small_parts`]).
+const WHOLE_STREAM_BYTES: u64 = 64 << 20;
+/// How much of a file's head is read to tell its dialect before choosing how to read it.
+const PEEK_BYTES: usize = 64 << 10;
 /// At most this much of a block's end is run again before the next block, as its warm-up.
 const WARM_BYTES: usize = 64 << 10;
 /// Regular files up to this size are one work unit, read whole by a worker.
@@ -58,6 +63,13 @@ pub trait Parallel: Consumer {
     /// this says.
     fn batchable(&self, _dialect: Option<Dialect>) -> bool {
         true
+    }
+
+    /// Whether a part holds what the records add up to rather than output that grows with
+    /// them (stats, gap findings): then a large file that cannot be cut into blocks is read
+    /// whole by a worker instead of by the calling thread with the pool idle.
+    fn small_parts(&self) -> bool {
+        false
     }
 
     /// Whether blocks are read with a warm-up, for a consumer whose records take context
@@ -105,6 +117,15 @@ impl std::fmt::Debug for Opened<'_> {
             .field("name", &self.name)
             .field("blocks", &self.blocks)
             .finish_non_exhaustive()
+    }
+}
+
+/// A consumer that takes records and keeps nothing (reading a file's head for its dialect).
+struct Ignore;
+
+impl Consumer for Ignore {
+    fn record(&mut self, _record: &crate::pipeline::Record<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
     }
 }
 
@@ -215,19 +236,26 @@ impl Pipeline {
                     }
                 };
                 if let Source::File(path) = source {
-                    let small = std::fs::metadata(path)
+                    let size = std::fs::metadata(path)
                         .ok()
-                        .filter(|m| m.is_file() && m.len() <= WHOLE_FILE_BYTES);
-                    if let Some(meta) = small {
-                        let seq = pool.sent;
-                        let size = meta.len();
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len());
+                    let whole = size.is_some_and(|n| {
+                        n <= WHOLE_FILE_BYTES
+                            || (n <= WHOLE_STREAM_BYTES
+                                && consumer.small_parts()
+                                && !consumer.batchable(self.peek_dialect(path)))
+                    });
+                    if let (true, Some(size)) = (whole, size) {
                         let work = Work::File {
-                            seq,
+                            seq: pool.sent,
                             file: source.display_name(),
                             path: path.clone(),
                             size,
                         };
-                        pool.send(work, size as usize, self, consumer, report)?;
+                        // Past what is read whole, the worker holds a framer's buffer.
+                        let held = size.min(WHOLE_READ_LIMIT) as usize;
+                        pool.send(work, held, self, consumer, report)?;
                         continue;
                     }
                 }
@@ -240,6 +268,38 @@ impl Pipeline {
             }
             pool.drain(self, consumer, report)
         })
+    }
+
+    /// The dialect of a file as its first records tell it (the forced one, if any), read
+    /// from its head; `None` when the head does not tell (or is compressed).
+    fn peek_dialect(&mut self, path: &std::path::Path) -> Option<Dialect> {
+        let forced = self.options().dialect;
+        if forced.is_some() {
+            return forced;
+        }
+        let mut head = Vec::with_capacity(PEEK_BYTES);
+        let file = std::fs::File::open(path).ok()?;
+        file.take(PEEK_BYTES as u64).read_to_end(&mut head).ok()?;
+        let end = memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1);
+        self.use_dialect(None);
+        let name: Arc<str> = Arc::from("");
+        let mut pos = 0;
+        while pos < end && self.classifier().dialect().is_none() {
+            let next = memchr::memchr(b'\n', &head[pos..end]).map_or(end, |i| pos + i + 1);
+            let frame = Frame {
+                bytes: &head[pos..next],
+                line: 0,
+                offset: 0,
+                kind: FrameKind::Complete { terminated: true },
+            };
+            if self.process(&name, frame, &mut Ignore).is_err() {
+                break;
+            }
+            pos = next;
+        }
+        let dialect = self.classifier().dialect();
+        self.use_dialect(forced);
+        dialect
     }
 
     /// Reads one input on the calling thread: its first records one at a time, the rest in
@@ -462,7 +522,7 @@ impl Pipeline {
             Err(e) => return Whole::Failed(e),
         };
         buf.clear();
-        buf.reserve(usize::try_from(size).unwrap_or(0).saturating_add(1));
+        buf.reserve(size.min(WHOLE_READ_LIMIT) as usize + 1);
         let read = (&mut handle).take(WHOLE_READ_LIMIT).read_to_end(buf);
         let compressed =
             buf.starts_with(&[0x1f, 0x8b]) || buf.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);

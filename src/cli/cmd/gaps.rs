@@ -101,6 +101,11 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
     type Shard = GapsRun<Vec<u8>, Vec<u8>>;
     type Part = Part;
 
+    /// A part is an input's gaps, not its records.
+    fn small_parts(&self) -> bool {
+        true
+    }
+
     /// The trackers follow an input from its first record: never cut into blocks.
     fn batchable(&self, _dialect: Option<Dialect>) -> bool {
         false

@@ -126,6 +126,11 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
     type Shard = Validate<Vec<u8>, Vec<u8>>;
     type Part = Part;
 
+    /// With `--gaps`, the part is what one input adds: its diagnostics.
+    fn small_parts(&self) -> bool {
+        self.tracker.is_some()
+    }
+
     /// The gap checks follow an input from its first record: with `--gaps`, an input is
     /// read whole by one thread (small files still in parallel).
     fn batchable(&self, _dialect: Option<Dialect>) -> bool {
