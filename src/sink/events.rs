@@ -334,6 +334,27 @@ impl EventWriter {
         t.cache_creation += l.cache_creation;
         t.cache_read += l.cache_read;
         t.cost.extend(l.cost);
+        for (session, (i, o)) in l.session_usage {
+            let e = t.session_usage.entry(session).or_default();
+            e.0 = e.0.saturating_add(i);
+            e.1 = e.1.saturating_add(o);
+        }
+        // A later result of a session replaces an earlier one, as in one pass.
+        t.session_result.extend(l.session_result);
+        // A message the later shard saw again (a replay) counts with its later figures
+        // only: the earlier shard's counts for it come off the totals.
+        for (id, (counts, session)) in l.messages {
+            if let Some((old, old_session)) = t.messages.insert(id, (counts, session)) {
+                t.input = t.input.saturating_sub(old[0]);
+                t.output = t.output.saturating_sub(old[1]);
+                t.cache_creation = t.cache_creation.saturating_sub(old[2]);
+                t.cache_read = t.cache_read.saturating_sub(old[3]);
+                if let Some(e) = t.session_usage.get_mut(&old_session) {
+                    e.0 = e.0.saturating_sub(old[0]);
+                    e.1 = e.1.saturating_sub(old[1]);
+                }
+            }
+        }
         if later.file.is_some() {
             self.file = later.file;
         }
