@@ -94,6 +94,8 @@ fn page(
     roff.control("SH", ["SEE ALSO"]);
     let refs: Vec<String> = see_also.iter().map(|p| format!("{p}(1)")).collect();
     roff.text([roman(refs.join(", "))]);
+    roff.control("PP", []);
+    roff.text([roman(GUIDE_POINTER)]);
     roff.to_writer(&mut out)?;
     if command.get_version().is_some() {
         man.render_version_section(&mut out)?;
@@ -124,6 +126,11 @@ fn once_preamble(page: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// Where the full documentation is, closing every page's SEE ALSO.
+const GUIDE_POINTER: &str = "The guide, a tour of every command and flag with examples: \
+     docs/GUIDE.md in ndjq's source repository. Diagnostic codes, exit statuses and the event \
+     and stats schemas: docs/REFERENCE.md.";
 
 fn examples_section(roff: &mut Roff, key: &str) {
     let examples = examples_of(key);
