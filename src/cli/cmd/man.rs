@@ -173,6 +173,17 @@ fn exit_status_section(roff: &mut Roff) {
              a folder with no logs). It wins over 1. Records that are not valid JSON are data, \
              not errors: they never cause status 2.",
         ),
+        (
+            "N, 128+N, 124, 126, 127",
+            "A wrapped command (-- CMD) failed, as with timeout(1): its own status, 128+N \
+             after signal N, 124 after a stall with no restart left, 126 or 127 when it \
+             cannot be run or found; 1 when ndjq gave up on its garbage.",
+        ),
+        (
+            "130, 143, 129",
+            "ndjq was interrupted (SIGINT, SIGTERM, SIGHUP) while supervising a command, and \
+             passed the signal on.",
+        ),
     ];
     for (code, meaning) in rows {
         roff.control("TP", []);
