@@ -4,7 +4,8 @@
 //! its output must be exactly what the page shows. Every relative link of those pages must
 //! lead to a file that exists and, with a `#fragment`, to a heading of that file; every page
 //! of docs/ is one click from the README; the README keeps its two commands first and stays
-//! short.
+//! short; `--help` and the man pages point to the guide, and every flag the guide's index
+//! names is one ndjq has.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -342,4 +343,65 @@ fn the_help_and_every_man_page_point_to_the_guide() {
         pages += 1;
     }
     assert!(pages >= 8, "only {pages} man pages");
+}
+
+/// The flags named in the first column of the guide's "Every flag" table.
+fn flags_in_the_guide_index(guide: &str) -> Vec<String> {
+    let (_, index) = guide
+        .split_once("\n## Every flag\n")
+        .expect("the guide has an `Every flag` section");
+    let mut flags = Vec::new();
+    for row in index.lines().filter(|l| l.starts_with("| `")) {
+        let first = row.split('|').nth(1).unwrap_or_default();
+        for word in first.split(['`', ',', ' ']) {
+            let is_flag = word.len() > 1
+                && word.starts_with('-')
+                && word[1..]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-')
+                && word != "--";
+            if is_flag {
+                flags.push(word.to_string());
+            }
+        }
+    }
+    flags
+}
+
+#[test]
+fn every_flag_the_guide_indexes_is_a_flag_of_ndjq() {
+    let guide = read(&root().join("docs/GUIDE.md"));
+    let flags = flags_in_the_guide_index(&guide);
+    assert!(flags.len() >= 40, "only {} flags in the index", flags.len());
+    let mut helps = String::new();
+    for command in [
+        "validate",
+        "gaps",
+        "filter",
+        "events",
+        "stats",
+        "run",
+        "man",
+        "completions",
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_ndjq"))
+            .args([command, "--help"])
+            .env_clear()
+            .output()
+            .expect("ndjq runs");
+        helps.push_str(&String::from_utf8_lossy(&out.stdout));
+    }
+    let top = Command::new(env!("CARGO_BIN_EXE_ndjq"))
+        .arg("--help")
+        .env_clear()
+        .output()
+        .expect("ndjq runs");
+    helps.push_str(&String::from_utf8_lossy(&top.stdout));
+    for flag in &flags {
+        // A flag in a help text is followed by a space, a comma or `=`/`<`.
+        let known = [" ", ",", "\n"]
+            .iter()
+            .any(|after| helps.contains(&format!("{flag}{after}")));
+        assert!(known, "the guide indexes `{flag}`, which no --help lists");
+    }
 }
