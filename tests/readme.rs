@@ -162,6 +162,12 @@ fn the_readme_opens_with_the_run_and_test_commands() {
          cargo test --locked\n",
         "the README's first code block is the run and test commands"
     );
+    // With two binaries in the package, `cargo run` needs to know which one is meant.
+    let manifest = read(&root().join("Cargo.toml"));
+    assert!(
+        manifest.contains("\ndefault-run = \"ndjq\"\n"),
+        "Cargo.toml names ndjq as default-run, so the README's `cargo run` runs it"
+    );
     assert!(
         readme.len() < 15 * 1024,
         "README.md is {} bytes: keep it under 15 KB, move the details into docs/",
