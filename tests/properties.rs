@@ -155,9 +155,9 @@ fn input(max_lines: usize) -> impl Strategy<Value = Vec<u8>> {
         })
 }
 
-/// The README's verdict on one line (with its `\n`), computed with serde_json: a `\r`
-/// before the `\n` and a BOM at the start are ignored, blanks only is empty, nesting
-/// beyond 128 is invalid, otherwise serde_json decides.
+/// The verdict docs/REFERENCE.md promises for one line (with its `\n`), computed with
+/// serde_json: a `\r` before the `\n` and a BOM at the start are ignored, blanks only is
+/// empty, nesting beyond 128 is invalid, otherwise serde_json decides.
 fn oracle(line: &[u8]) -> Status {
     let c = line.strip_suffix(b"\n").unwrap_or(line);
     let c = c.strip_suffix(b"\r").unwrap_or(c);

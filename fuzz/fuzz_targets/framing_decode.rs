@@ -1,7 +1,7 @@
 //! Framing and decoding on arbitrary bytes, read in arbitrary pieces: no panic, every byte
 //! in exactly one record, the same records whatever the read boundaries, and each line's
-//! verdict equal to serde_json's under the README's framing rules; for a valid line, the
-//! value ndjq reads (keys, unescaped strings, numbers) equal to serde_json's.
+//! verdict equal to serde_json's under the framing rules of docs/REFERENCE.md; for a valid
+//! line, the value ndjq reads (keys, unescaped strings, numbers) equal to serde_json's.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

@@ -1,6 +1,6 @@
 //! Shared pieces of ndjq's fuzz targets: a consumer that records what the pipeline hands
 //! out, a reader that cuts its input at chosen read boundaries, the independent oracle of
-//! a line's verdict (serde_json plus the framing choices the README documents), a
+//! a line's verdict (serde_json plus the framing rules of docs/REFERENCE.md), a
 //! structure-aware generator of agent-shaped records, and report comparison.
 //!
 //! Nothing here calls into ndjq's private code: the targets drive the library through what
@@ -106,7 +106,7 @@ pub fn run(options: Options, reader: impl Read) -> Vec<Seen> {
     collect.records
 }
 
-/// The verdict the README promises for one line (`\n` included if it has one), computed
+/// The verdict docs/REFERENCE.md promises for one line (`\n` included if it has one), computed
 /// without ndjq: the line is overlong when its bytes before `\n` exceed `max_line`; one
 /// `\r` before the `\n` and one UTF-8 BOM at its start are ignored; blanks only (space,
 /// tab) is empty; nesting deeper than `max_depth` is invalid; otherwise serde_json decides.

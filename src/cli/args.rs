@@ -13,6 +13,9 @@ use std::time::Duration;
 /// (UTF-8, JSON, known type, schema); and passes records through, byte for byte, or reports
 /// what is wrong with them. It understands Claude Code stream-json and session logs, codex
 /// exec --json and Codex session logs, JSON-RPC, and any other NDJSON.
+///
+/// The guide, a tour of every command and flag with examples, is docs/GUIDE.md in ndjq's
+/// source repository; the codes, exit statuses and schemas are in docs/REFERENCE.md.
 #[derive(Debug, Parser)]
 #[command(
     name = "ndjq",

@@ -94,6 +94,8 @@ fn page(
     roff.control("SH", ["SEE ALSO"]);
     let refs: Vec<String> = see_also.iter().map(|p| format!("{p}(1)")).collect();
     roff.text([roman(refs.join(", "))]);
+    roff.control("PP", []);
+    roff.text([roman(GUIDE_POINTER)]);
     roff.to_writer(&mut out)?;
     if command.get_version().is_some() {
         man.render_version_section(&mut out)?;
@@ -124,6 +126,11 @@ fn once_preamble(page: &[u8]) -> Vec<u8> {
     }
     out
 }
+
+/// Where the full documentation is, closing every page's SEE ALSO.
+const GUIDE_POINTER: &str = "The guide, a tour of every command and flag with examples: \
+     docs/GUIDE.md in ndjq's source repository. Diagnostic codes, exit statuses and the event \
+     and stats schemas: docs/REFERENCE.md.";
 
 fn examples_section(roff: &mut Roff, key: &str) {
     let examples = examples_of(key);
@@ -165,6 +172,17 @@ fn exit_status_section(roff: &mut Roff) {
             "A usage error (a bad flag or value) or an I/O error (a file that cannot be read, \
              a folder with no logs). It wins over 1. Records that are not valid JSON are data, \
              not errors: they never cause status 2.",
+        ),
+        (
+            "N, 128+N, 124, 126, 127",
+            "A wrapped command (-- CMD) failed, as with timeout(1): its own status, 128+N \
+             after signal N, 124 after a stall with no restart left, 126 or 127 when it \
+             cannot be run or found; 1 when ndjq gave up on its garbage.",
+        ),
+        (
+            "130, 143, 129",
+            "ndjq was interrupted (SIGINT, SIGTERM, SIGHUP) while supervising a command, and \
+             passed the signal on.",
         ),
     ];
     for (code, meaning) in rows {
