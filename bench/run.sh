@@ -458,6 +458,69 @@ if [[ $SCALE == 1 ]]; then
     done
 fi
 
+# ---- ccusage comparison (issue 15): runs when ccusage is installed --------------------------
+# The corpus transcripts and rollouts under testdata/corpus as ccusage reads them
+# (CLAUDE_CONFIG_DIR/projects, CODEX_HOME/sessions), ndjq stats over the same files: token
+# totals must be equal and the cost within 1% (tests/stats_ccusage.rs checks the same
+# against ccusage's committed output).
+CCUSAGE="${NDJQ_CCUSAGE:-$(command -v ccusage || true)}"
+[[ -z $CCUSAGE && -x /work/tools/ccusage/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage ]] &&
+    CCUSAGE=/work/tools/ccusage/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage
+if [[ -n $CCUSAGE ]] && command -v jq >/dev/null && command -v zstd >/dev/null; then
+    log ""
+    log "== ccusage comparison ($CCUSAGE) =="
+    CC_DIR="$BENCH_DIR/ccusage"
+    rm -rf "$CC_DIR"
+    C="$REPO_ROOT/testdata/corpus"
+    # copy SRC_DIR DEST_DIR: the *.jsonl files, .zst ones decompressed, subfolders kept.
+    cc_copy() {
+        (cd "$1" && find . -name '*.jsonl' -o -name '*.jsonl.zst') | while read -r f; do
+            mkdir -p "$2/$(dirname "$f")"
+            case $f in
+                *.zst) zstd -q -d -c "$1/$f" >"$2/${f%.zst}" ;;
+                *) cp "$1/$f" "$2/$f" ;;
+            esac
+        done
+    }
+    cc_copy "$C/spotter" "$CC_DIR/claude/projects/spotter"
+    for d in "$C"/claudeless/*/; do cc_copy "$d" "$CC_DIR/claude/projects/claudeless-$(basename "$d")"; done
+    cc_copy "$C/agentcmd/claude-transcript" "$CC_DIR/claude/projects/agentcmd"
+    mkdir -p "$CC_DIR/codex/sessions/2025/09/24" "$CC_DIR/codex/sessions/2026/11/22"
+    cc_copy "$C/agentcmd/codex-rollout" "$CC_DIR/codex/sessions/2025/09/24"
+    cp "$C/real-client/codex-tool.session-log.jsonl" \
+        "$CC_DIR/codex/sessions/2026/11/22/rollout-2026-11-22T10-09-12-codex-tool.jsonl"
+    CLAUDE_CONFIG_DIR="$CC_DIR/claude" "$CCUSAGE" claude session --json --offline >"$CC_DIR/cc-claude.json"
+    CODEX_HOME="$CC_DIR/codex" "$CCUSAGE" codex session --json --offline >"$CC_DIR/cc-codex.json"
+    "$NDJQ" stats -q -f json "$CC_DIR/claude/projects" >"$CC_DIR/ndjq-claude.json"
+    "$NDJQ" stats -q -f json "$CC_DIR/codex/sessions" >"$CC_DIR/ndjq-codex.json"
+    md ""
+    md "### ndjq stats vs ccusage ($("$CCUSAGE" --version 2>/dev/null | head -1)), corpus transcripts and rollouts"
+    md ""
+    md "| agent | figure | ndjq | ccusage | equal / within 1% |"
+    md "|---|---|---:|---:|---|"
+    cc_row() { # agent figure ndjq ccusage tolerance
+        local verdict
+        verdict=$(awk -v a="$3" -v b="$4" -v t="$5" 'BEGIN { d = a - b; if (d < 0) d = -d;
+            m = (b < 0 ? -b : b); print (d <= m * t ? "yes" : "NO") }')
+        [[ $verdict == yes ]] || FAILURES=$((FAILURES + 1))
+        md "| $1 | $2 | $3 | $4 | $verdict |"
+    }
+    for f in "input:inputTokens" "output:outputTokens" "cache_creation:cacheCreationTokens" "cache_read:cacheReadTokens"; do
+        cc_row claude "${f%%:*}" "$(jq ".tokens.${f%%:*}" "$CC_DIR/ndjq-claude.json")" \
+            "$(jq ".totals.${f#*:}" "$CC_DIR/cc-claude.json")" 0
+    done
+    cc_row claude "cost USD" "$(jq '.cost_usd' "$CC_DIR/ndjq-claude.json")" \
+        "$(jq '.totals.totalCost' "$CC_DIR/cc-claude.json")" 0.01
+    for f in "input:inputTokens" "output:outputTokens" "cache_read:cacheReadTokens" "reasoning_output:reasoningOutputTokens"; do
+        cc_row codex "${f%%:*}" "$(jq ".tokens.${f%%:*}" "$CC_DIR/ndjq-codex.json")" \
+            "$(jq "[.sessions[].${f#*:}] | add" "$CC_DIR/cc-codex.json")" 0
+    done
+    cc_row codex "cost USD" "$(jq '.cost_usd' "$CC_DIR/ndjq-codex.json")" \
+        "$(jq '[.sessions[].costUSD] | add' "$CC_DIR/cc-codex.json")" 0.01
+else
+    log "ccusage (or jq, zstd) not found: skipping the ccusage comparison"
+fi
+
 cat "$MD"
 cp "$MD" "$RESULTS"
 rm -f "$MD"

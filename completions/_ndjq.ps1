@@ -185,7 +185,11 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
             [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)')
-            [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file')
+            [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A price table in LiteLLM''s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file')
+            [CompletionResult]::new('--cost', '--cost', [CompletionResultType]::ParameterName, 'Which costs count: the agents'' reported costs, estimates from token counts at the table''s prices, or auto (each session''s reported cost, else its estimate)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input''s last one')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only records at or before this time (a date means the whole day)')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system''s]')
             [CompletionResult]::new('--restart-after', '--restart-after', [CompletionResultType]::ParameterName, 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)')
             [CompletionResult]::new('--max-restarts', '--max-restarts', [CompletionResultType]::ParameterName, 'How many times the command may be restarted; after that, PROC_GAVE_UP')
             [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)')
@@ -198,8 +202,8 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
             [CompletionResult]::new('--merge', '--merge', [CompletionResultType]::ParameterName, 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives')
-            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
-            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
         'ndjq;run' {

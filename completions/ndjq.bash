@@ -797,7 +797,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__stats)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --by --merge --pricing --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --by --merge --pricing --cost --since --until --timezone --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -855,7 +855,7 @@ _ndjq() {
                     return 0
                     ;;
                 --by)
-                    COMPREPLY=($(compgen -W "session model tool type file day" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "session model tool type file day week month project block" -- "${cur}"))
                     return 0
                     ;;
                 --pricing)
@@ -871,6 +871,22 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --cost)
+                    COMPREPLY=($(compgen -W "reported estimated auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --restart-after)

@@ -177,7 +177,11 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand -f 'Output format [default: text on a terminal, else json]'
             cand --format 'Output format [default: text on a terminal, else json]'
             cand --by 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)'
-            cand --pricing 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file'
+            cand --pricing 'A price table in LiteLLM''s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file'
+            cand --cost 'Which costs count: the agents'' reported costs, estimates from token counts at the table''s prices, or auto (each session''s reported cost, else its estimate)'
+            cand --since 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input''s last one'
+            cand --until 'Only records at or before this time (a date means the whole day)'
+            cand --timezone 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system''s]'
             cand --restart-after 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)'
             cand --max-restarts 'How many times the command may be restarted; after that, PROC_GAVE_UP'
             cand --grace 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)'
@@ -190,8 +194,8 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand -q 'Print no diagnostics on stderr'
             cand --quiet 'Print no diagnostics on stderr'
             cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
         }
         &'ndjq;run'= {
             cand -f 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)'

@@ -199,8 +199,18 @@ model\t''
 tool\t''
 type\t''
 file\t''
-day\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l pricing -d 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file' -r -F
+day\t''
+week\t'ISO weeks, named by their Monday'
+month\t''
+project\t'The session\'s working directory'
+block\t'Claude\'s 5-hour billing windows (a block starts at the hour of the first activity after the last block)'"
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l pricing -d 'A price table in LiteLLM\'s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l cost -d 'Which costs count: the agents\' reported costs, estimates from token counts at the table\'s prices, or auto (each session\'s reported cost, else its estimate)' -r -f -a "reported\t''
+estimated\t''
+auto\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l since -d 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input\'s last one' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l until -d 'Only records at or before this time (a date means the whole day)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l timezone -d 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system\'s]' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
@@ -212,7 +222,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l recover -d 'Mixed te
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print help'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -s f -l format -d 'What to write: the valid records\' original bytes (raw), a live transcript (text), or normalized events (json)' -r -f -a "raw\t''
 text\t''
 json\t''"

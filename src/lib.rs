@@ -28,6 +28,7 @@ pub mod input;
 pub mod json;
 pub mod parallel;
 pub mod pipeline;
+pub mod pricing;
 pub mod recover;
 pub mod sink;
 pub mod stats;

@@ -1,43 +1,77 @@
 //! The stats accumulator (SPEC section 5): record tallies, sessions, tokens, cost, tools,
-//! and the per-session, per-model, per-file and per-day breakdowns.
+//! and the breakdowns by session, model, tool, type, file, day, week, month and project.
+//!
+//! Tokens are what the API billed, in one meaning for every agent: `input` is input NOT
+//! read from cache (Codex's `input_tokens` include their cached part, so it is the
+//! difference), plus `cache_read`, `cache_creation`, `output` and `reasoning_output`.
 //!
 //! It keeps what an exact answer needs and nothing else: the last usage snapshot of each
 //! API message (Claude repeats a message's usage on each of its content-block lines, and
-//! the early lines carry an early snapshot), the last `result` of each session (cost is
-//! cumulative), the last cumulative Codex token count of each rollout session, tool calls
-//! by id and the ids of failed ones. That state is also what makes stats mergeable:
+//! those lines carry the `message_start` snapshot) and the last `message_delta` usage of
+//! each streamed message, the last `result` of each session (its billed totals replace its
+//! messages' sum; cost is cumulative), each session's last model and working directory,
+//! the last cumulative Codex token count of each rollout session, tool calls by id and
+//! the ids of failed ones. That state is also what makes stats mergeable:
 //! [`Stats::merge`] of the stats of consecutive parts equals the stats of the whole, which
 //! is how batch mode combines its shards and how `ndjq stats --merge` reduces partial JSON
-//! stats computed on other machines. Formatting lives in `sink::stats`.
+//! stats computed on other machines. Costs are computed from that state when a report is
+//! made ([`Stats::report_priced`]): reported where a session reported one, else
+//! estimated per message with a price table ([`crate::pricing`]). Formatting lives in
+//! `sink::stats`.
+//!
+//! Adding an agent's usage: map its counts into [`Tokens`] (non-cached input!) and give
+//! them to the store under a message (or turn) key with [`Attr`] naming session, model,
+//! file and day (`add_usage`), or per line (`extra_usage`), or as a session's cumulative
+//! total (`codex_totals`); a reported cost goes in the session's [`SessionResult`]. Models
+//! are priced by name, so a dialect only has to name the model it saw.
 //!
 //! The per-message and per-tool-call memory is what grows with the input, so it is kept
-//! flat (see [`store`]): a 96-bit digest of the id, the four token counts as `u32` (with
+//! flat (see [`store`]): a 96-bit digest of the id, the six token counts as `u32` (with
 //! an exact side table for the rare count that does not fit) and an index into a table
-//! of distinct attributions: 32 bytes per API message, 20 per tool call, no allocation
+//! of distinct attributions: 40 bytes per API message, 20 per tool call, no allocation
 //! per entry.
 
 use crate::diagnostic::Code;
 use crate::dialect::Dialect;
 use crate::json::Json;
 use crate::pipeline::Record;
+use crate::pricing::{Billed, PriceTable};
 use crate::summary::Summary;
+use crate::timestamp::{self, TimeRange, TimeZone, Timestamp};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::AddAssign;
 use store::{join, Key, Keyed, LastWins, View};
 
 mod store;
 
 /// The version of the JSON shape; a field is never renamed without a new version.
-pub const SCHEMA: &str = "ndjq.stats/1";
+pub const SCHEMA: &str = "ndjq.stats/2";
+
+/// The earlier version: its `input` held Codex's cached tokens too, so `--merge` refuses it
+/// rather than mix two meanings.
+pub const SCHEMA_V1: &str = "ndjq.stats/1";
 
 /// Token counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Tokens {
+    /// Input tokens not read from cache.
     pub input: u64,
+    /// Output tokens, reasoning included.
     pub output: u64,
     pub cache_creation: u64,
     pub cache_read: u64,
+    /// The reasoning part of `output`, where the agent reports it (Codex).
+    #[serde(default)]
+    pub reasoning_output: u64,
+    /// The part of `cache_creation` written to Claude's 1-hour cache (priced higher than
+    /// the 5-minute one); absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_creation_1h: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Counts come from the input (and from partial stats): they saturate rather than wrap or
@@ -48,6 +82,8 @@ impl AddAssign for Tokens {
         self.output = self.output.saturating_add(o.output);
         self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
         self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.reasoning_output = self.reasoning_output.saturating_add(o.reasoning_output);
+        self.cache_creation_1h = self.cache_creation_1h.saturating_add(o.cache_creation_1h);
     }
 }
 
@@ -55,11 +91,34 @@ impl Tokens {
     /// Claude usage: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
     /// `cache_read_input_tokens`.
     fn from_claude(usage: Json<'_>) -> Tokens {
-        let [input, output, cache_creation, cache_read] = usage.get_many([
+        let [input, output, cache_creation, cache_read, split] = usage.get_many([
             "input_tokens",
             "output_tokens",
             "cache_creation_input_tokens",
             "cache_read_input_tokens",
+            "cache_creation",
+        ]);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let cache_creation = n(cache_creation);
+        Tokens {
+            input: n(input),
+            output: n(output),
+            cache_creation,
+            cache_read: n(cache_read),
+            reasoning_output: 0,
+            cache_creation_1h: n(split.and_then(|s| s.get("ephemeral_1h_input_tokens")))
+                .min(cache_creation),
+        }
+    }
+
+    /// Claude `result.modelUsage` entry: `inputTokens`, `outputTokens`,
+    /// `cacheCreationInputTokens`, `cacheReadInputTokens`.
+    fn from_model_usage(usage: Json<'_>) -> Tokens {
+        let [input, output, cache_creation, cache_read] = usage.get_many([
+            "inputTokens",
+            "outputTokens",
+            "cacheCreationInputTokens",
+            "cacheReadInputTokens",
         ]);
         let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
         Tokens {
@@ -67,18 +126,40 @@ impl Tokens {
             output: n(output),
             cache_creation: n(cache_creation),
             cache_read: n(cache_read),
+            reasoning_output: 0,
+            cache_creation_1h: 0,
         }
     }
 
-    /// Codex usage: `input_tokens` (cached included, reported raw), `output_tokens`,
-    /// `cached_input_tokens`, `cache_write_input_tokens`.
+    /// Codex usage: `input_tokens` includes its `cached_input_tokens`, so non-cached input
+    /// is the difference; `cache_write_input_tokens` are cache writes, and
+    /// `reasoning_output_tokens` the reasoning part of `output_tokens`.
     fn from_codex(usage: Json<'_>) -> Tokens {
         let n = |k: &str| usage.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
+        let cached = n("cached_input_tokens");
         Tokens {
-            input: n("input_tokens"),
+            input: n("input_tokens").saturating_sub(cached),
             output: n("output_tokens"),
             cache_creation: n("cache_write_input_tokens"),
-            cache_read: n("cached_input_tokens"),
+            cache_read: cached,
+            reasoning_output: n("reasoning_output_tokens"),
+            cache_creation_1h: 0,
+        }
+    }
+
+    /// Whether every count is zero.
+    pub fn is_zero(&self) -> bool {
+        *self == Tokens::default()
+    }
+
+    /// The counts a price applies to.
+    fn billed(&self) -> Billed {
+        Billed {
+            input: self.input,
+            output: self.output,
+            cache_creation: self.cache_creation,
+            cache_read: self.cache_read,
+            cache_creation_1h: self.cache_creation_1h,
         }
     }
 }
@@ -135,8 +216,8 @@ impl Attrs {
 /// Token counts as a message entry stores them: `u32` each, or [`BIG`] when one does not
 /// fit, the exact counts then being in `Stats::big_tokens`. No API message comes near 4
 /// billion tokens, but a count is never cut.
-type Packed = [u32; 4];
-const BIG: Packed = [u32::MAX; 4];
+type Packed = [u32; 6];
+const BIG: Packed = [u32::MAX; 6];
 
 fn pack(t: Tokens) -> Packed {
     let f = |v: u64| u32::try_from(v).ok().filter(|&v| v != u32::MAX);
@@ -145,17 +226,62 @@ fn pack(t: Tokens) -> Packed {
         f(t.output),
         f(t.cache_creation),
         f(t.cache_read),
+        f(t.reasoning_output),
+        f(t.cache_creation_1h),
     ) {
-        (Some(a), Some(b), Some(c), Some(d)) => [a, b, c, d],
+        (Some(a), Some(b), Some(c), Some(d), Some(e), Some(g)) => [a, b, c, d, e, g],
         _ => BIG,
     }
 }
 
-/// One API message's (or Codex turn's) last usage snapshot: 32 bytes.
+/// One API message's (or Codex turn's) last usage snapshot: 40 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct MessageEntry(Key, Packed, u32);
 
 impl Keyed for MessageEntry {
+    fn key(&self) -> Key {
+        self.0
+    }
+}
+
+/// A Claude `message_delta`'s cumulative usage, by its message's key: the counts it carries
+/// (bit 0 input, 1 output, 2 cache_creation, 3 cache_read of the mask) replace the
+/// message's snapshot's, since the delta comes last.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct DeltaEntry(Key, Tokens, u8);
+
+impl Keyed for DeltaEntry {
+    fn key(&self) -> Key {
+        self.0
+    }
+}
+
+impl DeltaEntry {
+    fn apply(&self, mut t: Tokens) -> Tokens {
+        let d = self.1;
+        let m = self.2;
+        if m & 1 != 0 {
+            t.input = d.input;
+        }
+        if m & 2 != 0 {
+            t.output = d.output;
+        }
+        if m & 4 != 0 {
+            t.cache_creation = d.cache_creation;
+        }
+        if m & 8 != 0 {
+            t.cache_read = d.cache_read;
+        }
+        t
+    }
+}
+
+/// A stream message's id key (`message.id` alone, as `message_delta` names it) and its
+/// message key (with its request id).
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+struct Link(Key, Key);
+
+impl Keyed for Link {
     fn key(&self) -> Key {
         self.0
     }
@@ -172,10 +298,13 @@ impl Keyed for ToolEntry {
 }
 
 /// The last `result` of a session.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct SessionResult {
     /// The last result usage with integer input and output tokens.
     tokens: Option<Tokens>,
+    /// That result's `modelUsage`, by model (a string index).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    model_usage: Option<Vec<(u32, Tokens)>>,
     /// The last cost reported (cumulative for the session).
     cost_usd: Option<f64>,
     turns: Option<u64>,
@@ -213,8 +342,11 @@ struct ClaudeTop<'a> {
     /// `session_id`, else `sessionId`.
     session: Option<Json<'a>>,
     message: Option<Json<'a>>,
-    /// `requestId`, else `request_id`.
-    request: Option<Json<'a>>,
+    cwd: Option<Json<'a>>,
+    /// An old transcript's per-message `costUSD`.
+    cost: Option<f64>,
+    /// `requestId`, else `request_id`, and whether it was `request_id` (stream-json).
+    request: Option<(Json<'a>, bool)>,
 }
 
 /// Per-input context: what later records of the same input inherit.
@@ -227,6 +359,8 @@ struct InputContext {
     session: u32,
     /// Codex rollouts: the model of the last `turn_context`.
     model: u32,
+    /// The last time a record of this input carried (for `--since` / `--until`).
+    last_time: Option<Timestamp>,
     /// Codex exec: how many `thread.started` of the current thread this input has shown
     /// (a resumed run appends a second one), and turns seen since the last one.
     process: u32,
@@ -246,6 +380,16 @@ pub struct Stats {
     sessions: HashSet<u32>,
     /// The last usage snapshot of each API message (and Codex exec turn).
     messages: LastWins<MessageEntry>,
+    /// Claude `message_delta` usage, by message id key.
+    deltas: LastWins<DeltaEntry>,
+    /// Stream messages' id keys to their message keys.
+    links: LastWins<Link>,
+    /// Each session's working directory (its project).
+    session_cwd: HashMap<u32, u32>,
+    /// Old transcripts' per-message `costUSD`, by message key: attribution and cost.
+    message_costs: HashMap<Key, (u32, f64)>,
+    /// The model of each session's last assistant message (a string index each).
+    last_model: HashMap<u32, u32>,
     /// The exact counts of the messages whose entry says [`BIG`].
     big_tokens: HashMap<Key, Tokens>,
     /// Usage that is counted per line (no message id), by attribution.
@@ -263,6 +407,9 @@ pub struct Stats {
     context: Option<InputContext>,
     /// A reused buffer for the `type/subtype` key.
     type_key: String,
+    clock: Clock,
+    /// The last timestamp read (to the minute, UTC) and its hour's string index.
+    hour_cache: Option<(String, u32)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -281,6 +428,10 @@ pub enum GroupBy {
     Type,
     File,
     Day,
+    Week,
+    Month,
+    Project,
+    Block,
 }
 
 impl GroupBy {
@@ -292,6 +443,10 @@ impl GroupBy {
             GroupBy::Type => "type",
             GroupBy::File => "file",
             GroupBy::Day => "day",
+            GroupBy::Week => "week",
+            GroupBy::Month => "month",
+            GroupBy::Project => "project",
+            GroupBy::Block => "block",
         }
     }
 }
@@ -309,7 +464,11 @@ pub struct Group {
     pub key: String,
     pub records: u64,
     pub tokens: Tokens,
+    /// Reported plus estimated.
     pub cost_usd: Option<f64>,
+    /// The estimated part of `cost_usd`.
+    #[serde(default)]
+    pub cost_usd_estimated: Option<f64>,
     pub tool_calls: u64,
     pub tool_errors: u64,
 }
@@ -321,26 +480,133 @@ pub struct Totals {
     pub tokens: Tokens,
     pub result_tokens: Option<Tokens>,
     pub cost_usd: Option<f64>,
+    pub cost_usd_reported: Option<f64>,
+    pub cost_usd_estimated: Option<f64>,
+    pub pricing: Option<String>,
+    pub unpriced_models: Vec<String>,
     pub turns: u64,
     pub duration_ms: u64,
     pub tools: BTreeMap<String, ToolTotals>,
     pub models: BTreeMap<String, Tokens>,
 }
 
-fn day_of(ts: &str) -> Option<&str> {
-    let d = ts.get(..10)?;
-    let b = d.as_bytes();
-    (b[4] == b'-'
-        && b[7] == b'-'
-        && b.iter()
-            .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit()))
-    .then_some(d)
+/// The time settings of a run: the zone days, weeks, months and blocks are counted in,
+/// and `--since` / `--until`.
+#[derive(Debug, Clone)]
+pub struct Clock {
+    pub tz: TimeZone,
+    pub range: TimeRange,
+}
+
+impl Default for Clock {
+    /// UTC, unbounded (the command line passes the system's zone).
+    fn default() -> Self {
+        Clock {
+            tz: TimeZone::UTC,
+            range: TimeRange::default(),
+        }
+    }
+}
+
+/// The hour of a time in `tz`, as `YYYY-MM-DDTHH`: what attributions record, days, weeks,
+/// months and blocks being read from it.
+fn hour_in(t: Timestamp, tz: &TimeZone) -> String {
+    let z = t.to_zoned(tz.clone());
+    format!(
+        "{:04}-{:02}-{:02}T{:02}",
+        z.year(),
+        z.month(),
+        z.day(),
+        z.hour()
+    )
+}
+
+/// The time of a record's `timestamp` (ISO string or epoch milliseconds).
+fn time_of(ts: Json<'_>) -> Option<Timestamp> {
+    match ts.kind() {
+        crate::json::Kind::String => ts.as_str().and_then(timestamp::parse_iso),
+        crate::json::Kind::Number => ts.as_f64().and_then(timestamp::from_epoch_ms),
+        _ => None,
+    }
+}
+
+/// The day (`YYYY-MM-DD`) of an hour key.
+fn day_part(hour: &str) -> &str {
+    hour.get(..10).unwrap_or(hour)
+}
+
+/// Claude's 5-hour billing windows, as ccusage counts them: a block starts at the hour of
+/// the first activity not in an earlier block and lasts five hours. Every hour key to its
+/// block's name (`YYYY-MM-DD HH:00`).
+fn blocks_of<'a>(hours: impl Iterator<Item = &'a str>) -> HashMap<String, String> {
+    let abs = |h: &str| -> Option<i64> {
+        let y: i64 = h.get(..4)?.parse().ok()?;
+        let m: i64 = h.get(5..7)?.parse().ok()?;
+        let d: i64 = h.get(8..10)?.parse().ok()?;
+        let hh: i64 = h.get(11..13)?.parse().ok()?;
+        Some(days_from_civil(y, m, d) * 24 + hh)
+    };
+    let mut sorted: Vec<(i64, &str)> = hours.filter_map(|h| Some((abs(h)?, h))).collect();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out = HashMap::new();
+    let mut start: Option<(i64, String)> = None;
+    for (n, h) in sorted {
+        let open = matches!(&start, Some((s, _)) if n < s + 5);
+        if !open {
+            start = Some((
+                n,
+                format!("{} {}:00", day_part(h), h.get(11..13).unwrap_or("00")),
+            ));
+        }
+        if let Some((_, name)) = &start {
+            out.insert(h.to_string(), name.clone());
+        }
+    }
+    out
 }
 
 impl Stats {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Stats whose days are counted in `clock.tz` and whose records are those in
+    /// `clock.range` (a record without a time takes its input's last one).
+    pub fn with_clock(clock: Clock) -> Self {
+        Stats {
+            clock,
+            ..Self::default()
+        }
+    }
+
+    /// The time settings, for the shards of a parallel run.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// The hour key of a record's timestamp in the clock's zone, as a string index.
+    fn hour_id(&mut self, ts: Json<'_>, time: Option<Timestamp>) -> u32 {
+        // Records of one session come seconds apart: a `…Z` time in the same minute as
+        // the last one is in the same hour.
+        let key = ts
+            .as_str()
+            .filter(|s| s.ends_with('Z') && s.len() >= 16)
+            .map(|s| &s[..16]);
+        if let (Some(k), Some((last, id))) = (key, &self.hour_cache) {
+            if k == last {
+                return *id;
+            }
+        }
+        let Some(t) = time.or_else(|| time_of(ts)) else {
+            return NONE;
+        };
+        let hour = hour_in(t, &self.clock.tz);
+        let id = self.strings.id(&hour);
+        if let Some(k) = key {
+            self.hour_cache = Some((k.to_string(), id));
+        }
+        id
     }
 
     /// A new input begins: later records are attributed to `file`.
@@ -352,6 +618,7 @@ impl Stats {
             dialect: None,
             session: NONE,
             model: NONE,
+            last_time: None,
             process: 0,
             turn: 0,
             records: 0,
@@ -383,6 +650,7 @@ impl Stats {
                 dialect: None,
                 session: NONE,
                 model: NONE,
+                last_time: None,
                 process: 0,
                 turn: 0,
                 records: 0,
@@ -407,7 +675,7 @@ impl Stats {
         ctx: &mut InputContext,
     ) {
         // The top-level fields every record is read for, in one walk over it.
-        let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake] =
+        let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake, cwd, cost] =
             v.get_many([
                 "type",
                 "subtype",
@@ -417,8 +685,23 @@ impl Stats {
                 "message",
                 "requestId",
                 "request_id",
+                "cwd",
+                "costUSD",
             ]);
         let ty = ty.and_then(|t| t.as_str());
+        // --since / --until: a record out of range is counted as read, nothing more. One
+        // without a time of its own (a stream's result line) has its input's last one.
+        let mut time = None;
+        if !self.clock.range.is_unbounded() {
+            time = timestamp.and_then(time_of);
+            if time.is_some() {
+                ctx.last_time = time;
+            }
+            match time.or(ctx.last_time) {
+                Some(t) if !self.clock.range.contains(t) => return,
+                _ => {}
+            }
+        }
         let mut key = std::mem::take(&mut self.type_key);
         key.clear();
         match (ty, subtype.and_then(|s| s.as_str())) {
@@ -441,13 +724,11 @@ impl Stats {
         if !v.is_object() {
             return;
         }
-        let day = timestamp
-            .and_then(|t| t.as_str())
-            .and_then(day_of)
-            .map_or(NONE, |d| self.strings.id(d));
+        let day = timestamp.map_or(NONE, |t| self.hour_id(t, time));
         if day != NONE {
             *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
         }
+
         match info.dialect {
             Some(Dialect::Codex) => self.add_codex(v, ty, ctx, day),
             Some(Dialect::CodexLog) => self.add_codex_log(v, ty, ctx, day),
@@ -455,7 +736,11 @@ impl Stats {
                 let top = ClaudeTop {
                     session: session_id.or(session_id_camel),
                     message,
-                    request: request_id.or(request_id_snake),
+                    cwd,
+                    cost: cost.and_then(|c| c.as_f64()),
+                    request: request_id
+                        .map(|r| (r, false))
+                        .or(request_id_snake.map(|r| (r, true))),
                 };
                 self.add_claude(v, top, ty, ctx, day)
             }
@@ -481,6 +766,16 @@ impl Stats {
             output: u64::from(m.1[1]),
             cache_creation: u64::from(m.1[2]),
             cache_read: u64::from(m.1[3]),
+            reasoning_output: u64::from(m.1[4]),
+            cache_creation_1h: u64::from(m.1[5]),
+        }
+    }
+
+    /// A session's working directory: the first one a record names.
+    fn set_cwd(&mut self, session: u32, cwd: &str) {
+        if !self.session_cwd.contains_key(&session) {
+            let cwd = self.strings.id(cwd);
+            self.session_cwd.insert(session, cwd);
         }
     }
 
@@ -493,6 +788,98 @@ impl Stats {
     fn count_session_record(&mut self, session: u32) {
         if session != NONE {
             *self.records_by.entry((Dim::Session, session)).or_insert(0) += 1;
+        }
+    }
+
+    /// A Claude API message's usage snapshot (an `assistant` line or a `message_start`),
+    /// keyed by its `message.id`; without an id it counts once per line.
+    fn add_claude_message(
+        &mut self,
+        message: Json<'_>,
+        request: Option<(Json<'_>, bool)>,
+        session: u32,
+        ctx: &InputContext,
+        day: u32,
+    ) -> u32 {
+        let [model, usage, id] = message.get_many(["model", "usage", "id"]);
+        let model_name = model.and_then(|m| m.as_str());
+        let model = model_name.map_or(NONE, |m| self.strings.id(m));
+        if session != NONE && model != NONE && model_name != Some("<synthetic>") {
+            self.last_model.insert(session, model);
+        }
+        let attr = self.attrs.id(Attr {
+            session,
+            model,
+            file: ctx.file,
+            day,
+        });
+        if let Some(usage) = usage.filter(|u| u.is_object()) {
+            let tokens = Tokens::from_claude(usage);
+            match id.and_then(|i| i.as_str()) {
+                Some(id) => {
+                    let (req, stream) = match request {
+                        Some((r, stream)) => (r.as_str().unwrap_or(""), stream),
+                        None => ("", false),
+                    };
+                    let key = Key::of(&[id, req]);
+                    // A stream's `message_delta` names its message by id alone: remember
+                    // which request that is (transcripts have no deltas).
+                    if stream && !req.is_empty() {
+                        self.links.push(Link(Key::of(&[id, ""]), key));
+                    }
+                    self.add_usage(key, tokens, attr)
+                }
+                None => *self.extra_usage.entry(attr).or_default() += tokens,
+            }
+        }
+        attr
+    }
+
+    /// A `stream_event` `message_delta`: its cumulative usage, for the message its
+    /// `api_message_id` names (SPEC 5).
+    fn add_message_delta(&mut self, v: Json<'_>, event: Json<'_>) {
+        if event.get("type").and_then(|t| t.as_str()) != Some("message_delta") {
+            return;
+        }
+        let id = v
+            .get("api_message_id")
+            .and_then(|i| i.as_str())
+            .or_else(|| {
+                event
+                    .get("message")
+                    .and_then(|m| m.get("id"))
+                    .and_then(|i| i.as_str())
+            });
+        let (Some(id), Some(usage)) = (id, event.get("usage").filter(|u| u.is_object())) else {
+            return;
+        };
+        let [input, output, cache_creation, cache_read] = usage.get_many([
+            "input_tokens",
+            "output_tokens",
+            "cache_creation_input_tokens",
+            "cache_read_input_tokens",
+        ]);
+        let mut mask = 0u8;
+        let mut n = |v: Option<Json<'_>>, bit: u8| match v.and_then(|v| v.as_u64()) {
+            Some(n) => {
+                mask |= bit;
+                n
+            }
+            None => 0,
+        };
+        let tokens = Tokens {
+            input: n(input, 1),
+            output: n(output, 2),
+            cache_creation: n(cache_creation, 4),
+            cache_read: n(cache_read, 8),
+            reasoning_output: 0,
+            cache_creation_1h: 0,
+        };
+        if mask != 0 {
+            // Keyed as a message without request id would be, which is what it applies
+            // to unless a link says otherwise.
+            self.deltas
+                .push(DeltaEntry(Key::of(&[id, ""]), tokens, mask));
         }
     }
 
@@ -509,33 +896,26 @@ impl Stats {
             None => NONE,
         };
         self.count_session_record(session);
+        if let (true, Some(cwd)) = (session != NONE, top.cwd.and_then(|c| c.as_str())) {
+            self.set_cwd(session, cwd);
+        }
         match ty {
             Some("assistant") => {
                 let Some(message) = top.message else {
                     return;
                 };
-                let [model, usage, id, content] =
-                    message.get_many(["model", "usage", "id", "content"]);
-                let model = model
-                    .and_then(|m| m.as_str())
-                    .map_or(NONE, |m| self.strings.id(m));
-                let attr = self.attrs.id(Attr {
-                    session,
-                    model,
-                    file: ctx.file,
-                    day,
-                });
-                if let Some(usage) = usage.filter(|u| u.is_object()) {
-                    let tokens = Tokens::from_claude(usage);
-                    match id.and_then(|i| i.as_str()) {
-                        Some(id) => {
-                            let request = top.request.and_then(|r| r.as_str()).unwrap_or("");
-                            self.add_usage(Key::of(&[id, request]), tokens, attr);
-                        }
-                        None => *self.extra_usage.entry(attr).or_default() += tokens,
-                    }
+                let attr = self.add_claude_message(message, top.request, session, ctx, day);
+                if let Some(cost) = top.cost {
+                    // Old transcripts: a cost per message, repeated on its lines.
+                    let id = message.get("id").and_then(|i| i.as_str());
+                    let req = top.request.and_then(|(r, _)| r.as_str()).unwrap_or("");
+                    let key = match id {
+                        Some(id) => Key::of(&[id, req]),
+                        None => Key::of(&["costUSD line", &self.message_costs.len().to_string()]),
+                    };
+                    self.message_costs.insert(key, (attr, cost));
                 }
-                if let Some(content) = content {
+                if let Some(content) = message.get("content") {
                     content.for_each_element(|block| {
                         let [ty, id, name] = block.get_many(["type", "id", "name"]);
                         if ty.and_then(|t| t.as_str()) == Some("tool_use") {
@@ -546,6 +926,11 @@ impl Stats {
                             }
                         }
                     });
+                }
+            }
+            Some("stream_event") => {
+                if let Some(event) = v.get("event") {
+                    self.add_message_delta(v, event);
                 }
             }
             Some("user") => {
@@ -564,6 +949,22 @@ impl Stats {
                 });
             }
             Some("result") if session != NONE || v.has("usage") => {
+                let mut model_usage: Option<Vec<(u32, Tokens)>> = None;
+                if let Some(mu) = v.get("modelUsage").filter(|m| m.is_object()) {
+                    let mut list = Vec::new();
+                    mu.for_each_entry(|model, usage| {
+                        if usage.is_object() {
+                            list.push((model.to_string(), Tokens::from_model_usage(usage)));
+                        }
+                    });
+                    if !list.is_empty() {
+                        model_usage = Some(
+                            list.into_iter()
+                                .map(|(m, t)| (self.strings.id(&m), t))
+                                .collect(),
+                        );
+                    }
+                }
                 let entry = self.results.entry(session).or_default();
                 entry.file = ctx.file;
                 entry.day = day;
@@ -575,6 +976,7 @@ impl Stats {
                             .is_some();
                     if has_ints {
                         entry.tokens = Some(Tokens::from_claude(usage));
+                        entry.model_usage = model_usage;
                     }
                 }
                 if let Some(cost) = ["total_cost_usd", "cost_usd", "costUSD"]
@@ -695,6 +1097,11 @@ impl Stats {
             }
             _ => {}
         }
+        if matches!(ty, Some("session_meta" | "turn_context")) && ctx.session != NONE {
+            if let Some(cwd) = payload.and_then(|p| p.get("cwd")).and_then(|c| c.as_str()) {
+                self.set_cwd(ctx.session, cwd);
+            }
+        }
         self.count_session_record(ctx.session);
         let Some(payload) = payload else { return };
         let attr = self.attrs.id(Attr {
@@ -721,9 +1128,23 @@ impl Stats {
                     .get("name")
                     .and_then(|n| n.as_str())
                     .unwrap_or(ptype.unwrap_or("(unknown)"));
+                let name = codex_tool_name(ptype.unwrap_or(""), name);
                 if let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) {
                     let name = self.strings.id(name);
                     self.tool_calls.push(ToolEntry(Key::of(&[id]), name, attr));
+                }
+            }
+            (
+                Some("response_item"),
+                Some(
+                    "function_call_output" | "custom_tool_call_output" | "local_shell_call_output",
+                ),
+            ) => {
+                let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) else {
+                    return;
+                };
+                if payload.get("output").is_some_and(codex_output_failed) {
+                    self.tool_errors.push(Key::of(&[id]));
                 }
             }
             _ => {}
@@ -768,6 +1189,17 @@ impl Stats {
         self.messages
             .extend_later(later.messages, |m| MessageEntry(m.0, m.1, ra(m.2)));
         self.big_tokens.extend(later.big_tokens);
+        self.deltas.extend_later(later.deltas, |d| d);
+        self.links.extend_later(later.links, |l| l);
+        for (s, m) in later.last_model {
+            self.last_model.insert(re(s), re(m));
+        }
+        for (s, c) in later.session_cwd {
+            self.session_cwd.entry(re(s)).or_insert(re(c));
+        }
+        for (k, (a, c)) in later.message_costs {
+            self.message_costs.insert(k, (ra(a), c));
+        }
         for (a, t) in later.extra_usage {
             *self.extra_usage.entry(ra(a)).or_default() += t;
         }
@@ -778,6 +1210,11 @@ impl Stats {
             let entry = self.results.entry(re(s)).or_default();
             entry.file = re(r.file);
             entry.day = re(r.day);
+            if r.tokens.is_some() {
+                entry.model_usage = r
+                    .model_usage
+                    .map(|l| l.into_iter().map(|(m, t)| (re(m), t)).collect());
+            }
             entry.tokens = r.tokens.or(entry.tokens);
             entry.cost_usd = r.cost_usd.or(entry.cost_usd);
             entry.turns = r.turns.or(entry.turns);
@@ -803,58 +1240,246 @@ impl Stats {
         self.strings.get(i).unwrap_or("(none)").to_string()
     }
 
-    /// Usage summed by attribution index (messages, per-line usage, Codex rollout totals):
-    /// `None` for an attribution no usage names. An index no table lists goes last.
-    fn usage_by_attr(&self) -> Vec<Option<Tokens>> {
-        let mut by: Vec<Option<Tokens>> = vec![None; self.attrs.list.len() + 1];
-        let last = self.attrs.list.len();
-        let mut add = |a: u32, t: Tokens| {
-            let i = (a as usize).min(last);
-            *by[i].get_or_insert_with(Tokens::default) += t;
+    /// What each attribution was billed, and its estimated cost: every message's last
+    /// snapshot (its `message_delta` usage applied), per-line usage and Codex rollout
+    /// totals; then, per session whose last `result` carries integer usage, the result's
+    /// totals (SPEC 5): per model from `modelUsage`, else the difference from the messages'
+    /// sum attributed to the session's last model, at the result's file, day and project.
+    fn billing(&self, pricing: &Pricing<'_>) -> Billing {
+        let mut reported: HashMap<u32, f64> = HashMap::new();
+        if pricing.mode != CostMode::Estimated {
+            for (s, r) in &self.results {
+                if let Some(c) = r.cost_usd {
+                    reported.insert(*s, c);
+                }
+            }
+            // A session without a result's cost: the sum of its messages' `costUSD`.
+            let mut by_message: HashMap<u32, f64> = HashMap::new();
+            for (a, c) in self.message_costs.values() {
+                let s = self.attrs.get(*a).session;
+                if !reported.contains_key(&s) {
+                    *by_message.entry(s).or_insert(0.0) += c;
+                }
+            }
+            reported.extend(by_message);
+        }
+        let table = match pricing.mode {
+            CostMode::Reported => None,
+            _ => pricing.table,
         };
+        let estimates = |session: u32| table.is_some() && !reported.contains_key(&session);
+        let mut prices: HashMap<u32, Option<crate::pricing::Price>> = HashMap::new();
+        let mut unpriced: BTreeSet<String> = BTreeSet::new();
+        // Prices `t` of attribution `a` (when its session's cost is estimated).
+        let mut price = |a: Attr, t: Tokens, tiers: bool| -> Option<f64> {
+            let table = table?;
+            if !estimates(a.session) || t.is_zero() {
+                return None;
+            }
+            let p = *prices
+                .entry(a.model)
+                .or_insert_with(|| self.strings.get(a.model).and_then(|m| table.price(m)));
+            match p {
+                Some(p) => Some(p.cost(t.billed(), tiers)),
+                None => {
+                    unpriced.insert(self.name(a.model));
+                    None
+                }
+            }
+        };
+        let mut by: Vec<Acc> = vec![Acc::default(); self.attrs.list.len() + 1];
+        let last = self.attrs.list.len();
+        let mut add =
+            |i: u32,
+             a: Attr,
+             t: Tokens,
+             tiers: bool,
+             price: &mut dyn FnMut(Attr, Tokens, bool) -> Option<f64>| {
+                let acc = &mut by[(i as usize).min(last)];
+                acc.used = true;
+                acc.tokens += t;
+                if let Some(c) = price(a, t, tiers) {
+                    acc.estimated += c;
+                    acc.priced = true;
+                }
+            };
+        let links = self.links.settled();
+        let links: HashMap<Key, Key> = links.iter().map(|l| (l.0, l.1)).collect();
+        let deltas = self.deltas.settled();
+        // A delta applies to its message: the linked one, else the one without request id.
+        let deltas: HashMap<Key, DeltaEntry> = deltas
+            .iter()
+            .map(|d| (links.get(&d.0).copied().unwrap_or(d.0), *d))
+            .collect();
+        // A Codex thread whose rollout is read too: the rollout's cumulative total is the
+        // session's (the thread id is its session id), its exec turns are not added again.
+        let rollouts: HashSet<u32> = self.codex_totals.keys().copied().collect();
         for m in self.messages.settled().iter() {
-            add(m.2, self.tokens_of(m));
+            let a = self.attrs.get(m.2);
+            if !rollouts.is_empty() && rollouts.contains(&a.session) {
+                continue;
+            }
+            let mut t = self.tokens_of(m);
+            if let Some(d) = deltas.get(&m.0) {
+                t = d.apply(t);
+            }
+            add(m.2, a, t, true, &mut price);
         }
         for (a, t) in &self.extra_usage {
-            add(*a, *t);
+            add(*a, self.attrs.get(*a), *t, true, &mut price);
         }
         for (t, a) in self.codex_totals.values() {
-            add(*a, *t);
+            add(*a, self.attrs.get(*a), *t, false, &mut price);
         }
-        by
+        let mut rows: BTreeMap<Attr, Acc> = BTreeMap::new();
+        for (i, acc) in by.into_iter().enumerate() {
+            if acc.used {
+                rows.entry(self.attrs.get(i as u32)).or_default().add(&acc);
+            }
+        }
+        // The results' billed totals.
+        let mut sessions: Vec<(&u32, &SessionResult)> = self.results.iter().collect();
+        sessions.sort_by_key(|(s, _)| **s);
+        for (&s, r) in sessions {
+            let Some(total) = r.tokens else { continue };
+            let mut have: BTreeMap<u32, Tokens> = BTreeMap::new();
+            for (a, acc) in rows.range(session_range(s)) {
+                *have.entry(a.model).or_default() += acc.tokens;
+            }
+            let mut want: BTreeMap<u32, Tokens> = BTreeMap::new();
+            match &r.model_usage {
+                Some(list) => {
+                    for m in have.keys() {
+                        want.insert(*m, Tokens::default());
+                    }
+                    for (m, t) in list {
+                        *want.entry(*m).or_default() += *t;
+                    }
+                }
+                None => {
+                    let model = self.last_model.get(&s).copied().unwrap_or(NONE);
+                    want = have.clone();
+                    let sum = have.values().fold(Tokens::default(), |mut a, t| {
+                        a += *t;
+                        a
+                    });
+                    let w = want.entry(model).or_default();
+                    *w = signed_add(*w, total, sum);
+                }
+            }
+            for (model, mut w) in want {
+                let h = have.get(&model).copied().unwrap_or_default();
+                if r.model_usage.is_some() {
+                    // modelUsage does not split cache writes by lifetime: the messages' do.
+                    w.cache_creation_1h = h.cache_creation_1h.min(w.cache_creation);
+                }
+                if w == h {
+                    continue;
+                }
+                let (more, mut less) = split_difference(w, h);
+                // Where the result is: a stream's result line has no timestamp, so its
+                // day (and what else it lacks) is that of the session's last message.
+                let near = rows
+                    .range(session_range(s))
+                    .filter(|(a, _)| a.model == model)
+                    .map(|(a, _)| *a)
+                    .next_back()
+                    .or_else(|| rows.range(session_range(s)).map(|(a, _)| *a).next_back());
+                let or = |mine: u32, theirs: Option<u32>| {
+                    if mine == NONE {
+                        theirs.unwrap_or(NONE)
+                    } else {
+                        mine
+                    }
+                };
+                let at = Attr {
+                    session: s,
+                    model,
+                    file: or(r.file, near.map(|a| a.file)),
+                    day: or(r.day, near.map(|a| a.day)),
+                };
+                if !more.is_zero() {
+                    let c = price(at, more, false);
+                    let acc = rows.entry(at).or_default();
+                    acc.tokens += more;
+                    if let Some(c) = c {
+                        acc.estimated += c;
+                        acc.priced = true;
+                    }
+                }
+                if !less.is_zero() {
+                    let keys: Vec<Attr> = rows
+                        .range(session_range(s))
+                        .filter(|(a, _)| a.model == model)
+                        .map(|(a, _)| *a)
+                        .collect();
+                    for a in keys {
+                        let Some(acc) = rows.get_mut(&a) else {
+                            continue;
+                        };
+                        let cut = min_tokens(acc.tokens, less);
+                        acc.tokens = sub_tokens(acc.tokens, cut);
+                        less = sub_tokens(less, cut);
+                        if let Some(c) = price(a, cut, false) {
+                            acc.estimated -= c;
+                        }
+                    }
+                }
+            }
+        }
+        Billing {
+            rows,
+            unpriced,
+            reported,
+            table: table.map(|t| t.name.clone()),
+        }
+    }
+
+    /// The totals of SPEC section 5, tokens priced with the built-in table.
+    pub fn totals(&self) -> Totals {
+        self.totals_priced(&Pricing::default())
     }
 
     /// The totals of SPEC section 5.
-    pub fn totals(&self) -> Totals {
+    pub fn totals_priced(&self, pricing: &Pricing<'_>) -> Totals {
+        let billing = self.billing(pricing);
         let mut tokens = Tokens::default();
         let mut models: BTreeMap<String, Tokens> = BTreeMap::new();
-        for (i, t) in self.usage_by_attr().into_iter().enumerate() {
-            if let Some(t) = t {
-                tokens += t;
-                let a = self.attrs.get(i as u32);
-                *models.entry(self.name(a.model)).or_default() += t;
+        let mut estimated: Option<f64> = None;
+        for (a, acc) in &billing.rows {
+            tokens += acc.tokens;
+            *models.entry(self.name(a.model)).or_default() += acc.tokens;
+            if acc.priced {
+                *estimated.get_or_insert(0.0) += acc.estimated;
             }
         }
+        models.retain(|_, t| !t.is_zero());
         let mut result_tokens: Option<Tokens> = None;
-        let mut cost: Option<f64> = None;
         let mut turns = 0;
         let mut duration_ms = 0;
         for r in self.results.values() {
             if let Some(t) = r.tokens {
                 *result_tokens.get_or_insert_with(Tokens::default) += t;
             }
-            if let Some(c) = r.cost_usd {
-                *cost.get_or_insert(0.0) += c;
-            }
             turns = r.turns.unwrap_or(0).saturating_add(turns);
             duration_ms = r.duration_ms.unwrap_or(0).saturating_add(duration_ms);
         }
+        let reported =
+            (!billing.reported.is_empty()).then(|| billing.reported.values().sum::<f64>());
+        let cost = match (reported, estimated) {
+            (None, None) => None,
+            (r, e) => Some(r.unwrap_or(0.0) + e.unwrap_or(0.0)),
+        };
         turns = turns.saturating_add(self.codex_turns.len() as u64);
         Totals {
             sessions: self.sessions.len() as u64,
             tokens,
             result_tokens,
             cost_usd: cost.map(round_cost),
+            cost_usd_reported: reported.map(round_cost),
+            cost_usd_estimated: estimated.map(round_cost),
+            pricing: billing.table,
+            unpriced_models: billing.unpriced.into_iter().collect(),
             turns,
             duration_ms,
             tools: self.tool_totals(),
@@ -890,16 +1515,61 @@ impl Stats {
         tools
     }
 
-    /// The breakdown by `by`, sorted by key.
-    pub fn groups(&self, by: GroupBy) -> Vec<Group> {
-        let mut rows: BTreeMap<String, Group> = BTreeMap::new();
-        let pick = |a: Attr| match by {
-            GroupBy::Session => Some(a.session),
-            GroupBy::Model => Some(a.model),
-            GroupBy::File => Some(a.file),
-            GroupBy::Day => Some(a.day),
+    /// The project of attribution `a`: its session's working directory, else the
+    /// `~/.claude/projects` folder its file is in.
+    fn project_of(&self, a: Attr) -> String {
+        if let Some(cwd) = self.session_cwd.get(&a.session) {
+            return self.name(*cwd);
+        }
+        let file = self.strings.get(a.file).unwrap_or("");
+        let path = std::path::Path::new(file);
+        let mut parts = path.iter().map(|p| p.to_string_lossy());
+        while let Some(p) = parts.next() {
+            if p == "projects" {
+                if let Some(slug) = parts.next() {
+                    return slug.to_string();
+                }
+            }
+        }
+        "(none)".to_string()
+    }
+
+    /// The key of attribution `a` in a breakdown by `by` (a session's block is its
+    /// session's first 5-hour window).
+    fn group_key(&self, by: GroupBy, a: Attr, blocks: &HashMap<String, String>) -> Option<String> {
+        let day = || self.strings.get(a.day).map(day_part);
+        match by {
+            GroupBy::Session => Some(self.name(a.session)),
+            GroupBy::Model => Some(self.name(a.model)),
+            GroupBy::File => Some(self.name(a.file)),
+            GroupBy::Project => Some(self.project_of(a)),
+            GroupBy::Day => Some(day().unwrap_or("(none)").to_string()),
+            GroupBy::Block => Some(
+                self.strings
+                    .get(a.day)
+                    .and_then(|h| blocks.get(h))
+                    .cloned()
+                    .unwrap_or_else(|| "(none)".to_string()),
+            ),
+            GroupBy::Week => Some(day().and_then(week_of).unwrap_or_else(|| "(none)".into())),
+            GroupBy::Month => Some(
+                day()
+                    .and_then(|d| d.get(..7))
+                    .unwrap_or("(none)")
+                    .to_string(),
+            ),
             GroupBy::Tool | GroupBy::Type => None,
-        };
+        }
+    }
+
+    /// The breakdown by `by`, sorted by key, tokens priced with the built-in table.
+    pub fn groups(&self, by: GroupBy) -> Vec<Group> {
+        self.groups_priced(by, &Pricing::default())
+    }
+
+    /// The breakdown by `by`, sorted by key.
+    pub fn groups_priced(&self, by: GroupBy, pricing: &Pricing<'_>) -> Vec<Group> {
+        let mut rows: BTreeMap<String, Group> = BTreeMap::new();
         match by {
             GroupBy::Type => {
                 for (t, n) in &self.types {
@@ -914,35 +1584,94 @@ impl Stats {
                 }
             }
             _ => {
+                let blocks = if by == GroupBy::Block {
+                    blocks_of(
+                        self.records_by
+                            .keys()
+                            .filter(|(d, _)| *d == Dim::Day)
+                            .filter_map(|(_, i)| self.strings.get(*i))
+                            .chain(
+                                self.attrs
+                                    .list
+                                    .iter()
+                                    .filter_map(|a| self.strings.get(a.day)),
+                            ),
+                    )
+                } else {
+                    HashMap::new()
+                };
                 let dim = match by {
                     GroupBy::Session => Some(Dim::Session),
                     GroupBy::File => Some(Dim::File),
-                    GroupBy::Day => Some(Dim::Day),
+                    GroupBy::Day | GroupBy::Week | GroupBy::Month | GroupBy::Block => {
+                        Some(Dim::Day)
+                    }
                     _ => None,
                 };
                 if let Some(dim) = dim {
                     for ((d, i), n) in &self.records_by {
                         if *d == dim {
-                            row(&mut rows, self.name(*i)).records += n;
+                            let hour = self.strings.get(*i).unwrap_or("");
+                            let key = match by {
+                                GroupBy::Day => day_part(hour).to_string(),
+                                GroupBy::Block => blocks.get(hour).cloned().unwrap_or_default(),
+                                GroupBy::Week => week_of(day_part(hour)).unwrap_or_default(),
+                                GroupBy::Month => self
+                                    .strings
+                                    .get(*i)
+                                    .and_then(|d| d.get(..7))
+                                    .unwrap_or("")
+                                    .to_string(),
+                                _ => self.name(*i),
+                            };
+                            row(&mut rows, key).records += n;
                         }
                     }
                 }
-                for (i, t) in self.usage_by_attr().into_iter().enumerate() {
-                    if let (Some(t), Some(k)) = (t, pick(self.attrs.get(i as u32))) {
-                        row(&mut rows, self.name(k)).tokens += t;
+                let billing = self.billing(pricing);
+                for (a, acc) in &billing.rows {
+                    if let Some(k) = self.group_key(by, *a, &blocks) {
+                        let g = row(&mut rows, k);
+                        g.tokens += acc.tokens;
+                        if acc.priced {
+                            g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
+                            g.cost_usd_estimated =
+                                Some(g.cost_usd_estimated.unwrap_or(0.0) + acc.estimated);
+                        }
                     }
                 }
-                for (session, r) in &self.results {
-                    let key = match by {
-                        GroupBy::Session => Some(*session),
-                        GroupBy::File => Some(r.file),
-                        GroupBy::Day => Some(r.day),
-                        _ => None,
+                for (session, c) in &billing.reported {
+                    let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+                        continue;
                     };
-                    if let (Some(k), Some(c)) = (key, r.cost_usd) {
-                        let g = row(&mut rows, self.name(k));
-                        g.cost_usd = Some(round_cost(g.cost_usd.unwrap_or(0.0) + c));
+                    let a = Attr {
+                        session: *session,
+                        model: self.last_model.get(session).copied().unwrap_or(NONE),
+                        file: r.file,
+                        day: r.day,
+                    };
+                    if let Some(k) = self.group_key(by, a, &blocks) {
+                        let g = row(&mut rows, k);
+                        g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
                     }
+                }
+                for (a, c) in self.message_costs.values() {
+                    let a = self.attrs.get(*a);
+                    let from_result = self
+                        .results
+                        .get(&a.session)
+                        .is_some_and(|r| r.cost_usd.is_some());
+                    if from_result || !billing.reported.contains_key(&a.session) {
+                        continue;
+                    }
+                    if let Some(k) = self.group_key(by, a, &blocks) {
+                        let g = row(&mut rows, k);
+                        g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+                    }
+                }
+                for g in rows.values_mut() {
+                    g.cost_usd = g.cost_usd.map(round_cost);
+                    g.cost_usd_estimated = g.cost_usd_estimated.map(round_cost);
                 }
                 // Calls and errors by attribution first: a handful of rows, not a string
                 // per call.
@@ -955,8 +1684,8 @@ impl Stats {
                     e.1 += u64::from(error.is_some());
                 }
                 for (a, (calls, errors)) in by_attr {
-                    if let Some(k) = pick(self.attrs.get(a)) {
-                        let g = row(&mut rows, self.name(k));
+                    if let Some(k) = self.group_key(by, self.attrs.get(a), &blocks) {
+                        let g = row(&mut rows, k);
                         g.tool_calls += calls;
                         g.tool_errors += errors;
                     }
@@ -985,11 +1714,24 @@ impl Stats {
             sessions: sorted(self.sessions.iter().copied()),
             messages,
             big_tokens: big,
+            deltas: self.deltas.settled(),
+            links: self.links.settled(),
+            last_model: sorted(self.last_model.iter().map(|(s, m)| (*s, *m))),
+            session_cwd: sorted(self.session_cwd.iter().map(|(s, c)| (*s, *c))),
+            message_costs: {
+                let mut v: Vec<(Key, u32, f64)> = self
+                    .message_costs
+                    .iter()
+                    .map(|(k, (a, c))| (*k, *a, *c))
+                    .collect();
+                v.sort_by_key(|e| e.0);
+                v
+            },
             extra_usage: sorted(self.extra_usage.iter().map(|(a, t)| (*a, *t))),
             codex_totals: sorted(self.codex_totals.iter().map(|(s, (t, a))| (*s, *t, *a))),
             results: {
                 let mut v: Vec<(u32, SessionResult)> =
-                    self.results.iter().map(|(s, r)| (*s, *r)).collect();
+                    self.results.iter().map(|(s, r)| (*s, r.clone())).collect();
                 v.sort_by_key(|(s, _)| *s);
                 v
             },
@@ -1036,6 +1778,15 @@ impl Stats {
         stats.sessions = s.sessions.into_iter().collect();
         stats.messages = LastWins::from_entries(s.messages.into_vec());
         stats.big_tokens = s.big_tokens.into_iter().collect();
+        stats.deltas = LastWins::from_entries(s.deltas.into_vec());
+        stats.links = LastWins::from_entries(s.links.into_vec());
+        stats.last_model = s.last_model.into_iter().collect();
+        stats.session_cwd = s.session_cwd.into_iter().collect();
+        stats.message_costs = s
+            .message_costs
+            .into_iter()
+            .map(|(k, a, c)| (k, (a, c)))
+            .collect();
         stats.extra_usage = s.extra_usage.into_iter().collect();
         stats.codex_totals = s
             .codex_totals
@@ -1054,9 +1805,14 @@ impl Stats {
         Ok(stats)
     }
 
-    /// The full JSON report (`ndjq.stats/1`).
+    /// The full JSON report (`ndjq.stats/2`), tokens priced with the built-in table.
     pub fn report(&self, by: Option<GroupBy>) -> Report {
-        let t = self.totals();
+        self.report_priced(by, &Pricing::default())
+    }
+
+    /// The full JSON report (`ndjq.stats/2`).
+    pub fn report_priced(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
+        let t = self.totals_priced(pricing);
         Report {
             schema: SCHEMA.to_string(),
             files: self.summary.files,
@@ -1077,17 +1833,172 @@ impl Stats {
             tokens: t.tokens,
             result_tokens: t.result_tokens,
             cost_usd: t.cost_usd,
+            cost_usd_reported: t.cost_usd_reported,
+            cost_usd_estimated: t.cost_usd_estimated,
+            pricing: t.pricing,
+            unpriced_models: t.unpriced_models,
             turns: t.turns,
             duration_ms: t.duration_ms,
             tools: t.tools,
             models: t.models,
-            cost_usd_estimated: None,
-            unpriced_models: None,
             by: by.map(|b| b.name().to_string()),
-            groups: by.map(|b| self.groups(b)),
+            groups: by.map(|b| self.groups_priced(b, pricing)),
             state: self.to_state(),
         }
     }
+}
+
+/// How `stats` prices tokens: which table, and which costs count.
+#[derive(Debug, Clone, Copy)]
+pub struct Pricing<'a> {
+    pub table: Option<&'a PriceTable>,
+    pub mode: CostMode,
+}
+
+static BUILTIN_TABLE: std::sync::OnceLock<PriceTable> = std::sync::OnceLock::new();
+
+impl Default for Pricing<'static> {
+    /// The built-in table, `auto`.
+    fn default() -> Self {
+        Pricing {
+            table: Some(BUILTIN_TABLE.get_or_init(PriceTable::builtin)),
+            mode: CostMode::Auto,
+        }
+    }
+}
+
+/// `--cost`: the costs the agents reported, estimates from token counts, or (auto) the
+/// reported cost of each session that has one and an estimate for the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CostMode {
+    Reported,
+    Estimated,
+    #[default]
+    Auto,
+}
+
+/// One attribution's billed tokens and their estimated cost.
+#[derive(Debug, Clone, Copy, Default)]
+struct Acc {
+    tokens: Tokens,
+    estimated: f64,
+    /// Some of its tokens were priced.
+    priced: bool,
+    used: bool,
+}
+
+impl Acc {
+    fn add(&mut self, o: &Acc) {
+        self.tokens += o.tokens;
+        self.estimated += o.estimated;
+        self.priced |= o.priced;
+        self.used |= o.used;
+    }
+}
+
+/// What [`Stats::billing`] computes.
+#[derive(Debug)]
+struct Billing {
+    rows: BTreeMap<Attr, Acc>,
+    unpriced: BTreeSet<String>,
+    /// The reported cost of each session whose cost counts as reported.
+    reported: HashMap<u32, f64>,
+    /// The name of the table estimates came from.
+    table: Option<String>,
+}
+
+/// The attributions of session `s` (sessions sort first in [`Attr`]).
+fn session_range(s: u32) -> std::ops::RangeInclusive<Attr> {
+    let lo = Attr {
+        session: s,
+        model: 0,
+        file: 0,
+        day: 0,
+    };
+    let hi = Attr {
+        session: s,
+        model: u32::MAX,
+        file: u32::MAX,
+        day: u32::MAX,
+    };
+    lo..=hi
+}
+
+fn per_field(a: Tokens, b: Tokens, f: impl Fn(u64, u64) -> u64) -> Tokens {
+    Tokens {
+        input: f(a.input, b.input),
+        output: f(a.output, b.output),
+        cache_creation: f(a.cache_creation, b.cache_creation),
+        cache_read: f(a.cache_read, b.cache_read),
+        reasoning_output: f(a.reasoning_output, b.reasoning_output),
+        cache_creation_1h: f(a.cache_creation_1h, b.cache_creation_1h),
+    }
+}
+
+fn sub_tokens(a: Tokens, b: Tokens) -> Tokens {
+    per_field(a, b, u64::saturating_sub)
+}
+
+fn min_tokens(a: Tokens, b: Tokens) -> Tokens {
+    per_field(a, b, u64::min)
+}
+
+/// `w + plus - minus`, field by field, not below zero.
+fn signed_add(w: Tokens, plus: Tokens, minus: Tokens) -> Tokens {
+    per_field(
+        per_field(w, plus, u64::saturating_add),
+        minus,
+        u64::saturating_sub,
+    )
+}
+
+/// What `want` has more than `have`, and what it has less, field by field.
+fn split_difference(want: Tokens, have: Tokens) -> (Tokens, Tokens) {
+    (sub_tokens(want, have), sub_tokens(have, want))
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date of a day number.
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (
+        if m <= 2 {
+            yoe + era * 400 + 1
+        } else {
+            yoe + era * 400
+        },
+        m,
+        d,
+    )
+}
+
+/// The week of a `YYYY-MM-DD` day, named by its Monday (ISO weeks start on Monday).
+fn week_of(day: &str) -> Option<String> {
+    let y: i64 = day.get(..4)?.parse().ok()?;
+    let m: i64 = day.get(5..7)?.parse().ok()?;
+    let d: i64 = day.get(8..10)?.parse().ok()?;
+    let n = days_from_civil(y, m, d);
+    // 1970-01-01 was a Thursday: Monday is 0 in (n + 3) mod 7.
+    let monday = n - (n + 3).rem_euclid(7);
+    let (y, m, d) = civil_from_days(monday);
+    Some(format!("{y:04}-{m:02}-{d:02}"))
 }
 
 fn row(rows: &mut BTreeMap<String, Group>, key: String) -> &mut Group {
@@ -1095,6 +2006,53 @@ fn row(rows: &mut BTreeMap<String, Group>, key: String) -> &mut Group {
         key,
         ..Group::default()
     })
+}
+
+/// The one name of a Codex tool in a rollout and in `codex exec --json`: exec's item type
+/// (`command_execution`, `file_change`, `web_search`), which stays the same across Codex
+/// versions while the rollout's function names change (`shell`, `exec_command`,
+/// `shell_command`, `local_shell_call`, `apply_patch`); other functions keep their name.
+fn codex_tool_name<'a>(payload_type: &'a str, name: &'a str) -> &'a str {
+    match (payload_type, name) {
+        ("local_shell_call", _) => "command_execution",
+        (_, "shell" | "exec_command" | "shell_command" | "container.exec" | "unified_exec") => {
+            "command_execution"
+        }
+        (_, "apply_patch") => "file_change",
+        (_, "web_search" | "web_search_call") => "web_search",
+        _ => name,
+    }
+}
+
+/// Whether a rollout tool output reports a non-zero exit: `Process exited with code N` or
+/// `Exit code: N` in its text, or `metadata.exit_code` in the JSON document it holds.
+fn codex_output_failed(output: Json<'_>) -> bool {
+    let text = match output.as_str() {
+        Some(t) => t.to_string(),
+        None => match output.get("content").and_then(|c| c.as_str()) {
+            Some(t) => t.to_string(),
+            None => output.to_compact_string(),
+        },
+    };
+    let code_after = |marker: &str| -> Option<i64> {
+        let at = text.find(marker)? + marker.len();
+        let rest = text[at..].trim_start();
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+            .map_or(rest.len(), |(i, _)| i);
+        rest[..end].parse().ok()
+    };
+    if text.starts_with('{') {
+        if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
+            if let Some(code) = doc.pointer("/metadata/exit_code").and_then(|c| c.as_i64()) {
+                return code != 0;
+            }
+        }
+    }
+    code_after("Process exited with code")
+        .or_else(|| code_after("Exit code:"))
+        .is_some_and(|code| code != 0)
 }
 
 /// FNV-1a, 64 bits: a digest that stays the same across versions and machines, since it
@@ -1126,10 +2084,27 @@ pub struct State {
     strings: Vec<String>,
     attrs: Vec<Attr>,
     sessions: Vec<u32>,
-    /// `[key, [input, output, cache_creation, cache_read], attribution]`, sorted by key.
+    /// `[key, [input, output, cache_creation, cache_read, reasoning_output,
+    /// cache_creation_1h], attribution]`,
+    /// sorted by key.
     messages: View<MessageEntry>,
     /// The exact counts of the messages whose counts do not fit 32 bits.
     big_tokens: Vec<(Key, Tokens)>,
+    /// Claude `message_delta` usage: `[key, tokens, mask of the counts it carries]`.
+    #[serde(default)]
+    deltas: View<DeltaEntry>,
+    /// Stream messages: `[key of the message id alone, message key]`.
+    #[serde(default)]
+    links: View<Link>,
+    /// Each session's last model: `[session, model]`.
+    #[serde(default)]
+    last_model: Vec<(u32, u32)>,
+    /// Each session's working directory: `[session, cwd]`.
+    #[serde(default)]
+    session_cwd: Vec<(u32, u32)>,
+    /// Old transcripts' per-message `costUSD`: `[message key, attribution, cost]`.
+    #[serde(default)]
+    message_costs: Vec<(Key, u32, f64)>,
     extra_usage: Vec<(u32, Tokens)>,
     codex_totals: Vec<(u32, Tokens, u32)>,
     results: Vec<(u32, SessionResult)>,
@@ -1140,7 +2115,7 @@ pub struct State {
     records_by: Vec<(Dim, u32, u64)>,
 }
 
-/// The JSON report of `ndjq stats` (schema `ndjq.stats/1`).
+/// The JSON report of `ndjq stats` (schema `ndjq.stats/2`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub schema: String,
@@ -1156,61 +2131,23 @@ pub struct Report {
     pub sessions: u64,
     pub tokens: Tokens,
     pub result_tokens: Option<Tokens>,
+    /// Reported plus estimated, summed over sessions; null when nothing could be priced.
     pub cost_usd: Option<f64>,
+    /// The sessions' reported costs (the last `total_cost_usd` of each).
+    pub cost_usd_reported: Option<f64>,
+    /// The part of `cost_usd` estimated from token counts (sessions that reported none).
+    pub cost_usd_estimated: Option<f64>,
+    /// The price table estimates came from (source, versions, date, or the file given).
+    pub pricing: Option<String>,
+    /// Models the table has no price for (their tokens are not in `cost_usd`).
+    pub unpriced_models: Vec<String>,
     pub turns: u64,
     pub duration_ms: u64,
     pub tools: BTreeMap<String, ToolTotals>,
     pub models: BTreeMap<String, Tokens>,
-    /// With `--pricing`: the cost of the tokens at the table's prices.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cost_usd_estimated: Option<f64>,
-    /// With `--pricing`: models the table has no price for (their tokens are not costed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unpriced_models: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<Group>>,
     pub state: State,
-}
-
-/// Prices tokens with a LiteLLM price table (`{"model": {"input_cost_per_token": …,
-/// "output_cost_per_token": …, "cache_creation_input_token_cost": …,
-/// "cache_read_input_token_cost": …}}`): the estimated cost and the models it cannot price.
-/// A model is looked up as given, then without a `provider/` prefix in the table's keys.
-pub fn estimate_cost(
-    models: &BTreeMap<String, Tokens>,
-    table: &serde_json::Value,
-) -> (f64, Vec<String>) {
-    let mut total = 0.0;
-    let mut unpriced = Vec::new();
-    for (model, t) in models {
-        let entry = table.get(model).or_else(|| {
-            table.as_object().and_then(|m| {
-                m.iter()
-                    .find(|(k, _)| k.rsplit('/').next() == Some(model.as_str()))
-                    .map(|(_, v)| v)
-            })
-        });
-        let price = |k: &str| entry.and_then(|e| e.get(k)).and_then(|v| v.as_f64());
-        match (
-            price("input_cost_per_token"),
-            price("output_cost_per_token"),
-        ) {
-            (Some(i), Some(o)) => {
-                let cw = price("cache_creation_input_token_cost").unwrap_or(i);
-                let cr = price("cache_read_input_token_cost").unwrap_or(i);
-                total += t.input as f64 * i
-                    + t.output as f64 * o
-                    + t.cache_creation as f64 * cw
-                    + t.cache_read as f64 * cr;
-            }
-            _ => {
-                if *t != Tokens::default() {
-                    unpriced.push(model.clone());
-                }
-            }
-        }
-    }
-    (round_cost(total), unpriced)
 }

@@ -580,7 +580,7 @@ fn check_example(example: &str, home: &Home, out: &Output) {
         "ndjq stats run.ndjson" | "ndjq stats ~/.claude/projects" => {
             assert_eq!(code, Some(0), "{context}");
             let stats = json(&stdout);
-            assert_eq!(stats["schema"], "ndjq.stats/1", "{context}");
+            assert_eq!(stats["schema"], "ndjq.stats/2", "{context}");
             assert_eq!(stats["files"], 1, "{context}");
             assert!(stats["tokens"]["input"].as_u64() > Some(0), "{context}");
         }

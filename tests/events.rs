@@ -898,12 +898,22 @@ fn text_summary_counts_events_tools_errors_tokens_and_cost() {
     let evs = events(&[CLAUDE_MULTI]);
     let usage = of_kind(&evs, "usage");
     let sum = |f: fn(&Event) -> Option<u64>| usage.iter().map(|e| f(e).unwrap_or(0)).sum::<u64>();
-    let cost = of_kind(&evs, "result")[0].cost_usd.expect("cost");
+    let result = &of_kind(&evs, "result")[0];
+    let cost = result.cost_usd.expect("cost");
+    // Input and output are the result's (the billed totals: the usage events carry the
+    // early per-message snapshots, output 1 each); the cache counts are the usage sums.
+    let result_input = result
+        .input
+        .as_ref()
+        .and_then(Value::as_u64)
+        .expect("input");
+    let result_output = result.output.expect("output");
+    assert!(result_output > sum(|e| e.output), "the snapshots are early");
     let want = format!(
         "── {} events · 2 tool calls · 0 errors · tokens {} in, {} out, {} cache read, {} cache write · cost ${cost:.4}\n",
         evs.len(),
-        group(sum(|e| e.input.as_ref().and_then(Value::as_u64))),
-        group(sum(|e| e.output)),
+        group(result_input),
+        group(result_output),
         group(sum(|e| e.cache_read)),
         group(sum(|e| e.cache_creation)),
     );

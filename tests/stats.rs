@@ -60,6 +60,8 @@ fn ndjq_stats() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_ndjq"));
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        // Days are counted in the system's time zone: the same one on every machine.
+        .env("TZ", "UTC")
         .current_dir(root())
         .args(["stats", "--color", "never"]);
     cmd
@@ -102,7 +104,7 @@ struct Expected {
     sessions: u64,
     tokens: Tokens,
     result_tokens: Option<Tokens>,
-    cost_usd: Option<f64>,
+    cost_usd_reported: Option<f64>,
     turns: u64,
     tools: BTreeMap<String, ToolTotals>,
 }
@@ -266,17 +268,23 @@ fn spec_diffs(want: &Expected, got: &Report) -> Vec<String> {
     check(&mut d, "empty", want.empty, got.empty);
     check(&mut d, "types", &want.types, &got.types);
     check(&mut d, "sessions", want.sessions, got.sessions);
-    check(&mut d, "tokens", want.tokens, got.tokens);
+    // SPEC 5 has no rule for the 1-hour part of cache writes (ndjq reads it to price them
+    // as ccusage does, tests/stats_ccusage.rs): the script does not compute it.
+    let no_1h = |t: Tokens| Tokens {
+        cache_creation_1h: 0,
+        ..t
+    };
+    check(&mut d, "tokens", want.tokens, no_1h(got.tokens));
     check(
         &mut d,
         "result_tokens",
         want.result_tokens,
-        got.result_tokens,
+        got.result_tokens.map(no_1h),
     );
-    if !close(want.cost_usd, got.cost_usd) {
+    if !close(want.cost_usd_reported, got.cost_usd_reported) {
         d.push(format!(
-            "cost_usd: expected {:?}, ndjq gave {:?}",
-            want.cost_usd, got.cost_usd
+            "cost_usd_reported: expected {:?}, ndjq gave {:?}",
+            want.cost_usd_reported, got.cost_usd_reported
         ));
     }
     check(&mut d, "turns", want.turns, got.turns);
@@ -365,6 +373,13 @@ fn report_diffs(want: &Report, got: &Report, with_files: bool) -> Vec<String> {
             want.cost_usd_estimated, got.cost_usd_estimated
         ));
     }
+    if !close(want.cost_usd_reported, got.cost_usd_reported) {
+        d.push(format!(
+            "cost_usd_reported: {:?} != {:?}",
+            want.cost_usd_reported, got.cost_usd_reported
+        ));
+    }
+    check(&mut d, "pricing", &want.pricing, &got.pricing);
     check(
         &mut d,
         "unpriced_models",
@@ -486,7 +501,13 @@ fn every_corpus_file_matches_the_spec_rules() {
 
 #[test]
 fn hand_made_files_match_the_spec_rules() {
-    let files = [data("claude-rules.ndjson"), data("codex-exec-tools.jsonl")];
+    let files = [
+        data("claude-rules.ndjson"),
+        data("codex-exec-tools.jsonl"),
+        data("claude-model-usage.ndjson"),
+        data("codex-rollout-errors.jsonl"),
+        data("claude-log-costusd.jsonl"),
+    ];
     assert_no_diffs(
         "ndjq stats disagrees with the SPEC rules",
         &spec_mismatches(&files),
@@ -624,26 +645,32 @@ fn claude_tool_capture_by_hand() {
     //   output         =    1 +    1 =    2
     //   cache_creation = 1293 + 1343 = 2636
     //   cache_read     = 9848 + 9848 = 19696
+    // But the result's usage says output 62: the assistant lines carry the message_start
+    // snapshot (output_tokens 1); the final count per message only comes in
+    // stream_event message_delta (not emitted without --include-partial-messages), and
+    // in result.usage. The session's tokens are the result's (SPEC 5); its modelUsage
+    // names one model, claude-opus-5-5, with the same counts.
     assert_eq!(
         got.tokens,
         Tokens {
             input: 2637,
-            output: 2,
+            output: 62,
             cache_creation: 2636,
-            cache_read: 19696
+            cache_read: 19696,
+            reasoning_output: 0,
+            cache_creation_1h: 0,
         }
     );
-    // The result's usage says output 62: the assistant lines carry the message_start
-    // snapshot (output_tokens 1); the final count per message only comes in
-    // stream_event message_delta (not emitted without --include-partial-messages), and
-    // in result.usage. Input and cache figures agree with the per-message sum.
+    assert_eq!(got.models["claude-opus-5-5"], got.tokens);
     assert_eq!(
         got.result_tokens,
         Some(Tokens {
             input: 2637,
             output: 62,
             cache_creation: 2636,
-            cache_read: 19696
+            cache_read: 19696,
+            reasoning_output: 0,
+            cache_creation_1h: 0,
         })
     );
     assert!(close(got.cost_usd, Some(0.0289072)), "{:?}", got.cost_usd);
@@ -672,32 +699,64 @@ fn claude_rules_file_by_hand() {
     // `system` with subtype 7 counts as `system`; `[1,2]` as `(none)`.
     assert_eq!(got.types.get("system"), Some(&1));
     assert_eq!(got.types.get("(none)"), Some(&1));
+    // Without its result lines, the per-message rule shows (all messages are s-one's):
     // (msg_1, req_a): snapshots output 1, 30, 30 → the last: 100 / 30 / 10 / 1000
     // (msg_1, req_b): a retried request, its own key:   100 /  5 /  0 / 1100
     // (msg_2, none):  snapshots output 3, 9 → the last:    7 /  9 /  0 /    0
     // two lines without message.id, each counted:      2×(2 /  2 /  0 /    0)
     //   input 100+100+7+4 = 211, output 30+5+9+4 = 48, cache_creation 10,
     //   cache_read 1000+1100 = 2100
+    let text = std::fs::read_to_string(data("claude-rules.ndjson")).expect("read");
+    let no_results: String = text
+        .lines()
+        .filter(|l| !l.contains("\"type\":\"result\""))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let out = ndjq_stats()
+        .args(["-q", "-f", "json"])
+        .write_stdin(no_results)
+        .output()
+        .expect("run ndjq stats");
+    let per_message = parse_report(&String::from_utf8_lossy(&out.stdout));
     assert_eq!(
-        got.tokens,
+        per_message.tokens,
         Tokens {
             input: 211,
             output: 48,
             cache_creation: 10,
-            cache_read: 2100
+            cache_read: 2100,
+            reasoning_output: 0,
+            cache_creation_1h: 0,
         }
     );
-    // s-one's last result has null usage counts, so its earlier one (200/50/10/2000)
-    // counts; s-two 1/2/3/4; s-three has no usage.
+    // With them, each session with a result carrying integer usage counts the result's
+    // billed totals: s-one's last result has null usage counts, so its earlier one
+    // (200/50/10/2000); s-two 1/2/3/4; s-three has no usage.
+    let billed = Tokens {
+        input: 201,
+        output: 52,
+        cache_creation: 13,
+        cache_read: 2004,
+        reasoning_output: 0,
+        cache_creation_1h: 0,
+    };
+    assert_eq!(got.result_tokens, Some(billed));
+    assert_eq!(got.tokens, billed);
+    // s-one's difference from its messages (200-211, 50-48, 10-10, 2000-2100) goes to its
+    // last model, claude-test-priced: 204-11 / 39+2 / 10 / 2100-100. s-two's result has no
+    // message, so no model: (none).
+    let priced = &got.models["claude-test-priced"];
     assert_eq!(
-        got.result_tokens,
-        Some(Tokens {
-            input: 201,
-            output: 52,
-            cache_creation: 13,
-            cache_read: 2004
-        })
+        (
+            priced.input,
+            priced.output,
+            priced.cache_creation,
+            priced.cache_read
+        ),
+        (193, 41, 10, 2000)
     );
+    assert_eq!(got.models["claude-test-unpriced"].output, 9);
+    assert_eq!(got.models["(none)"].cache_read, 4);
     // s-one: last total_cost_usd 0.03 (not 0.01 + 0.03: it is cumulative);
     // s-two: total_cost_usd null → cost_usd 0.5; s-three: costUSD 0.25.
     assert!(close(got.cost_usd, Some(0.78)), "{:?}", got.cost_usd);
@@ -739,14 +798,17 @@ fn codex_exec_tools_file_by_hand() {
     assert_eq!(got.dialects.get("codex"), Some(&21));
     // th-a, th-b; th-a again on resume is the same session.
     assert_eq!(got.sessions, 2);
-    // turn.completed usages: 1000/50/cached 800/write 20 and 500/10/cached 400.
+    // turn.completed usages: 1000/50/cached 800/write 20 and 500/10/cached 400. Codex's
+    // input_tokens include the cached ones: non-cached input (1000-800)+(500-400) = 300.
     assert_eq!(
         got.tokens,
         Tokens {
-            input: 1500,
+            input: 300,
             output: 60,
             cache_creation: 20,
-            cache_read: 1200
+            cache_read: 1200,
+            reasoning_output: 0,
+            cache_creation_1h: 0,
         }
     );
     assert_eq!(got.result_tokens, None);
@@ -1036,13 +1098,16 @@ fn split_lines(bytes: &[u8], rng: &mut XorShift, cuts: Cuts) -> Vec<Vec<u8>> {
     out
 }
 
-const BYS: [Option<&str>; 6] = [
+const BYS: [Option<&str>; 9] = [
     None,
     Some("session"),
     Some("model"),
     Some("tool"),
     Some("type"),
     Some("day"),
+    Some("week"),
+    Some("project"),
+    Some("block"),
 ];
 
 fn by_args(by: Option<&str>) -> Vec<String> {
@@ -1160,8 +1225,10 @@ fn merge_splits(files: &[&str], seeds: u64, against: Against, cuts: Cuts) -> Vec
     })
 }
 
-const CLAUDE_MERGE_FILES: [&str; 6] = [
+const CLAUDE_MERGE_FILES: [&str; 8] = [
     "real-client/claude-tool-partial.ndjson",
+    "testdata/stats/claude-model-usage.ndjson",
+    "testdata/stats/claude-log-costusd.jsonl",
     "automagik/manual_test_output.jsonl",
     "spotter/tool_heavy.jsonl",
     "spotter/subagent.jsonl",
@@ -1447,6 +1514,7 @@ fn group(
         records,
         tokens,
         cost_usd: cost,
+        cost_usd_estimated: None,
         tool_calls: calls,
         tool_errors: errors,
     }
@@ -1457,25 +1525,22 @@ fn by_session_groups() {
     let got = stats_json(&["--by", "session", "testdata/stats/claude-rules.ndjson"]);
     assert_eq!(got.by.as_deref(), Some("session"));
     let zero = Tokens::default();
-    // s-one: lines 1-14; all the assistant usage (see claude_rules_file_by_hand); its last
-    // cost 0.03; Read and Bash, Bash failed (toolu_9's error has no call, so no session).
-    // s-three: its result line (costUSD 0.25). s-two: init, result (cost_usd 0.5), system.
+    // s-one: lines 1-14; its result's billed usage (see claude_rules_file_by_hand); its
+    // last cost 0.03; Read and Bash, Bash failed (toolu_9's error has no call, so no
+    // session). s-three: its result line (costUSD 0.25). s-two: init, result (cost_usd
+    // 0.5, usage 1/2/3/4), system.
+    let t = |input, output, cache_creation, cache_read| Tokens {
+        input,
+        output,
+        cache_creation,
+        cache_read,
+        reasoning_output: 0,
+        cache_creation_1h: 0,
+    };
     let want = Some(vec![
-        group(
-            "s-one",
-            14,
-            Tokens {
-                input: 211,
-                output: 48,
-                cache_creation: 10,
-                cache_read: 2100,
-            },
-            Some(0.03),
-            2,
-            1,
-        ),
+        group("s-one", 14, t(200, 50, 10, 2000), Some(0.03), 2, 1),
         group("s-three", 1, zero, Some(0.25), 0, 0),
-        group("s-two", 3, zero, Some(0.5), 0, 0),
+        group("s-two", 3, t(1, 2, 3, 4), Some(0.5), 0, 0),
     ]);
     let mut d = Vec::new();
     groups_diffs(&mut d, &want, &got.groups);
@@ -1510,13 +1575,18 @@ fn csv_by_model() {
         "testdata/stats/claude-rules.ndjson",
     ]);
     // claude-test-priced: msg_1 (both requests) and the two id-less lines:
-    //   input 100+100+2+2, output 30+5+2+2, cache_creation 10, cache_read 1000+1100;
-    //   Read and Bash were called from its messages, Bash failed.
-    // claude-test-unpriced: msg_2's last snapshot. Cost is not broken down by model.
+    //   input 100+100+2+2, output 30+5+2+2, cache_creation 10, cache_read 1000+1100,
+    //   then s-one's result difference (-11 / +2 / 0 / -100, s-one's last model);
+    //   Read and Bash were called from its messages, Bash failed; s-one's reported
+    //   cost 0.03 (a reported cost goes to its session's last model).
+    // claude-test-unpriced: msg_2's last snapshot.
+    // (none): s-two's result usage, with no message and so no model; the reported costs
+    //   of s-two (0.5) and s-three (0.25), which have no model either.
     let want = "\
-key,records,input,output,cache_creation,cache_read,cost_usd,tool_calls,tool_errors
-claude-test-priced,0,204,39,10,2100,,2,1
-claude-test-unpriced,0,7,9,0,0,,0,0
+key,records,input,output,cache_creation,cache_read,reasoning_output,cost_usd,cost_usd_estimated,tool_calls,tool_errors
+(none),0,1,2,3,4,0,0.75,,0,0
+claude-test-priced,0,193,41,10,2000,0,0.03,,2,1
+claude-test-unpriced,0,7,9,0,0,0,,,0,0
 ";
     assert_eq!(got, want);
 }
@@ -1549,30 +1619,42 @@ fn pricing_estimates_cost_and_lists_unpriced_models() {
     let got = stats_json(&[
         "--pricing",
         "testdata/stats/prices.json",
+        "--cost",
+        "estimated",
         "testdata/stats/claude-rules.ndjson",
     ]);
-    // claude-test-priced: input 204, output 39, cache_creation 10, cache_read 2100 at
-    // 3e-6 / 1.5e-5 / 3.75e-6 / 3e-7 per token:
-    //   204×3e-6 + 39×1.5e-5 + 10×3.75e-6 + 2100×3e-7
-    //   = 0.000612 + 0.000585 + 0.0000375 + 0.00063 = 0.0018645
-    // claude-test-unpriced (7 in, 9 out) is not in the table.
+    // Every session estimated (--cost estimated). claude-test-priced: input 204, output
+    // 39, cache_creation 10, cache_read 2100, plus s-one's result difference (see
+    // claude_rules_file_by_hand) at 3e-6 / 1.5e-5 / 3.75e-6 / 3e-7 per token.
+    let priced = &got.models["claude-test-priced"];
+    let want = priced.input as f64 * 3e-6
+        + priced.output as f64 * 1.5e-5
+        + priced.cache_creation as f64 * 3.75e-6
+        + priced.cache_read as f64 * 3e-7;
     assert!(
-        close(got.cost_usd_estimated, Some(0.0018645)),
-        "{:?}",
+        close(got.cost_usd_estimated, Some(want)),
+        "{:?} != {want}",
         got.cost_usd_estimated
     );
+    // claude-test-unpriced (7 in, 9 out) is not in the table, and named.
+    // s-two's result usage (1/2/3/4) comes with no message, so no model: "(none)".
     assert_eq!(
         got.unpriced_models,
-        Some(vec!["claude-test-unpriced".to_string()])
+        vec!["(none)".to_string(), "claude-test-unpriced".to_string()]
     );
-    // The reported cost is untouched.
-    assert!(close(got.cost_usd, Some(0.78)));
-    // Without --pricing neither field is there.
-    let plain = stats_json(&["testdata/stats/claude-rules.ndjson"]);
-    assert_eq!(
-        (plain.cost_usd_estimated, plain.unpriced_models),
-        (None, None)
-    );
+    assert_eq!(got.cost_usd_reported, None);
+    assert!(close(got.cost_usd, got.cost_usd_estimated));
+    assert_eq!(got.pricing.as_deref(), Some("testdata/stats/prices.json"));
+    // --cost reported: the reported costs only, no estimate, nothing unpriced.
+    let plain = stats_json(&["--cost", "reported", "testdata/stats/claude-rules.ndjson"]);
+    assert!(close(plain.cost_usd, Some(0.78)));
+    assert!(close(plain.cost_usd_reported, Some(0.78)));
+    assert_eq!(plain.cost_usd_estimated, None);
+    assert!(plain.unpriced_models.is_empty());
+    // auto: every session of this file reports a cost, so nothing is estimated.
+    let auto = stats_json(&["testdata/stats/claude-rules.ndjson"]);
+    assert!(close(auto.cost_usd, Some(0.78)));
+    assert_eq!(auto.cost_usd_estimated, None);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1602,10 +1684,18 @@ fn merge_rejects_what_is_not_stats_json() {
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let report = stats_stdout(&["-q", "-f", "json", "testdata/stats/claude-rules.ndjson"]);
     let other = tmp.path().join("other.json");
-    std::fs::write(&other, report.replace("ndjq.stats/1", "ndjq.stats/9")).expect("write");
+    std::fs::write(&other, report.replace("ndjq.stats/2", "ndjq.stats/9")).expect("write");
     let err = failure(&["--merge", other.to_str().expect("UTF-8 path")]);
     assert!(
-        err.contains("ndjq.stats/9") && err.contains("ndjq.stats/1"),
+        err.contains("ndjq.stats/9") && err.contains("ndjq.stats/2"),
+        "{err}"
+    );
+    // A report of schema 1, whose Codex `input` held the cached tokens too: refused, not
+    // mixed with version 2's meaning.
+    std::fs::write(&other, report.replace("ndjq.stats/2", "ndjq.stats/1")).expect("write");
+    let err = failure(&["--merge", other.to_str().expect("UTF-8 path")]);
+    assert!(
+        err.contains("ndjq.stats/1") && err.contains("compute it again"),
         "{err}"
     );
 }

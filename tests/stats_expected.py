@@ -6,7 +6,10 @@ the SPEC (the project specification), not from ndjq's source. It reads every FIL
 as one run over several inputs) and prints one JSON object:
 
     {"files", "lines", "bytes", "valid", "invalid", "empty", "types", "sessions",
-     "tokens", "result_tokens", "cost_usd", "turns", "tools"}
+     "tokens", "result_tokens", "cost_usd_reported", "turns", "tools"}
+
+(`cost_usd_reported`: the estimated part of the cost needs a price table, which this script
+does not have; tests/stats.rs checks estimates against ccusage instead.)
 
 Standard library only. Usage: python3 tests/stats_expected.py [--each] FILE [FILE...]
 (`--each`: one object per FILE, one per line, instead of one for them all).
@@ -110,31 +113,51 @@ def count(usage, key):
     return v if is_int(v) else 0
 
 
+CLAUDE_FIELDS = {
+    "input": "input_tokens",
+    "output": "output_tokens",
+    "cache_creation": "cache_creation_input_tokens",
+    "cache_read": "cache_read_input_tokens",
+}
+
+
 def claude_tokens(usage):
-    # SPEC 5: "sum `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
-    # `cache_read_input_tokens`".
-    return {
-        "input": count(usage, "input_tokens"),
-        "output": count(usage, "output_tokens"),
-        "cache_creation": count(usage, "cache_creation_input_tokens"),
-        "cache_read": count(usage, "cache_read_input_tokens"),
-    }
+    # SPEC 5: `input` = input tokens NOT read from cache (Claude's `input_tokens`),
+    # `cache_read`, `cache_creation`, `output`.
+    t = zero()
+    for k, field in CLAUDE_FIELDS.items():
+        t[k] = count(usage, field)
+    return t
+
+
+def model_usage_tokens(usage):
+    # SPEC 5: "`inputTokens`, `outputTokens`, `cacheReadInputTokens`,
+    # `cacheCreationInputTokens`".
+    t = zero()
+    t["input"] = count(usage, "inputTokens")
+    t["output"] = count(usage, "outputTokens")
+    t["cache_creation"] = count(usage, "cacheCreationInputTokens")
+    t["cache_read"] = count(usage, "cacheReadInputTokens")
+    return t
 
 
 def codex_tokens(usage):
-    # SPEC 5: "`input_tokens` → input (it already includes cached tokens: report it raw),
-    # `output_tokens` → output, `cached_input_tokens` → cache_read,
-    # `cache_write_input_tokens` → cache_creation".
+    # SPEC 5: "input = `input_tokens` − `cached_input_tokens` (Codex's input includes its
+    # cached part), `cached_input_tokens` → cache_read, `cache_write_input_tokens` →
+    # cache_creation, `output_tokens` → output, `reasoning_output_tokens` →
+    # reasoning_output".
+    cached = count(usage, "cached_input_tokens")
     return {
-        "input": count(usage, "input_tokens"),
+        "input": max(0, count(usage, "input_tokens") - cached),
         "output": count(usage, "output_tokens"),
         "cache_creation": count(usage, "cache_write_input_tokens"),
-        "cache_read": count(usage, "cached_input_tokens"),
+        "cache_read": cached,
+        "reasoning_output": count(usage, "reasoning_output_tokens"),
     }
 
 
 def zero():
-    return {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0}
+    return {"input": 0, "output": 0, "cache_creation": 0, "cache_read": 0, "reasoning_output": 0}
 
 
 def add(total, t):
@@ -145,6 +168,22 @@ def add(total, t):
 # --------------------------------------------------------------------------------------
 # The accumulator
 # --------------------------------------------------------------------------------------
+
+def exit_code(output):
+    """The exit code a rollout tool output reports, or None."""
+    import re
+    text = output if isinstance(output, str) else (
+        get(output, "content") if isinstance(get(output, "content"), str) else json.dumps(output))
+    try:
+        doc = json.loads(text)
+        code = get(doc, "metadata", "exit_code")
+        if isinstance(code, int):
+            return code
+    except ValueError:
+        pass
+    m = re.search(r"Process exited with code (-?\d+)", text) or re.search(r"Exit code: (-?\d+)", text)
+    return int(m.group(1)) if m else None
+
 
 class Expected:
     """One run over one or more inputs.
@@ -158,12 +197,22 @@ class Expected:
         self.valid = self.invalid = self.empty = 0
         self.types = {}
         self.sessions = set()
-        # Claude: (message.id, request id or None) -> last usage snapshot.
+        # Claude: message.id -> (session, last usage snapshot).
         self.messages = {}
+        # Claude: message.id -> the counts of its last `message_delta` usage.
+        self.deltas = {}
+        # Claude usage without a message id: (session, usage) per line.
+        self.claude_summed = []
+        # Old transcripts: message key -> (session, costUSD).
+        self.message_costs = {}
+        # Codex exec: (thread, usage) per completed turn.
+        self.exec_turns = []
         # Claude usage without a message id, and Codex exec turn usage: summed as they come.
         self.summed = zero()
         # Claude: session -> last result usage with integer input/output tokens.
         self.result_usage = {}
+        # Claude: session -> the billed total of that result (modelUsage sum, else usage).
+        self.result_billed = {}
         # Claude: session -> last reported cost.
         self.cost = {}
         # Claude: session -> last num_turns; Codex exec: number of turns.
@@ -205,12 +254,14 @@ class Expected:
             self.add_session(value, ty)
             if ty == "assistant":
                 self.add_assistant(value)
+            elif ty == "stream_event":
+                self.add_stream_event(value)
             elif ty == "user":
                 self.add_user(value)
             elif ty == "result":
                 self.add_result(value)
             elif ty in ("turn.completed", "turn.failed"):
-                self.add_turn(value, ty)
+                self.add_turn(value, ty, thread)
             elif ty == "item.completed":
                 self.add_item(value, thread)
             elif ty == "event_msg":
@@ -245,21 +296,46 @@ class Expected:
     def session_of(v):
         return string(v.get("session_id")) or string(v.get("sessionId"))
 
-    def add_assistant(self, v):
-        message = v.get("message")
-        if not isinstance(message, dict):
-            return
+    def add_message(self, v, message):
         usage = message.get("usage")
         if isinstance(usage, dict):
             message_id = string(message.get("id"))
             if message_id is None:
                 # SPEC 5: "A usage without `message.id` counts once per line."
-                add(self.summed, claude_tokens(usage))
+                self.claude_summed.append((self.session_of(v), claude_tokens(usage)))
             else:
-                # SPEC 5: "Key each assistant usage by (`message.id`, `requestId` — or
-                # `request_id` — or none); keep the LAST snapshot per key".
+                # SPEC 5: "Per message (`message.id`, `requestId` — or `request_id` — or
+                # none): the final usage is the LAST of its assistant snapshots".
                 request = string(v.get("requestId")) or string(v.get("request_id"))
-                self.messages[(message_id, request)] = claude_tokens(usage)
+                self.messages[(message_id, request)] = (self.session_of(v), claude_tokens(usage))
+
+    def add_stream_event(self, v):
+        event = v.get("event")
+        kind = get(event, "type")
+        if kind == "message_delta" and isinstance(get(event, "usage"), dict):
+            # SPEC 5: "... and of the cumulative `usage` of its `stream_event`
+            # `message_delta` (linked by `api_message_id`)": the counts it carries are
+            # the message's last.
+            message_id = string(v.get("api_message_id"))
+            if message_id is None:
+                return
+            delta = {k: event["usage"][f] for k, f in CLAUDE_FIELDS.items()
+                     if is_int(event["usage"].get(f))}
+            if delta:
+                self.deltas[message_id] = delta
+
+    def add_assistant(self, v):
+        message = v.get("message")
+        if not isinstance(message, dict):
+            return
+        self.add_message(v, message)
+        # SPEC 5: "... or the sum of per-message `costUSD` in old transcripts": once per
+        # message (its lines repeat it).
+        if is_number(v.get("costUSD")):
+            message_id = string(message.get("id"))
+            request = string(v.get("requestId")) or string(v.get("request_id"))
+            key = (message_id, request) if message_id is not None else ("line", len(self.message_costs))
+            self.message_costs[key] = (self.session_of(v), float(v["costUSD"]))
         content = message.get("content")
         if isinstance(content, list):
             for block in content:
@@ -291,10 +367,22 @@ class Expected:
         # record that has integer input/output tokens; summed over sessions".
         if is_int(get(usage, "input_tokens")) and is_int(get(usage, "output_tokens")):
             self.result_usage[session] = claude_tokens(usage)
+            # SPEC 5: "the session's tokens are the result's: the sum over
+            # `result.modelUsage` where present ..., else `result.usage`".
+            model_usage = v.get("modelUsage")
+            entries = [u for u in model_usage.values() if isinstance(u, dict)] \
+                if isinstance(model_usage, dict) else []
+            if entries:
+                billed = zero()
+                for u in entries:
+                    add(billed, model_usage_tokens(u))
+                self.result_billed[session] = billed
+            else:
+                self.result_billed[session] = claude_tokens(usage)
         # SPEC 5: "`cost_usd`: per session, the LAST `total_cost_usd` (else `cost_usd`, else
         # `costUSD`) at the top level of a `result` record — it is cumulative across turns —
         # summed over sessions; null when no record reports one."
-        for key in ("total_cost_usd", "cost_usd", "costUSD"):
+        for key in ("total_cost_usd", "cost_usd", "costUSD"):  # cost_usd_reported
             if is_number(v.get(key)):
                 self.cost[session] = float(v[key])
                 break
@@ -303,12 +391,12 @@ class Expected:
         if is_int(v.get("num_turns")):
             self.result_turns[session] = v["num_turns"]
 
-    def add_turn(self, v, ty):
+    def add_turn(self, v, ty, thread):
         # SPEC 5: "Codex exec `tokens`: sum of every `turn.completed.usage`".
         # real-client/README: "a failed turn carries no usage" (it still is a turn).
         self.codex_turns += 1
         if ty == "turn.completed" and isinstance(v.get("usage"), dict):
-            add(self.summed, codex_tokens(v["usage"]))
+            self.exec_turns.append((thread, codex_tokens(v["usage"])))
 
     def add_item(self, v, thread):
         # SPEC 5: "Codex `item.completed` items of type command_execution, mcp_tool_call,
@@ -349,15 +437,47 @@ class Expected:
 
     def add_response_item(self, v):
         # Codex rollouts: README "Codex tool calls are counted once per item (per call id
-        # in rollouts)": a `function_call` response item, named by its `name`.
+        # in rollouts)": a `function_call` response item. SPEC 5: "The same tool has the
+        # same name in a stream and in its session log": a shell call is
+        # `command_execution` (exec's item type) whatever the rollout calls it.
         payload = v.get("payload")
-        if get(payload, "type") == "function_call" and string(get(payload, "call_id")):
-            name = string(payload.get("name")) or "function_call"
+        ptype = get(payload, "type")
+        if ptype in ("function_call", "custom_tool_call", "local_shell_call") \
+                and string(get(payload, "call_id")):
+            name = string(payload.get("name")) or ptype
+            if ptype == "local_shell_call" or name in (
+                    "shell", "exec_command", "shell_command", "container.exec", "unified_exec"):
+                name = "command_execution"
+            elif name == "apply_patch":
+                name = "file_change"
+            elif name in ("web_search", "web_search_call"):
+                name = "web_search"
             self.tool_calls[("rollout", payload["call_id"])] = name
+        # SPEC 5: errors are also "Codex rollout function calls whose output reports a
+        # non-zero exit (`Process exited with code N`, or `metadata.exit_code`)".
+        if ptype in ("function_call_output", "custom_tool_call_output",
+                     "local_shell_call_output") and string(get(payload, "call_id")):
+            if exit_code(payload.get("output")) not in (None, 0):
+                self.tool_errors.add(("rollout", payload["call_id"]))
 
     def result(self):
         tokens = zero()
-        for t in self.messages.values():
+        for (message_id, _request), (session, t) in self.messages.items():
+            t = dict(t)
+            t.update(self.deltas.get(message_id, {}))
+            if session in self.result_billed:
+                continue  # the session's result has its billed totals
+            add(tokens, t)
+        for session, t in self.claude_summed:
+            if session not in self.result_billed:
+                add(tokens, t)
+        # SPEC 5: "the same session logged twice is counted once": a Codex thread whose
+        # rollout is read too has the rollout's cumulative total (the thread id is the
+        # rollout's session id), not its exec turns besides.
+        for thread, t in self.exec_turns:
+            if thread not in self.rollout_totals:
+                add(tokens, t)
+        for t in self.result_billed.values():
             add(tokens, t)
         add(tokens, self.summed)
         for t in self.rollout_totals.values():
@@ -367,7 +487,13 @@ class Expected:
             result_tokens = zero()
             for t in self.result_usage.values():
                 add(result_tokens, t)
-        cost = sum(self.cost.values()) if self.cost else None
+        reported = dict(self.cost)
+        by_message = {}
+        for session, c in self.message_costs.values():
+            if session not in self.cost:
+                by_message[session] = by_message.get(session, 0.0) + c
+        reported.update(by_message)
+        cost = sum(reported.values()) if reported else None
         tools = {}
         for name in self.tool_calls.values():
             tools.setdefault(name, {"calls": 0, "errors": 0})["calls"] += 1
@@ -385,7 +511,7 @@ class Expected:
             "sessions": len(self.sessions),
             "tokens": tokens,
             "result_tokens": result_tokens,
-            "cost_usd": cost,
+            "cost_usd_reported": cost,
             "turns": sum(self.result_turns.values()) + self.codex_turns,
             "tools": dict(sorted(tools.items())),
         }

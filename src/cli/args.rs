@@ -547,10 +547,29 @@ pub struct StatsArgs {
     #[arg(long)]
     pub merge: bool,
 
-    /// A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models
-    /// it does not price are listed. Never fetched: give a local file.
+    /// A price table in LiteLLM's format (model_prices_and_context_window.json) to
+    /// estimate costs with, instead of the built-in snapshot. Never fetched: a local file.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
     pub pricing: Option<PathBuf>,
+
+    /// Which costs count: the agents' reported costs, estimates from token counts at the
+    /// table's prices, or auto (each session's reported cost, else its estimate).
+    #[arg(long, value_enum, value_name = "MODE", default_value = "auto")]
+    pub cost: CostArg,
+
+    /// Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in
+    /// the --timezone. A record without a time has its input's last one.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Only records at or before this time (a date means the whole day).
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
+
+    /// The time zone days, weeks, months and blocks are counted in, and dates in --since
+    /// and --until read in: an IANA name (Europe/Paris), UTC [default: the system's].
+    #[arg(long, value_name = "TZ")]
+    pub timezone: Option<String>,
 
     #[command(flatten)]
     pub child: ChildArgs,
@@ -635,6 +654,21 @@ pub enum GroupBy {
     Type,
     File,
     Day,
+    /// ISO weeks, named by their Monday.
+    Week,
+    Month,
+    /// The session's working directory.
+    Project,
+    /// Claude's 5-hour billing windows (a block starts at the hour of the first activity
+    /// after the last block).
+    Block,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CostArg {
+    Reported,
+    Estimated,
+    Auto,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

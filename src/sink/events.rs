@@ -11,9 +11,10 @@
 //! file path, a pattern, a URL, a query; else a short compact JSON); tool results are cut
 //! to their first lines, at most [`RESULT_CHARS`] characters; errors are red and thinking
 //! dimmed. `usage` events print nothing there: their tokens are summed into the closing
-//! line (the sum of the usage events, which `stats` calls `tokens`: Claude's per-message
-//! output counts are early snapshots, the `result` line shows the session's true total),
-//! which also counts events, tool calls and errors (failed tool results, error results,
+//! line: per session, its last result's input and output where a result reports them
+//! (the billed totals, as `stats` counts them: Claude's per-message output counts are
+//! early snapshots, 1 where 13 were billed), else the sum of its usage events, a message
+//! replayed after a restart counted once. It also counts events, tool calls and errors (failed tool results, error results,
 //! JSON-RPC errors) and gives the cost (per session, the last cost a result reported,
 //! summed). Control characters of the data (ANSI escapes in hook output) are shown
 //! escaped, never sent to the terminal.
@@ -243,6 +244,27 @@ struct Tally {
     cache_read: u64,
     /// Per session, the last cost a result reported (Claude's is cumulative).
     cost: BTreeMap<String, f64>,
+    /// Per session, the input and output of its usage events, and of its last result that
+    /// reports them: the result's are the billed totals (SPEC 5), where the usage events
+    /// carry Claude's early per-message snapshots (output 1 where 13 were billed).
+    session_usage: BTreeMap<String, (u64, u64)>,
+    session_result: BTreeMap<String, (u64, u64)>,
+    /// The counts each message id was last seen with (a restarted agent replays its
+    /// messages): `[input, output, cache_creation, cache_read]` and session.
+    messages: BTreeMap<String, ([u64; 4], String)>,
+}
+
+impl Tally {
+    /// Input and output tokens: each session's result where it has one, else its usage.
+    fn input_output(&self) -> (u64, u64) {
+        let (mut input, mut output) = (self.input, self.output);
+        for (session, (i, o)) in &self.session_result {
+            let (ui, uo) = self.session_usage.get(session).copied().unwrap_or_default();
+            input = input.saturating_sub(ui).saturating_add(*i);
+            output = output.saturating_sub(uo).saturating_add(*o);
+        }
+        (input, output)
+    }
 }
 
 /// Writes events in one format.
@@ -321,10 +343,32 @@ impl EventWriter {
             }
             Body::Usage(u) => {
                 t.usages += 1;
-                t.input += u.input.unwrap_or(0);
-                t.output += u.output.unwrap_or(0);
-                t.cache_creation += u.cache_creation.unwrap_or(0);
-                t.cache_read += u.cache_read.unwrap_or(0);
+                let session = ev.session.unwrap_or_default().to_string();
+                let counts = [
+                    u.input.unwrap_or(0),
+                    u.output.unwrap_or(0),
+                    u.cache_creation.unwrap_or(0),
+                    u.cache_read.unwrap_or(0),
+                ];
+                // A message seen again (a replay after a restart) replaces its counts.
+                let old = match u.message_id {
+                    Some(id) => t
+                        .messages
+                        .insert(id.to_string(), (counts, session.clone()))
+                        .map(|(c, _)| c),
+                    None => None,
+                };
+                let old = old.unwrap_or_default();
+                let sub = |a: &mut u64, new: u64, was: u64| {
+                    *a = a.saturating_sub(was).saturating_add(new)
+                };
+                sub(&mut t.input, counts[0], old[0]);
+                sub(&mut t.output, counts[1], old[1]);
+                sub(&mut t.cache_creation, counts[2], old[2]);
+                sub(&mut t.cache_read, counts[3], old[3]);
+                let e = t.session_usage.entry(session).or_default();
+                sub(&mut e.0, counts[0], old[0]);
+                sub(&mut e.1, counts[1], old[1]);
             }
             Body::Result(r) => {
                 if r.is_error {
@@ -332,6 +376,10 @@ impl EventWriter {
                 }
                 if let Some(c) = r.cost_usd {
                     t.cost.insert(ev.session.unwrap_or_default().to_string(), c);
+                }
+                if let (Some(i), Some(o)) = (r.input, r.output) {
+                    t.session_result
+                        .insert(ev.session.unwrap_or_default().to_string(), (i, o));
                 }
             }
             _ => {}
@@ -345,11 +393,12 @@ impl EventWriter {
             plural(t.tool_calls, "tool call"),
             plural(t.errors, "error"),
         ];
-        if t.usages > 0 {
+        if t.usages > 0 || !t.session_result.is_empty() {
+            let (input, output) = t.input_output();
             parts.push(format!(
                 "tokens {} in, {} out, {} cache read, {} cache write",
-                thousands(t.input),
-                thousands(t.output),
+                thousands(input),
+                thousands(output),
                 thousands(t.cache_read),
                 thousands(t.cache_creation)
             ));

@@ -1,8 +1,8 @@
-//! Writes a stats report as JSON (one object, `ndjq.stats/1`), CSV (the chosen breakdown,
+//! Writes a stats report as JSON (one object, `ndjq.stats/2`), CSV (the chosen breakdown,
 //! or one row of totals) or an aligned text table for people.
 
 use super::{csv_row, thousands, Format, Painter};
-use crate::stats::{Report, Tokens};
+use crate::stats::{Group, Report, Tokens};
 use owo_colors::Style;
 use std::io::{self, Write};
 
@@ -23,19 +23,21 @@ pub fn write_report(
     }
 }
 
-const GROUP_HEADER: [&str; 9] = [
+const GROUP_HEADER: [&str; 11] = [
     "key",
     "records",
     "input",
     "output",
     "cache_creation",
     "cache_read",
+    "reasoning_output",
     "cost_usd",
+    "cost_usd_estimated",
     "tool_calls",
     "tool_errors",
 ];
 
-const TOTALS_HEADER: [&str; 18] = [
+const TOTALS_HEADER: [&str; 21] = [
     "files",
     "lines",
     "bytes",
@@ -47,11 +49,14 @@ const TOTALS_HEADER: [&str; 18] = [
     "output",
     "cache_creation",
     "cache_read",
+    "reasoning_output",
     "result_input",
     "result_output",
     "result_cache_creation",
     "result_cache_read",
     "cost_usd",
+    "cost_usd_reported",
+    "cost_usd_estimated",
     "turns",
     "duration_ms",
 ];
@@ -72,7 +77,9 @@ fn write_csv(out: &mut impl Write, r: &Report) -> io::Result<()> {
                     g.tokens.output.to_string(),
                     g.tokens.cache_creation.to_string(),
                     g.tokens.cache_read.to_string(),
+                    g.tokens.reasoning_output.to_string(),
                     opt(g.cost_usd),
+                    opt(g.cost_usd_estimated),
                     g.tool_calls.to_string(),
                     g.tool_errors.to_string(),
                 ];
@@ -95,11 +102,14 @@ fn write_csv(out: &mut impl Write, r: &Report) -> io::Result<()> {
                 r.tokens.output.to_string(),
                 r.tokens.cache_creation.to_string(),
                 r.tokens.cache_read.to_string(),
+                r.tokens.reasoning_output.to_string(),
                 opt(rt.map(|t| t.input)),
                 opt(rt.map(|t| t.output)),
                 opt(rt.map(|t| t.cache_creation)),
                 opt(rt.map(|t| t.cache_read)),
                 opt(r.cost_usd),
+                opt(r.cost_usd_reported),
+                opt(r.cost_usd_estimated),
                 r.turns.to_string(),
                 r.duration_ms.to_string(),
             ];
@@ -111,24 +121,66 @@ fn write_csv(out: &mut impl Write, r: &Report) -> io::Result<()> {
 }
 
 fn tokens_line(t: &Tokens) -> String {
-    format!(
+    let mut s = format!(
         "input {}  output {}  cache_creation {}  cache_read {}",
         thousands(t.input),
         thousands(t.output),
         thousands(t.cache_creation),
         thousands(t.cache_read)
-    )
+    );
+    if t.reasoning_output > 0 {
+        s.push_str(&format!(
+            "  (reasoning {} of the output)",
+            thousands(t.reasoning_output)
+        ));
+    }
+    s
 }
 
-/// Writes rows as an aligned table: the first column left-aligned, the others right.
+/// Dollars with thousands separators: cents from $1 up, else four decimals.
+pub(crate) fn dollars(c: f64) -> String {
+    let c = if c.abs() < 5e-10 { 0.0 } else { c };
+    let (sign, c) = if c < 0.0 { ("-", -c) } else { ("", c) };
+    if c >= 1.0 || c == 0.0 {
+        let cents = (c * 100.0).round() as u64;
+        format!("{sign}${}.{:02}", thousands(cents / 100), cents % 100)
+    } else {
+        format!("{sign}${c:.4}")
+    }
+}
+
+/// A cost cell: dollars, with `*` when part of it is estimated.
+fn cost_cell(cost: Option<f64>, estimated: Option<f64>) -> String {
+    match cost {
+        Some(c) if estimated.is_some_and(|e| e != 0.0) => format!("{}*", dollars(c)),
+        Some(c) => format!("{} ", dollars(c)),
+        None => String::new(),
+    }
+}
+
+/// A bar of at most `width` eighths-resolution blocks, `v` of `max`.
+fn bar(v: f64, max: f64, width: usize) -> String {
+    if max <= 0.0 || v <= 0.0 {
+        return String::new();
+    }
+    const PARTS: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    let eighths = ((v / max) * (width * 8) as f64).round().max(1.0) as usize;
+    let mut s = "█".repeat(eighths / 8);
+    s.push_str(PARTS[eighths % 8]);
+    s
+}
+
+/// Writes rows as an aligned table: the first column left-aligned, the others right,
+/// except the columns `left` names. A row of `None` is a rule line.
 fn table(
     out: &mut impl Write,
     p: Painter,
     header: &[&str],
-    rows: &[Vec<String>],
+    rows: &[Option<Vec<String>>],
+    left: &[usize],
 ) -> io::Result<()> {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
-    for row in rows {
+    for row in rows.iter().flatten() {
         for (i, cell) in row.iter().enumerate() {
             if let Some(w) = widths.get_mut(i) {
                 *w = (*w).max(cell.chars().count());
@@ -139,18 +191,28 @@ fn table(
         let mut s = String::new();
         for (i, c) in cells.iter().enumerate() {
             let w = widths.get(i).copied().unwrap_or(0);
-            if i == 0 {
-                s.push_str(&format!("{c:<w$}"));
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let pad = w.saturating_sub(c.chars().count());
+            if i == 0 || left.contains(&i) {
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad));
             } else {
-                s.push_str(&format!("  {c:>w$}"));
+                s.push_str(&" ".repeat(pad));
+                s.push_str(c);
             }
         }
         s.trim_end().to_string()
     };
     let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
     writeln!(out, "{}", p.paint(&line(&head), Style::new().bold()))?;
+    let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
     for row in rows {
-        writeln!(out, "{}", line(row))?;
+        match row {
+            Some(row) => writeln!(out, "{}", line(row))?,
+            None => writeln!(out, "{}", "─".repeat(total))?,
+        }
     }
     Ok(())
 }
@@ -189,18 +251,42 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
         )?;
     }
     let cost = match r.cost_usd {
-        Some(c) => format!("${c:.4}"),
-        None => "not reported".to_string(),
+        Some(c) => {
+            let mut parts = Vec::new();
+            if let Some(rep) = r.cost_usd_reported {
+                parts.push(format!("{} reported", dollars(rep)));
+            }
+            if let Some(e) = r.cost_usd_estimated {
+                parts.push(format!("{} estimated", dollars(e)));
+            }
+            format!("{}  ({})", dollars(c), parts.join(" + "))
+        }
+        None => "none reported, none priced".to_string(),
     };
     writeln!(out, "{}{}", label("cost"), cost)?;
-    if let Some(e) = r.cost_usd_estimated {
-        let unpriced = r.unpriced_models.as_deref().unwrap_or_default();
-        let note = if unpriced.is_empty() {
-            String::new()
-        } else {
-            format!("  (unpriced: {})", unpriced.join(", "))
-        };
-        writeln!(out, "{}${e:.4}{note}", label("estimated"))?;
+    if r.cost_usd_estimated.is_some() {
+        if let Some(name) = &r.pricing {
+            writeln!(out, "{}estimated with {name}", label("pricing"))?;
+        }
+    }
+    if !r.unpriced_models.is_empty() {
+        writeln!(
+            out,
+            "{}{}  (no price: their tokens are not in the cost)",
+            label("unpriced"),
+            p.paint(
+                &r.unpriced_models
+                    .iter()
+                    .map(|m| if m == "(none)" {
+                        "(model not named)"
+                    } else {
+                        m.as_str()
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Style::new().yellow()
+            )
+        )?;
     }
     writeln!(
         out,
@@ -211,7 +297,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
     )?;
     if !r.tools.is_empty() {
         writeln!(out)?;
-        let rows: Vec<Vec<String>> = r
+        let rows: Vec<Option<Vec<String>>> = r
             .tools
             .iter()
             .map(|(name, t)| {
@@ -220,24 +306,24 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
                 } else {
                     "0".to_string()
                 };
-                vec![name.clone(), thousands(t.calls), errors]
+                Some(vec![name.clone(), thousands(t.calls), errors])
             })
             .collect();
-        table(out, p, &["tool", "calls", "errors"], &rows)?;
+        table(out, p, &["tool", "calls", "errors"], &rows, &[])?;
     }
     if !r.models.is_empty() {
         writeln!(out)?;
-        let rows: Vec<Vec<String>> = r
+        let rows: Vec<Option<Vec<String>>> = r
             .models
             .iter()
             .map(|(m, t)| {
-                vec![
+                Some(vec![
                     m.clone(),
                     thousands(t.input),
                     thousands(t.output),
                     thousands(t.cache_creation),
                     thousands(t.cache_read),
-                ]
+                ])
             })
             .collect();
         table(
@@ -245,45 +331,125 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
             p,
             &["model", "input", "output", "cache_creation", "cache_read"],
             &rows,
+            &[],
         )?;
     }
     writeln!(out)?;
-    let rows: Vec<Vec<String>> = r
+    let rows: Vec<Option<Vec<String>>> = r
         .types
         .iter()
-        .map(|(t, n)| vec![t.clone(), thousands(*n)])
+        .map(|(t, n)| Some(vec![t.clone(), thousands(*n)]))
         .collect();
-    table(out, p, &["type", "records"], &rows)?;
+    table(out, p, &["type", "records"], &rows, &[])?;
     if !r.diagnostics.is_empty() {
         writeln!(out)?;
-        let rows: Vec<Vec<String>> = r
+        let rows: Vec<Option<Vec<String>>> = r
             .diagnostics
             .iter()
-            .map(|(c, n)| vec![c.clone(), thousands(*n)])
+            .map(|(c, n)| Some(vec![c.clone(), thousands(*n)]))
             .collect();
-        table(out, p, &["diagnostic", "count"], &rows)?;
+        table(out, p, &["diagnostic", "count"], &rows, &[])?;
     }
     if let (Some(by), Some(groups)) = (&r.by, &r.groups) {
         writeln!(out)?;
-        let rows: Vec<Vec<String>> = groups
-            .iter()
-            .map(|g| {
-                vec![
-                    g.key.clone(),
-                    thousands(g.records),
-                    thousands(g.tokens.input),
-                    thousands(g.tokens.output),
-                    thousands(g.tokens.cache_creation),
-                    thousands(g.tokens.cache_read),
-                    g.cost_usd.map(|c| format!("${c:.4}")).unwrap_or_default(),
-                    thousands(g.tool_calls),
-                    thousands(g.tool_errors),
-                ]
-            })
-            .collect();
-        let mut header = GROUP_HEADER;
-        header[0] = by.as_str();
-        table(out, p, &header, &rows)?;
+        write_groups(out, p, by, groups)?;
     }
     Ok(())
+}
+
+/// The breakdown as a table read at a glance: thousands separators, a cost column (`*`
+/// where estimated), a totals row, and for days, weeks and months a bar per row.
+fn write_groups(out: &mut impl Write, p: Painter, by: &str, groups: &[Group]) -> io::Result<()> {
+    let with_bar = matches!(by, "day" | "week" | "month");
+    let reasoning = groups.iter().any(|g| g.tokens.reasoning_output > 0);
+    let any_cost = groups.iter().any(|g| g.cost_usd.is_some());
+    let estimated = groups
+        .iter()
+        .any(|g| g.cost_usd_estimated.is_some_and(|e| e != 0.0));
+    // The bar measures cost where there is one, else tokens.
+    let measure = |g: &Group| -> f64 {
+        if any_cost {
+            g.cost_usd.unwrap_or(0.0)
+        } else {
+            total_tokens(&g.tokens) as f64
+        }
+    };
+    let max = groups.iter().map(measure).fold(0.0, f64::max);
+    let mut header: Vec<&str> = vec![
+        by,
+        "records",
+        "input",
+        "output",
+        "cache_create",
+        "cache_read",
+    ];
+    if reasoning {
+        header.push("reasoning");
+    }
+    header.extend(["total_tokens", "cost_usd", "tool_calls", "errors"]);
+    if with_bar {
+        header.push("");
+    }
+    let cells = |key: String, g: &Group, bar_text: Option<String>| -> Vec<String> {
+        let mut c = vec![
+            key,
+            thousands(g.records),
+            thousands(g.tokens.input),
+            thousands(g.tokens.output),
+            thousands(g.tokens.cache_creation),
+            thousands(g.tokens.cache_read),
+        ];
+        if reasoning {
+            c.push(thousands(g.tokens.reasoning_output));
+        }
+        c.extend([
+            thousands(total_tokens(&g.tokens)),
+            cost_cell(g.cost_usd, g.cost_usd_estimated),
+            thousands(g.tool_calls),
+            thousands(g.tool_errors),
+        ]);
+        if let Some(b) = bar_text {
+            c.push(b);
+        }
+        c
+    };
+    let mut rows: Vec<Option<Vec<String>>> = groups
+        .iter()
+        .map(|g| {
+            let b = with_bar.then(|| bar(measure(g), max, 24));
+            Some(cells(g.key.clone(), g, b))
+        })
+        .collect();
+    let mut total = Group::default();
+    for g in groups {
+        total.records += g.records;
+        total.tokens += g.tokens;
+        total.tool_calls += g.tool_calls;
+        total.tool_errors += g.tool_errors;
+        if let Some(c) = g.cost_usd {
+            total.cost_usd = Some(total.cost_usd.unwrap_or(0.0) + c);
+        }
+        if let Some(e) = g.cost_usd_estimated {
+            total.cost_usd_estimated = Some(total.cost_usd_estimated.unwrap_or(0.0) + e);
+        }
+    }
+    rows.push(None);
+    rows.push(Some(cells(
+        "total".to_string(),
+        &total,
+        with_bar.then(String::new),
+    )));
+    let bar_col = with_bar.then_some(header.len() - 1);
+    table(out, p, &header, &rows, bar_col.as_slice())?;
+    if estimated {
+        writeln!(out, "* estimated from token counts (no cost reported)")?;
+    }
+    Ok(())
+}
+
+fn total_tokens(t: &Tokens) -> u64 {
+    t.input
+        .saturating_add(t.output)
+        .saturating_add(t.cache_creation)
+        .saturating_add(t.cache_read)
 }

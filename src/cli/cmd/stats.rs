@@ -2,7 +2,7 @@
 //! stats into what one run over all their inputs gives.
 
 use super::{Rejects, StderrDiagnostics};
-use crate::cli::args::{GroupBy as GroupArg, StatsArgs, TableFormat};
+use crate::cli::args::{CostArg, GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use crate::cli::Ran;
@@ -12,8 +12,10 @@ use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
+use ndjq::pricing::PriceTable;
 use ndjq::sink::{stats::write_report, Format, Reporter};
-use ndjq::stats::{estimate_cost, GroupBy, Report, Stats};
+use ndjq::stats::{Clock, CostMode, GroupBy, Pricing, Report, Stats};
+use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::sync::Arc;
 
@@ -86,7 +88,7 @@ impl<R: Write> Parallel for StatsRun<R> {
 
     fn shard(&self) -> Self::Shard {
         StatsRun {
-            stats: Stats::new(),
+            stats: Stats::with_clock(self.stats.clock().clone()),
             diagnostics: StderrDiagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             progress: None,
@@ -95,7 +97,10 @@ impl<R: Write> Parallel for StatsRun<R> {
 
     fn take(shard: &mut Self::Shard) -> Part {
         Part {
-            stats: std::mem::take(&mut shard.stats),
+            stats: {
+                let fresh = Stats::with_clock(shard.stats.clock().clone());
+                std::mem::replace(&mut shard.stats, fresh)
+            },
             diagnostics: shard.diagnostics.take(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
         }
@@ -153,6 +158,10 @@ fn group_by(g: GroupArg) -> GroupBy {
         GroupArg::Type => GroupBy::Type,
         GroupArg::File => GroupBy::File,
         GroupArg::Day => GroupBy::Day,
+        GroupArg::Week => GroupBy::Week,
+        GroupArg::Month => GroupBy::Month,
+        GroupArg::Project => GroupBy::Project,
+        GroupArg::Block => GroupBy::Block,
     }
 }
 
@@ -177,8 +186,14 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         };
         read.with_context(|| format!("{name}: cannot read"))?;
         let report: Report = serde_json::from_slice(&text).with_context(|| {
-            format!("{name}: not the JSON output of `ndjq stats -f json` (schema ndjq.stats/1)")
+            format!("{name}: not the JSON output of `ndjq stats -f json` (schema ndjq.stats/2)")
         })?;
+        if report.schema == ndjq::stats::SCHEMA_V1 {
+            bail!(
+                "{name}: schema `{}` counts Codex input tokens another way; compute it again with this version",
+                report.schema
+            );
+        }
         if report.schema != ndjq::stats::SCHEMA {
             bail!(
                 "{name}: schema `{}`, expected `{}`",
@@ -204,13 +219,13 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         None if common.stdout_is_tty => Format::Text,
         None => Format::Json,
     };
-    let pricing = match &args.pricing {
+    let table = match &args.pricing {
         Some(path) => {
             let text = std::fs::read(path)
                 .with_context(|| format!("cannot read --pricing file {}", path.display()))?;
-            let table: serde_json::Value = serde_json::from_slice(&text).with_context(|| {
-                format!(
-                    "--pricing file {} is not a JSON price table",
+            let table = PriceTable::parse(&text, &path.display().to_string()).map_err(|e| {
+                anyhow::anyhow!(
+                    "--pricing file {} is not a LiteLLM price table: {e}",
                     path.display()
                 )
             })?;
@@ -218,9 +233,45 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         }
         None => None,
     };
+    let mode = match args.cost {
+        CostArg::Reported => CostMode::Reported,
+        CostArg::Estimated => CostMode::Estimated,
+        CostArg::Auto => CostMode::Auto,
+    };
+    let mut pricing = Pricing {
+        mode,
+        ..Pricing::default()
+    };
+    if let Some(t) = &table {
+        pricing.table = Some(t);
+    }
     if args.merge && common.child.is_some() {
         bail!("--merge reads JSON stats from files, not from a wrapped command");
     }
+    if args.merge && (args.since.is_some() || args.until.is_some() || args.timezone.is_some()) {
+        bail!(
+            "--since, --until and --timezone apply while reading records: give them to the \
+             runs that wrote the partial stats, not to --merge"
+        );
+    }
+    let tz = match &args.timezone {
+        Some(name) => TimeZone::get(name)
+            .map_err(|e| anyhow::anyhow!("--timezone {name}: not a time zone ({e})"))?,
+        None => TimeZone::try_system().unwrap_or(TimeZone::UTC),
+    };
+    let bound = |text: &Option<String>, edge, flag| {
+        text.as_deref()
+            .map(|t| timestamp::parse_bound(t, edge, &tz))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+    };
+    let clock = Clock {
+        range: TimeRange {
+            since: bound(&args.since, Edge::Start, "--since")?,
+            until: bound(&args.until, Edge::End, "--until")?,
+        },
+        tz: tz.clone(),
+    };
     let (stats, ran) = if args.merge {
         let (stats, had_errors) = merge_reports(&common)?;
         (
@@ -233,7 +284,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     } else {
         let stderr = (!common.quiet).then(io::stderr);
         let mut run = StatsRun {
-            stats: Stats::new(),
+            stats: Stats::with_clock(clock),
             diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
             rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
             progress: progress_bar(&common),
@@ -256,12 +307,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         }
         (run.stats, ran)
     };
-    let mut report = stats.report(args.by.map(group_by));
-    if let Some(table) = &pricing {
-        let (cost, unpriced) = estimate_cost(&report.models, table);
-        report.cost_usd_estimated = Some(cost);
-        report.unpriced_models = Some(unpriced);
-    }
+    let report = stats.report_priced(args.by.map(group_by), &pricing);
     let mut out = BufWriter::new(io::stdout().lock());
     write_report(&mut out, &report, format, common.painter)?;
     out.flush()?;

@@ -1,0 +1,272 @@
+//! Token prices: what `stats` estimates a session's cost with when the agent reported none
+//! (SPEC section 5).
+//!
+//! The built-in table is a dated snapshot of LiteLLM's MIT-licensed
+//! `model_prices_and_context_window_backup.json` (`data/pricing/`, compiled in): the newest
+//! release merged over an older one that still lists retired models, trimmed to the chat
+//! models coding agents call and to the price fields. `--pricing FILE` replaces it with any
+//! file in LiteLLM's format. Nothing is ever fetched.
+//!
+//! Model names resolve as ccusage resolves them: the exact name, then with a provider
+//! prefix added or removed, then without a date suffix, then the longest table name that
+//! contains it or that it contains. The arithmetic is ccusage's too: each token kind at its
+//! price, the part of a request's count above 200k tokens at the `_above_200k_tokens` price
+//! where the table has one.
+
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// The built-in table (LiteLLM's format plus an `ndjq_pricing` entry naming its source).
+const BUILTIN: &str = include_str!("../data/pricing/litellm-1.109.1.json");
+
+/// Requests above this many tokens of a kind pay the tiered price for the excess.
+const TIER_THRESHOLD: u64 = 200_000;
+
+/// USD per token of each kind, with the prices above [`TIER_THRESHOLD`] where tiered.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    pub cache_creation: f64,
+    pub cache_read: f64,
+    pub input_above: Option<f64>,
+    pub output_above: Option<f64>,
+    pub cache_creation_above: Option<f64>,
+    pub cache_read_above: Option<f64>,
+    /// Cache writes to the 1-hour cache (Anthropic), else the cache write price.
+    pub cache_creation_1h: Option<f64>,
+}
+
+/// Token counts to price: non-cached input, output, cache writes, cache reads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Billed {
+    pub input: u64,
+    pub output: u64,
+    pub cache_creation: u64,
+    pub cache_read: u64,
+    /// The part of `cache_creation` written to the 1-hour cache.
+    pub cache_creation_1h: u64,
+}
+
+fn tiered(n: u64, base: f64, above: Option<f64>, tiers: bool) -> f64 {
+    match above {
+        Some(a) if tiers && n > TIER_THRESHOLD => {
+            TIER_THRESHOLD as f64 * base + (n - TIER_THRESHOLD) as f64 * a
+        }
+        _ => n as f64 * base,
+    }
+}
+
+impl Price {
+    /// The cost of one request's tokens (`tiers`: its counts are one request's, so the
+    /// 200k tiers apply; an aggregate over many requests is priced at the base prices).
+    pub fn cost(&self, t: Billed, tiers: bool) -> f64 {
+        tiered(t.input, self.input, self.input_above, tiers)
+            + tiered(t.output, self.output, self.output_above, tiers)
+            + tiered(
+                t.cache_creation.saturating_sub(t.cache_creation_1h),
+                self.cache_creation,
+                self.cache_creation_above,
+                tiers,
+            )
+            + t.cache_creation_1h as f64 * self.cache_creation_1h.unwrap_or(self.cache_creation)
+            + tiered(t.cache_read, self.cache_read, self.cache_read_above, tiers)
+    }
+
+    fn from_entry(v: &Value) -> Option<Price> {
+        let f = |k: &str| v.get(k).and_then(Value::as_f64);
+        let input = f("input_cost_per_token")?;
+        let output = f("output_cost_per_token")?;
+        Some(Price {
+            input,
+            output,
+            // A table without a cache price charges those tokens as input.
+            cache_creation: f("cache_creation_input_token_cost").unwrap_or(input),
+            cache_read: f("cache_read_input_token_cost").unwrap_or(input),
+            input_above: f("input_cost_per_token_above_200k_tokens"),
+            output_above: f("output_cost_per_token_above_200k_tokens"),
+            cache_creation_above: f("cache_creation_input_token_cost_above_200k_tokens"),
+            cache_read_above: f("cache_read_input_token_cost_above_200k_tokens"),
+            cache_creation_1h: f("cache_creation_input_token_cost_above_1hr"),
+        })
+    }
+}
+
+/// A price table: model name to prices, and where it comes from.
+#[derive(Debug, Clone, Default)]
+pub struct PriceTable {
+    /// What the report names in `pricing`: source, version and date, or the file given.
+    pub name: String,
+    prices: HashMap<String, Price>,
+}
+
+/// Provider prefixes a model name is tried with and without.
+const PREFIXES: [&str; 6] = [
+    "anthropic/",
+    "openai/",
+    "gemini/",
+    "dashscope/",
+    "xai/",
+    "deepseek/",
+];
+
+/// `name` without a trailing `-YYYYMMDD` or `-YYYY-MM-DD`.
+fn without_date(name: &str) -> Option<&str> {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if let Some((head, tail)) = name.rsplit_once('-') {
+        if tail.len() == 8 && digits(tail) {
+            return Some(head);
+        }
+    }
+    let b = name.as_bytes();
+    if b.len() > 11 && b[b.len() - 11] == b'-' {
+        let date = &name[b.len() - 10..];
+        let parts: Vec<&str> = date.split('-').collect();
+        if parts.len() == 3 && parts[0].len() == 4 && parts.iter().all(|p| digits(p)) {
+            return Some(&name[..b.len() - 11]);
+        }
+    }
+    None
+}
+
+impl PriceTable {
+    /// The table compiled into the binary.
+    pub fn builtin() -> PriceTable {
+        // The built-in data is checked by a test; a broken build gets an empty table.
+        PriceTable::parse(BUILTIN.as_bytes(), "").unwrap_or_default()
+    }
+
+    /// A table in LiteLLM's format (`{"model": {"input_cost_per_token": …}}`); `name`
+    /// names it unless it carries an `ndjq_pricing` entry.
+    pub fn parse(bytes: &[u8], name: &str) -> Result<PriceTable, String> {
+        let v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        let obj = v
+            .as_object()
+            .ok_or_else(|| "not a JSON object of models".to_string())?;
+        let mut table = PriceTable {
+            name: name.to_string(),
+            prices: HashMap::new(),
+        };
+        if let Some(meta) = obj.get("ndjq_pricing") {
+            let source = meta.get("source").and_then(Value::as_str).unwrap_or("");
+            let versions: Vec<&str> = meta
+                .get("versions")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let date = meta.get("date").and_then(Value::as_str).unwrap_or("");
+            table.name = format!("{source}, {}, {date}", versions.join(" + "));
+        }
+        for (model, entry) in obj {
+            if model == "sample_spec" {
+                continue; // LiteLLM's description of its own fields
+            }
+            if let Some(p) = Price::from_entry(entry) {
+                table.prices.insert(model.clone(), p);
+            }
+        }
+        Ok(table)
+    }
+
+    pub fn len(&self) -> usize {
+        self.prices.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.prices.is_empty()
+    }
+
+    /// The prices of `model`, resolved as the module documentation says.
+    pub fn price(&self, model: &str) -> Option<Price> {
+        self.resolve(model).map(|k| self.prices[k])
+    }
+
+    /// The table name `model` resolves to.
+    pub fn resolve(&self, model: &str) -> Option<&str> {
+        let get = |k: &str| self.prices.get_key_value(k).map(|(k, _)| k.as_str());
+        if model.is_empty() || model.starts_with('<') {
+            return None;
+        }
+        if let Some(k) = get(model) {
+            return Some(k);
+        }
+        for p in PREFIXES {
+            if let Some(k) = get(&format!("{p}{model}")) {
+                return Some(k);
+            }
+        }
+        let bare = model.rsplit('/').next().unwrap_or(model);
+        if let Some(k) = get(bare) {
+            return Some(k);
+        }
+        if let Some(k) = without_date(bare).and_then(get) {
+            return Some(k);
+        }
+        // The longest table name (without a provider, at least 5 characters) that
+        // contains the model's, or that the model's contains.
+        let lower = bare.to_ascii_lowercase();
+        self.prices
+            .keys()
+            .filter(|k| !k.contains('/') && k.len() >= 5)
+            .filter(|k| {
+                let k = k.to_ascii_lowercase();
+                k.contains(&lower) || lower.contains(&k)
+            })
+            .max_by(|a, b| a.len().cmp(&b.len()).then_with(|| b.cmp(a)))
+            .map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_table_prices_current_and_retired_models() {
+        let t = PriceTable::builtin();
+        assert!(t.len() > 300, "{}", t.len());
+        assert!(t.name.contains("litellm 1.109.1"), "{}", t.name);
+        for m in [
+            "claude-sonnet-4-20250514",
+            "claude-opus-4-1-20250805",
+            "claude-opus-4-6",
+            "claude-haiku-4-5-20251001",
+            "gpt-5-codex",
+            "gemini-2.5-pro",
+        ] {
+            assert!(t.price(m).is_some(), "{m} unpriced");
+        }
+        let p = t.price("claude-sonnet-4-20250514").expect("priced");
+        assert_eq!(p.input, 3e-6);
+        assert_eq!(p.cache_read, 3e-7);
+        assert_eq!(p.input_above, Some(6e-6));
+    }
+
+    #[test]
+    fn names_resolve_with_prefixes_and_dates() {
+        let t = PriceTable::builtin();
+        assert_eq!(
+            t.resolve("anthropic/claude-sonnet-4-20250514"),
+            Some("claude-sonnet-4-20250514")
+        );
+        assert_eq!(t.resolve("<synthetic>"), None);
+        assert_eq!(without_date("gpt-5-2025-08-07"), Some("gpt-5"));
+        assert_eq!(without_date("claude-x-20250101"), Some("claude-x"));
+        assert_eq!(without_date("claude-opus-4-6"), None);
+    }
+
+    #[test]
+    fn tiers_apply_per_request_above_200k() {
+        let p = Price {
+            input: 1.0,
+            input_above: Some(2.0),
+            ..Price::default()
+        };
+        let t = Billed {
+            input: 200_010,
+            ..Billed::default()
+        };
+        assert_eq!(p.cost(t, true), 200_000.0 + 20.0);
+        assert_eq!(p.cost(t, false), 200_010.0);
+    }
+}
