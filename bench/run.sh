@@ -12,6 +12,9 @@
 #   NDJQ_BENCH_GAPS=0      skip the gaps run on 10 million open tool calls
 #   NDJQ_BENCH_SCALE_RUNS  runs per command in the scaling check (default 1)
 #   NDJQ_BIN               use this ndjq binary and skip `cargo build`
+#   NDJQ_BENCH_TREES=0     skip the session-tree cases (ndjq-gen trees, ccusage when found)
+#   NDJQ_BENCH_TREE_RUNS   runs per command on the trees, the median is kept (default 5)
+#   NDJQ_BENCH_CCUSAGE     the ccusage binary to compare with (default: ccusage on PATH)
 #
 # Writes the markdown tables to stdout and to bench/results-latest.md. Progress goes to stderr.
 # Exit status: 0 if every command exited with an expected code, 1 otherwise (the tables are
@@ -297,7 +300,8 @@ bench_file() {
     run_row jq_where     jq_where "$jqok" "$RUNS" /dev/null "jq -c '$wprog'"           -- jq -c "$wprog" "$file"
     run_row jq_grep      jq_grep  "$jqok" "$RUNS" /dev/null "jq -c '<--grep program>'" -- jq -c "$gprog" "$file"
     # --- end of issue 16 block ---
-    # events and gaps read records in order on one thread whatever -j says.
+    # events reads blocks on every core (each checked against the context before it); gaps
+    # reads one input in order on one thread.
     run_row events    -    0,1 "$RUNS" /dev/null "ndjq events --format json"   -- "$NDJQ" events --format json "$file"
     run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
     run_row stats1    -    0   "$RUNS" /dev/null "ndjq stats --format json -j 1" -- "$NDJQ" stats --format json -j 1 "$file"
@@ -421,6 +425,112 @@ for i in range(10_000_000):
     md "The tracked set is capped at 100,000 open calls (one diagnostic says so, the oldest are dropped), so memory stays bounded."
     md ""
     emit_table "$open_bytes"
+fi
+
+# --- session trees: many files, one worker pool (issue 14) ---------------------------------------
+# Folders shaped like ~/.claude/projects (3,000 transcripts, 2 KB to 5 MB), a heavier one (400
+# larger files) and ~/.codex/sessions, made by the project's generator (`ndjq-gen tree`; a
+# folder already at $BENCH_DIR/tree-SHAPE is reused). Each command runs NDJQ_BENCH_TREE_RUNS
+# times; the table gives the median and the ratios of medians. ccusage 20 runs on the same
+# trees when it is found (NDJQ_BENCH_CCUSAGE, else `ccusage` on PATH), and its token totals are
+# compared with those of `ndjq stats`.
+if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
+    TREE_RUNS="${NDJQ_BENCH_TREE_RUNS:-5}"
+    GEN_BIN="${NDJQ_GEN:-$(dirname "$NDJQ")/ndjq-gen}"
+    CCUSAGE="${NDJQ_BENCH_CCUSAGE:-$(command -v ccusage || true)}"
+    # median_of RUNS OKCODES cmd...: "median_s peak_rss_kib code ok|fail" over RUNS single runs.
+    median_of() {
+        local runs="$1" okc="$2" n res t rss code status times=() peak=0
+        shift 2
+        for ((n = 0; n < runs; n++)); do
+            res=$(measure 1 "$okc" /dev/null "$BENCH_DIR/logs/tree.stderr" "$@") || res="0 0 127 fail"
+            read -r t rss code status <<<"$res"
+            [[ $status == ok ]] || { echo "0 0 $code fail"; return; }
+            times+=("$t")
+            ((rss > peak)) && peak=$rss
+        done
+        printf '%s %s %s ok\n' "$(printf '%s\n' "${times[@]}" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }')" "$peak" "$code"
+    }
+    # tree_row LABEL OKCODES cmd...: one table row; sets TREE_T (the median).
+    tree_row() {
+        local label="$1" okc="$2" t rss code status
+        shift 2
+        printf '  %-52s ' "$label" >&2
+        read -r t rss code status <<<"$(median_of "$TREE_RUNS" "$okc" "$@")"
+        TREE_T="$t"
+        if [[ $status != ok ]]; then
+            log "FAILED (exit $code)"
+            FAILURES=$((FAILURES + 1))
+            md "| \`$label\` | FAILED | - | - | $code |"
+            return
+        fi
+        log "$(printf '%8.3f s  %7.1f MiB' "$t" "$(awk -v k="$rss" 'BEGIN{printf "%.1f", k/1024}')")"
+        md "| \`$label\` | $(printf '%.3f' "$t") | $(awk -v b="$TREE_BYTES" -v t="$t" 'BEGIN { printf "%.0f", b / 1e6 / t }') | $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') | $code |"
+    }
+    ratio_line() { awk -v a="$2" -v b="$3" -v l="$1" 'BEGIN { if (b > 0) printf "- %s: %.2fx\n", l, a / b }'; }
+    # tokens_of JSON-FILE: "input output cache_creation cache_read" (ndjq stats or ccusage).
+    ndjq_tokens() { jq -r '.tokens | "\(.input) \(.output) \(.cache_creation) \(.cache_read)"' "$1"; }
+    ccusage_tokens() { jq -r '.totals | "\(.inputTokens) \(.outputTokens) \(.cacheCreationTokens) \(.cacheReadTokens)"' "$1"; }
+    for shape in claude-projects claude-large codex-sessions; do
+        TREE="$BENCH_DIR/tree-$shape"
+        if [[ ! -d $TREE ]]; then
+            if [[ -x $GEN_BIN ]]; then
+                log "generating $TREE (ndjq-gen tree --shape $shape) ..."
+                "$GEN_BIN" tree --shape "$shape" "$TREE.tmp" >&2 || die "ndjq-gen tree --shape $shape failed"
+                mv "$TREE.tmp" "$TREE"
+            else
+                log "skipping the $shape tree: no $TREE and no ndjq-gen at $GEN_BIN"
+                continue
+            fi
+        fi
+        TREE_BYTES=$(du -sb "$TREE" | cut -f1)
+        files=$(find "$TREE" -type f -name '*.jsonl' | wc -l)
+        log ""
+        log "== tree $shape: $TREE ($files files, $(fmt_mb "$TREE_BYTES") MB), median of $TREE_RUNS =="
+        find "$TREE" -type f -exec cat {} + >/dev/null   # page cache
+        md ""
+        md "### tree \`$shape\`: $files files, $(fmt_mb "$TREE_BYTES") MB (median of $TREE_RUNS runs)"
+        md ""
+        md "| command | median s | MB/s | peak RSS MiB | exit |"
+        md "|---|---:|---:|---:|---:|"
+        declare -A TT=()
+        for cmd in "validate --format json" "filter --type assistant" "stats --format json" "events --format json" "gaps --format json" "validate --gaps --format json"; do
+            read -r -a words <<<"$cmd"
+            tree_row "ndjq $cmd" 0,1 "$NDJQ" "${words[@]}" "$TREE"
+            TT["$cmd"]="$TREE_T"
+            case $cmd in validate\ --format* | filter* | stats*)
+                tree_row "ndjq $cmd -j 1" 0,1 "$NDJQ" "${words[@]}" -j 1 "$TREE"
+                TT["$cmd -j 1"]="$TREE_T" ;;
+            esac
+        done
+        ccu=""
+        if [[ -n $CCUSAGE ]]; then
+            case $shape in
+                codex-*) ccu_env="CODEX_HOME=$TREE" ccu_cmd=codex ;;
+                *) ccu_env="CLAUDE_CONFIG_DIR=$TREE" ccu_cmd=claude ;;
+            esac
+            tree_row "ccusage $ccu_cmd session --json --offline" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline
+            ccu="$TREE_T"
+        fi
+        md ""
+        ratio_line "validate: -j 1 time / default time" "${TT["validate --format json -j 1"]}" "${TT["validate --format json"]}" >>"$MD"
+        ratio_line "filter: -j 1 time / default time" "${TT["filter --type assistant -j 1"]}" "${TT["filter --type assistant"]}" >>"$MD"
+        ratio_line "stats: -j 1 time / default time" "${TT["stats --format json -j 1"]}" "${TT["stats --format json"]}" >>"$MD"
+        ratio_line "validate --gaps time / validate time" "${TT["validate --gaps --format json"]}" "${TT["validate --format json"]}" >>"$MD"
+        ratio_line "events time / validate time" "${TT["events --format json"]}" "${TT["validate --format json"]}" >>"$MD"
+        if [[ -n $ccu ]]; then
+            ratio_line "ccusage time / ndjq stats time" "$ccu" "${TT["stats --format json"]}" >>"$MD"
+            "$NDJQ" stats --format json "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
+            env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline >"$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || true
+            mine=$(ndjq_tokens "$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || echo "?")
+            theirs=$(ccusage_tokens "$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || echo "?")
+            if [[ $mine == "$theirs" ]]; then
+                md "- token totals (input output cache_creation cache_read): equal, $mine"
+            else
+                md "- token totals (input output cache_creation cache_read): ndjq $mine, ccusage $theirs (DIFFER)"
+            fi
+        fi
+    done
 fi
 
 # --- memory scaling check ---------------------------------------------------------------------

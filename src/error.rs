@@ -21,12 +21,50 @@ pub enum Error {
     Write(io::Error),
     /// A folder held no log files.
     NoLogs { path: PathBuf },
+    /// A folder walk found a log file's name on something that is not a regular file (a
+    /// FIFO, socket or device): it is skipped, never opened. A note, not a failure.
+    NotRegular { path: PathBuf, kind: &'static str },
 }
 
 impl Error {
     /// Whether the error is a reader that went away (`| head`): not worth a message.
     pub fn is_broken_pipe(&self) -> bool {
         matches!(self, Error::Write(e) if e.kind() == io::ErrorKind::BrokenPipe)
+    }
+
+    /// Whether this is only a note (an input skipped on purpose): it does not change the
+    /// exit status.
+    pub fn is_note(&self) -> bool {
+        matches!(self, Error::NotRegular { .. })
+    }
+
+    /// A copy, for an error reported in its place in the run (an `io::Error` is not
+    /// `Clone`: its kind and message are kept).
+    pub fn duplicate(&self) -> Error {
+        let io = |e: &io::Error| io::Error::new(e.kind(), e.to_string());
+        match self {
+            Error::Open { path, source } => Error::Open {
+                path: path.clone(),
+                source: io(source),
+            },
+            Error::Read {
+                file,
+                line,
+                offset,
+                source,
+            } => Error::Read {
+                file: file.clone(),
+                line: *line,
+                offset: *offset,
+                source: io(source),
+            },
+            Error::Write(e) => Error::Write(io(e)),
+            Error::NoLogs { path } => Error::NoLogs { path: path.clone() },
+            Error::NotRegular { path, kind } => Error::NotRegular {
+                path: path.clone(),
+                kind,
+            },
+        }
     }
 }
 
@@ -50,6 +88,11 @@ impl fmt::Display for Error {
                 "{}: no *.jsonl, *.ndjson or *.json files (or .gz/.zst) in this folder",
                 path.display()
             ),
+            Error::NotRegular { path, kind } => write!(
+                f,
+                "note: {}: skipped, a {kind} and not a regular file (name it on the command line to read it)",
+                path.display()
+            ),
         }
     }
 }
@@ -69,7 +112,10 @@ impl std::error::Error for Error {
         // would repeat it.
         match self {
             Error::Write(e) => Some(e),
-            Error::Open { .. } | Error::Read { .. } | Error::NoLogs { .. } => None,
+            Error::Open { .. }
+            | Error::Read { .. }
+            | Error::NoLogs { .. }
+            | Error::NotRegular { .. } => None,
         }
     }
 }

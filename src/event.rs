@@ -300,7 +300,7 @@ impl Nested<'_> {
 pub type Emit<'e> = dyn FnMut(&Event<'_>) -> io::Result<()> + 'e;
 
 /// A Claude usage snapshot waiting for the end of its message.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 struct PendingUsage {
     file: Arc<str>,
     line: u64,
@@ -334,7 +334,10 @@ impl<'a> Origin<'a> {
 
 /// Maps records to events. Feed it the records of each input in order, then call
 /// [`Normalizer::end_input`].
-#[derive(Debug, Default)]
+///
+/// Two normalizers that compare equal emit the same events for the same records: batch
+/// mode relies on it to check a block's guessed context (`Clone`, `PartialEq`).
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Normalizer {
     /// The session of the current input, carried to records that do not name it.
     session: Option<String>,

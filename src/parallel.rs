@@ -1,251 +1,488 @@
-//! Batch mode: the same pass over a file, on every core, with output in input order.
+//! Batch mode: every input of a run on one pool of worker threads, with output in input
+//! order.
 //!
-//! The calling thread reads the input in large blocks cut at a line boundary, numbers
-//! them, and hands them to worker threads; each worker runs its own [`Pipeline`] over its
-//! block into a shard of the consumer (a copy that writes to memory); the calling thread
-//! merges the shards' parts back in block order. Records and diagnostics come out exactly
-//! as a one-thread pass would give them.
+//! One pool serves the whole run: the calling thread spawns `threads` workers once and hands
+//! them work units from every input. A small regular file (up to [`WHOLE_FILE_BYTES`]) is
+//! one unit: a worker opens it, reads it whole into a buffer of its own that is reused and
+//! sized to the data, and runs a whole [`Pipeline`] pass over it (dialect detection
+//! included) into its shard of the consumer. Anything else (a large file, stdin, a pipe named
+//! on the command line) is read by the calling thread: its first records one at a time until
+//! the dialect is known, then, when the consumer allows it for that dialect, cut into blocks
+//! of [`BLOCK_BYTES`] at line boundaries and handed to the workers. Each worker's shard
+//! collects the output of one unit in memory (a *part*); the calling thread merges the parts
+//! in unit order. Records, diagnostics and errors come out exactly as a one-thread pass gives
+//! them, whatever the thread count.
 //!
-//! What a record means can depend on the records before it only through the dialect,
-//! which is decided on the input's first records: those are read one at a time, and
-//! batching starts once the dialect is known. Consumers whose decisions carry state from
-//! record to record (a `--max-count`, tool ids) do not use this mode. A line longer than a
-//! few blocks ends batching for the rest of the input, which is then read one record at a
-//! time so memory stays bounded by `--max-line-bytes`.
+//! What a record means can depend on the records before it in the same input: through the
+//! dialect (decided on an input's first records), and for some consumers through more
+//! (Codex items inherit their thread, events carry a session, gap trackers remember what was
+//! opened). A whole-file unit sees its input from the first record to the last, so every
+//! consumer may read small files in parallel; only blocks of one input need
+//! [`Parallel::batchable`]. A line longer than a few blocks ends batching for the rest of
+//! its input, which is then read one record at a time so memory stays bounded by
+//! `--max-line-bytes`.
 
+use crate::dialect::Dialect;
 use crate::error::Error;
 use crate::framing::{Frame, FrameKind, Framer};
+use crate::input::{self, Source};
 use crate::pipeline::{Consumer, Flow, Pipeline};
 use std::collections::BTreeMap;
 use std::io::{self, Read};
-use std::sync::mpsc::{channel, sync_channel};
+use std::path::PathBuf;
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 
 /// Bytes per block handed to a worker.
 pub const BLOCK_BYTES: usize = 1 << 20;
 /// A partial line longer than this ends batching for the rest of the input.
 const MAX_CARRY: usize = 4 * BLOCK_BYTES;
+/// Files up to this size whose records cannot be cut into blocks are one unit too, read by
+/// a worker through the framer, when the consumer's parts are small ([`Parallel::small_parts`]).
+const WHOLE_STREAM_BYTES: u64 = 64 << 20;
+/// How much of a file's head is read to tell its dialect before choosing how to read it.
+const PEEK_BYTES: usize = 64 << 10;
+/// At most this much of a block's end is run again before the next block, as its warm-up.
+const WARM_BYTES: usize = 64 << 10;
+/// Regular files up to this size are one work unit, read whole by a worker.
+pub const WHOLE_FILE_BYTES: u64 = BLOCK_BYTES as u64;
+/// A whole-file unit reads at most this much into memory; a file that grew past it since
+/// it was listed is read on through the framer.
+const WHOLE_READ_LIMIT: u64 = 2 * WHOLE_FILE_BYTES;
 
 /// A consumer that can be split across worker threads.
 pub trait Parallel: Consumer {
     /// A copy of the consumer that collects its output in memory.
     type Shard: Consumer + Send;
-    /// What a shard collected from one block.
+    /// What a shard collected from one unit.
     type Part: Send;
 
-    /// Whether an input of this dialect can be read in batches: its records must not
+    /// Whether an input of this dialect can be cut into blocks: its records must not
     /// depend on records before them beyond the dialect (Codex items inherit their thread
-    /// from `thread.started`, for one).
-    fn batchable(&self, _dialect: Option<crate::dialect::Dialect>) -> bool {
+    /// from `thread.started`, for one). Whole small files are read in parallel whatever
+    /// this says.
+    fn batchable(&self, _dialect: Option<Dialect>) -> bool {
+        true
+    }
+
+    /// Whether a part holds what the records add up to rather than output that grows with
+    /// them (stats, gap findings): then a large file that cannot be cut into blocks is read
+    /// whole by a worker instead of by the calling thread with the pool idle.
+    fn small_parts(&self) -> bool {
+        false
+    }
+
+    /// Whether blocks are read with a warm-up, for a consumer whose records take context
+    /// from the records before them (events: the session, a usage snapshot held until its
+    /// message ends). A worker runs the last lines of the block before first (their output
+    /// dropped, [`Parallel::end_warm_up`]) to rebuild that context as a guess; when the part
+    /// is merged, [`Parallel::fits`] checks the guess against the consumer's actual context.
+    /// A block whose guess was wrong is read again, in order, by the calling thread, so the
+    /// output is always that of one pass.
+    fn warm_up(&self) -> bool {
+        false
+    }
+
+    /// A shard starts a block of a warm-up consumer: it forgets the context it had.
+    fn start_block(_shard: &mut Self::Shard) {}
+
+    /// A shard's warm-up is over: what it wrote is dropped, its context kept as the guess.
+    fn end_warm_up(_shard: &mut Self::Shard) {}
+
+    /// Whether `part` was made from the context the consumer has now (always, for a part
+    /// made without a guess).
+    fn fits(&self, _part: &Self::Part) -> bool {
         true
     }
 
     fn shard(&self) -> Self::Shard;
     fn take(shard: &mut Self::Shard) -> Self::Part;
-    /// Adds a block's part, in input order.
+    /// Adds a unit's part, in input order. A whole file's part holds its whole input (the
+    /// shard saw `begin_input` and `end_input`); a block's part is a run of records of the
+    /// input the consumer itself was told about.
     fn merge(&mut self, part: Self::Part) -> io::Result<Flow>;
 }
 
-struct Job {
-    seq: u64,
-    bytes: Vec<u8>,
-    len: usize,
-    line: u64,
-    offset: u64,
+/// An input the calling thread reads: its display name, a (decompressing) reader, and
+/// whether it may be cut into blocks (a regular file, not a pipe).
+pub struct Opened<'a> {
+    pub name: Arc<str>,
+    pub reader: Box<dyn Read + 'a>,
+    pub blocks: bool,
+}
+
+impl std::fmt::Debug for Opened<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opened")
+            .field("name", &self.name)
+            .field("blocks", &self.blocks)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A consumer that takes records and keeps nothing (reading a file's head for its dialect).
+struct Ignore;
+
+impl Consumer for Ignore {
+    fn record(&mut self, _record: &crate::pipeline::Record<'_>) -> io::Result<Flow> {
+        Ok(Flow::Continue)
+    }
+}
+
+/// What a worker is asked to do.
+enum Work {
+    /// Records of an input the calling thread is reading, whose dialect is known:
+    /// `bytes[warm..len]`, the first being line `line + 1` at `offset`, after a warm-up of
+    /// `bytes[..warm]` when `speculate`.
+    Block {
+        seq: u64,
+        file: Arc<str>,
+        dialect: Option<Dialect>,
+        bytes: Vec<u8>,
+        warm: usize,
+        len: usize,
+        line: u64,
+        offset: u64,
+        speculate: bool,
+    },
+    /// A small regular file, read whole.
+    File {
+        seq: u64,
+        file: Arc<str>,
+        path: PathBuf,
+        size: u64,
+    },
+}
+
+/// One unit's result, merged in its place.
+enum Slot<T> {
+    /// A block's part, with what it takes to read the block again when the part's guessed
+    /// context was wrong.
+    Block {
+        part: io::Result<T>,
+        bytes: Vec<u8>,
+        file: Arc<str>,
+        dialect: Option<Dialect>,
+        warm: usize,
+        len: usize,
+        line: u64,
+        offset: u64,
+    },
+    /// A whole file's part, then the error that ended its reading (reported after it).
+    Part(io::Result<T>, Option<Error>),
+    /// The end of an input the calling thread read in blocks.
+    End(Arc<str>, Option<Dialect>),
+    /// An error reported in its place (an input that could not be opened or listed).
+    Failed(Error),
 }
 
 struct Done<T> {
     seq: u64,
-    part: io::Result<T>,
-    bytes: Vec<u8>,
+    slot: Slot<T>,
+    /// The bytes of input the unit held, for the in-flight limit.
+    held: usize,
 }
 
 impl Pipeline {
-    /// Like [`Pipeline::run`], on `threads` worker threads once the dialect is known.
-    pub fn run_parallel<R: Read, P: Parallel>(
+    /// Reads every source into `consumer` on a pool of `threads` workers (see the module
+    /// documentation). `open` opens what the calling thread reads; `report` is told, in
+    /// input order, of each input that could not be opened or read (reading goes on with the
+    /// next). Only a consumer's error ends the run early ([`Error::Write`]).
+    pub fn run_pooled<'a, P: Parallel>(
         &mut self,
-        file: &Arc<str>,
-        reader: R,
+        sources: &[Result<Source, Error>],
         consumer: &mut P,
         threads: usize,
-    ) -> Result<Flow, Error> {
-        self.reset_input();
-        consumer.begin_input(file).map_err(Error::Write)?;
+        open: &mut dyn FnMut(&Source) -> Result<Opened<'a>, Error>,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        let threads = threads.max(1);
         let options = self.options().clone();
-        let framer = Framer::with_read_size(reader, options.max_line_bytes, options.read_size);
-        let result = match self.stream(file, framer, consumer, true) {
-            Ok((flow, None)) => Ok(flow),
-            Ok((_, Some(framer))) if consumer.batchable(self.classifier().dialect()) => {
-                self.run_blocks(file, framer, consumer, threads.max(1))
-            }
-            Ok((_, Some(framer))) => self
-                .stream(file, framer, consumer, false)
-                .map(|(flow, _)| flow),
-            Err(e) => Err(e),
-        };
-        let dialect = self.classifier().dialect();
-        consumer.end_input(file, dialect).map_err(Error::Write)?;
-        result
-    }
-
-    fn run_blocks<R: Read, P: Parallel>(
-        &mut self,
-        file: &Arc<str>,
-        framer: Framer<R>,
-        consumer: &mut P,
-        threads: usize,
-    ) -> Result<Flow, Error> {
-        let (mut line, mut offset) = framer.position();
-        let (carry, mut reader) = framer.into_parts();
-        let mut carry = carry;
-        let mut options = self.options().clone();
-        options.dialect = self.classifier().dialect();
-        let in_flight_cap = threads * 2;
-        let mut fallback = false;
-
-        let outcome = std::thread::scope(|scope| -> Result<Flow, Error> {
-            let (work_tx, work_rx) = sync_channel::<Job>(in_flight_cap);
+        std::thread::scope(|scope| -> Result<(), Error> {
+            let (work_tx, work_rx) = sync_channel::<Work>(threads * 2);
             let work_rx = Arc::new(Mutex::new(work_rx));
             let (done_tx, done_rx) = channel::<Done<P::Part>>();
             for _ in 0..threads {
                 let work_rx = Arc::clone(&work_rx);
                 let done_tx = done_tx.clone();
-                let mut shard = consumer.shard();
-                let mut pipeline = Pipeline::new(options.clone());
-                let file = Arc::clone(file);
-                scope.spawn(move || loop {
-                    let job = match work_rx.lock() {
-                        Ok(rx) => match rx.recv() {
-                            Ok(job) => job,
-                            Err(_) => return,
-                        },
-                        Err(_) => return,
-                    };
-                    let result = pipeline.process_block(&file, &job, &mut shard);
-                    let part = result.map(|()| P::take(&mut shard));
-                    let done = Done {
-                        seq: job.seq,
-                        part,
-                        bytes: job.bytes,
-                    };
-                    if done_tx.send(done).is_err() {
-                        return;
-                    }
-                });
+                let shard = consumer.shard();
+                let pipeline = Pipeline::new(options.clone());
+                scope.spawn(move || work::<P>(pipeline, shard, &work_rx, &done_tx));
             }
             drop(done_tx);
-
-            let mut merger = Merger {
-                next: 0,
-                waiting: BTreeMap::new(),
-                free: Vec::new(),
-                stopped: false,
+            let mut pool = Pool {
+                work: work_tx,
+                done: done_rx,
+                merger: Merger {
+                    next: 0,
+                    waiting: BTreeMap::new(),
+                    free: Vec::new(),
+                    stopped: false,
+                    held: 0,
+                },
+                sent: 0,
+                max_units: threads * 8,
+                max_held: threads * 2 * BLOCK_BYTES,
             };
-            let mut sent = 0u64;
-            let mut eof = false;
-            let mut read_error = None;
-            while !eof && !merger.stopped {
-                let mut bytes = merger.free.pop().unwrap_or_default();
-                if bytes.len() < carry.len() + BLOCK_BYTES {
-                    bytes.resize(carry.len() + BLOCK_BYTES, 0);
-                }
-                bytes[..carry.len()].copy_from_slice(&carry);
-                let mut len = carry.len();
-                // Always read a block past the carried partial line, or a long line would
-                // never grow.
-                let target = len + BLOCK_BYTES;
-                carry.clear();
-                while len < target && !eof {
-                    match reader.read(&mut bytes[len..]) {
-                        Ok(0) => eof = true,
-                        Ok(n) => len += n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            read_error = Some(e);
-                            eof = true;
-                        }
-                    }
-                }
-                // At the end (or a read error) the last, unterminated line is a record too.
-                let cut = if eof {
-                    len
-                } else {
-                    memchr::memrchr(b'\n', &bytes[..len]).map_or(0, |i| i + 1)
-                };
-                carry.extend_from_slice(&bytes[cut..len]);
-                if cut == 0 {
-                    merger.free.push(bytes);
-                    if read_error.is_some() {
-                        break;
-                    }
-                    if carry.len() > MAX_CARRY {
-                        fallback = true;
-                        break;
-                    }
-                    continue;
-                }
-                let newlines = memchr::memchr_iter(b'\n', &bytes[..cut]).count() as u64;
-                let lines = newlines + u64::from(bytes[cut - 1] != b'\n');
-                let job = Job {
-                    seq: sent,
-                    bytes,
-                    len: cut,
-                    line,
-                    offset,
-                };
-                line += lines;
-                offset += cut as u64;
-                sent += 1;
-                if work_tx.send(job).is_err() {
+            for source in sources {
+                if pool.merger.stopped {
                     break;
                 }
-                while sent - merger.next >= in_flight_cap as u64 && !merger.stopped {
-                    let Ok(done) = done_rx.recv() else { break };
-                    merger.accept(done, consumer)?;
+                let source = match source {
+                    Ok(s) => s,
+                    Err(e) => {
+                        pool.local(Slot::Failed(e.duplicate()), self, consumer, report)?;
+                        continue;
+                    }
+                };
+                if let Source::File(path) = source {
+                    let size = std::fs::metadata(path)
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map(|m| m.len());
+                    let whole = size.is_some_and(|n| {
+                        n <= WHOLE_FILE_BYTES
+                            || (n <= WHOLE_STREAM_BYTES
+                                && consumer.small_parts()
+                                && !consumer.batchable(self.peek_dialect(path)))
+                    });
+                    if let (true, Some(size)) = (whole, size) {
+                        let work = Work::File {
+                            seq: pool.sent,
+                            file: source.display_name(),
+                            path: path.clone(),
+                            size,
+                        };
+                        // Past what is read whole, the worker holds a framer's buffer.
+                        let held = size.min(WHOLE_READ_LIMIT) as usize;
+                        pool.send(work, held, self, consumer, report)?;
+                        continue;
+                    }
+                }
+                // Records go straight to the consumer: everything before them first.
+                pool.drain(self, consumer, report)?;
+                match open(source) {
+                    Ok(opened) => self.read_input(opened, consumer, &mut pool, report)?,
+                    Err(e) => report(&e),
                 }
             }
-            drop(work_tx);
-            while merger.next < sent && !merger.stopped {
-                let Ok(done) = done_rx.recv() else { break };
-                merger.accept(done, consumer)?;
-            }
-            if let Some(source) = read_error {
-                return Err(Error::Read {
-                    file: file.to_string(),
-                    line,
-                    offset: offset + carry.len() as u64,
-                    source,
-                });
-            }
-            Ok(if merger.stopped {
-                Flow::Stop
-            } else {
-                Flow::Continue
-            })
-        });
-        let flow = outcome?;
-        if fallback && flow == Flow::Continue {
-            let rest = io::Cursor::new(carry).chain(reader);
-            let framer = Framer::with_read_size(rest, options.max_line_bytes, options.read_size)
-                .starting_at(line, offset);
-            return self
-                .stream(file, framer, consumer, false)
-                .map(|(flow, _)| flow);
-        }
-        Ok(flow)
+            pool.drain(self, consumer, report)
+        })
     }
 
-    /// Runs the records of one block (whole lines) into a shard.
-    fn process_block(
+    /// The dialect of a file as its first records tell it (the forced one, if any), read
+    /// from its head; `None` when the head does not tell (or is compressed).
+    fn peek_dialect(&mut self, path: &std::path::Path) -> Option<Dialect> {
+        let forced = self.options().dialect;
+        if forced.is_some() {
+            return forced;
+        }
+        let mut head = Vec::with_capacity(PEEK_BYTES);
+        let file = std::fs::File::open(path).ok()?;
+        file.take(PEEK_BYTES as u64).read_to_end(&mut head).ok()?;
+        let end = memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1);
+        self.use_dialect(None);
+        let name: Arc<str> = Arc::from("");
+        let mut pos = 0;
+        while pos < end && self.classifier().dialect().is_none() {
+            let next = memchr::memchr(b'\n', &head[pos..end]).map_or(end, |i| pos + i + 1);
+            let frame = Frame {
+                bytes: &head[pos..next],
+                line: 0,
+                offset: 0,
+                kind: FrameKind::Complete { terminated: true },
+            };
+            if self.process(&name, frame, &mut Ignore).is_err() {
+                break;
+            }
+            pos = next;
+        }
+        let dialect = self.classifier().dialect();
+        self.use_dialect(forced);
+        dialect
+    }
+
+    /// Reads one input on the calling thread: its first records one at a time, the rest in
+    /// blocks on the pool when it allows. The pool is drained.
+    fn read_input<P: Parallel>(
+        &mut self,
+        opened: Opened<'_>,
+        consumer: &mut P,
+        pool: &mut Pool<P::Part>,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        let Opened {
+            name,
+            reader,
+            blocks,
+        } = opened;
+        self.use_dialect(self.options().dialect);
+        consumer.begin_input(&name).map_err(Error::Write)?;
+        let options = self.options().clone();
+        let framer = Framer::with_read_size(reader, options.max_line_bytes, options.read_size);
+        let result = match self.stream(&name, framer, consumer, true) {
+            Ok((flow, None)) => Ok(flow),
+            Ok((_, Some(framer))) if blocks && consumer.batchable(self.classifier().dialect()) => {
+                return self.send_blocks(&name, framer, consumer, pool, report);
+            }
+            Ok((_, Some(framer))) => self
+                .stream(&name, framer, consumer, false)
+                .map(|(flow, _)| flow),
+            Err(e) => Err(e),
+        };
+        let dialect = self.classifier().dialect();
+        consumer.end_input(&name, dialect).map_err(Error::Write)?;
+        match result {
+            Ok(Flow::Continue) => Ok(()),
+            Ok(Flow::Stop) => {
+                pool.merger.stopped = true;
+                Ok(())
+            }
+            Err(e @ Error::Write(_)) => Err(e),
+            Err(e) => {
+                report(&e);
+                Ok(())
+            }
+        }
+    }
+
+    /// Cuts the rest of an input into blocks for the workers. The input's end (and its read
+    /// error, if any) is merged after its last block; the calling thread goes on meanwhile.
+    fn send_blocks<R: Read, P: Parallel>(
         &mut self,
         file: &Arc<str>,
-        job: &Job,
-        shard: &mut dyn Consumer,
-    ) -> io::Result<()> {
-        let bytes = &job.bytes[..job.len];
+        framer: Framer<R>,
+        consumer: &mut P,
+        pool: &mut Pool<P::Part>,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        let dialect = self.classifier().dialect();
+        let (mut line, mut offset) = framer.position();
+        let (mut carry, mut reader) = framer.into_parts();
+        let speculate = consumer.warm_up();
+        // The last whole lines of the block before: the next block's warm-up.
+        let mut warm: Vec<u8> = Vec::new();
+        let mut eof = false;
+        let mut read_error = None;
+        let mut fallback = false;
+        while !eof && !pool.merger.stopped {
+            let mut bytes = pool.merger.free.pop().unwrap_or_default();
+            let w = warm.len();
+            if bytes.len() < w + carry.len() + BLOCK_BYTES {
+                bytes.resize(w + carry.len() + BLOCK_BYTES, 0);
+            }
+            bytes[..w].copy_from_slice(&warm);
+            bytes[w..w + carry.len()].copy_from_slice(&carry);
+            let mut len = w + carry.len();
+            // Always read a block past the carried partial line, or a long line would
+            // never grow.
+            let target = len + BLOCK_BYTES;
+            carry.clear();
+            while len < target && !eof {
+                match reader.read(&mut bytes[len..]) {
+                    Ok(0) => eof = true,
+                    Ok(n) => len += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        read_error = Some(e);
+                        eof = true;
+                    }
+                }
+            }
+            // At the end (or a read error) the last, unterminated line is a record too.
+            let cut = if eof {
+                len
+            } else {
+                memchr::memrchr(b'\n', &bytes[w..len]).map_or(w, |i| w + i + 1)
+            };
+            carry.extend_from_slice(&bytes[cut..len]);
+            if cut == w {
+                pool.merger.free.push(bytes);
+                if read_error.is_some() {
+                    break;
+                }
+                if carry.len() > MAX_CARRY {
+                    fallback = true;
+                    break;
+                }
+                continue;
+            }
+            let newlines = memchr::memchr_iter(b'\n', &bytes[w..cut]).count() as u64;
+            let lines = newlines + u64::from(bytes[cut - 1] != b'\n');
+            warm.clear();
+            if speculate {
+                let from = cut.saturating_sub(WARM_BYTES).max(w);
+                let start = if from == w {
+                    w
+                } else {
+                    memchr::memchr(b'\n', &bytes[from..cut]).map_or(cut, |i| from + i + 1)
+                };
+                warm.extend_from_slice(&bytes[start..cut]);
+            }
+            let work = Work::Block {
+                seq: pool.sent,
+                file: Arc::clone(file),
+                dialect,
+                bytes,
+                warm: w,
+                len: cut,
+                line,
+                offset,
+                speculate,
+            };
+            line += lines;
+            offset += (cut - w) as u64;
+            pool.send(work, cut, self, consumer, report)?;
+        }
+        if fallback && !pool.merger.stopped {
+            // The rest one record at a time, straight to the consumer.
+            pool.drain(self, consumer, report)?;
+            let rest = io::Cursor::new(carry).chain(reader);
+            let options = self.options();
+            let framer = Framer::with_read_size(rest, options.max_line_bytes, options.read_size)
+                .starting_at(line, offset);
+            let result = self
+                .stream(file, framer, consumer, false)
+                .map(|(flow, _)| flow);
+            consumer.end_input(file, dialect).map_err(Error::Write)?;
+            return match result {
+                Ok(Flow::Continue) => Ok(()),
+                Ok(Flow::Stop) => {
+                    pool.merger.stopped = true;
+                    Ok(())
+                }
+                Err(e @ Error::Write(_)) => Err(e),
+                Err(e) => {
+                    report(&e);
+                    Ok(())
+                }
+            };
+        }
+        pool.local(Slot::End(Arc::clone(file), dialect), self, consumer, report)?;
+        if let Some(source) = read_error {
+            let e = Error::Read {
+                file: file.to_string(),
+                line,
+                offset: offset + carry.len() as u64,
+                source,
+            };
+            pool.local(Slot::Failed(e), self, consumer, report)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the records of `bytes` (whole lines; the first is line `line + 1` at `offset`)
+    /// into `consumer`.
+    fn process_lines(
+        &mut self,
+        file: &Arc<str>,
+        bytes: &[u8],
+        mut line: u64,
+        offset: u64,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Flow> {
         let max_line = self.options().max_line_bytes;
         let mut pos = 0;
-        let mut line = job.line;
         while pos < bytes.len() {
             let end = memchr::memchr(b'\n', &bytes[pos..]).map_or(bytes.len(), |i| pos + i + 1);
             let raw = &bytes[pos..end];
@@ -260,40 +497,312 @@ impl Pipeline {
             let frame = Frame {
                 bytes: raw,
                 line,
-                offset: job.offset + pos as u64,
+                offset: offset + pos as u64,
                 kind,
             };
-            self.process(file, frame, shard)?;
+            if self.process(file, frame, consumer)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
             pos = end;
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// A whole small file into `shard`, as one input. `buf` is the worker's reused buffer.
+    fn read_whole<S: Consumer>(
+        &mut self,
+        file: &Arc<str>,
+        path: &std::path::Path,
+        size: u64,
+        buf: &mut Vec<u8>,
+        shard: &mut S,
+    ) -> Whole {
+        let mut handle = match input::open_file(path) {
+            Ok(f) => f,
+            Err(e) => return Whole::Failed(e),
+        };
+        buf.clear();
+        buf.reserve(size.min(WHOLE_READ_LIMIT) as usize + 1);
+        let read = (&mut handle).take(WHOLE_READ_LIMIT).read_to_end(buf);
+        let compressed =
+            buf.starts_with(&[0x1f, 0x8b]) || buf.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+        self.use_dialect(self.options().dialect);
+        if read.is_ok() && (compressed || buf.len() as u64 >= WHOLE_READ_LIMIT) {
+            // Compressed, or grown since it was listed: through the framer, as any input.
+            let rest = io::Cursor::new(&buf[..]).chain(handle);
+            let reader = match input::decompress(rest) {
+                Ok(r) => r,
+                Err(source) => {
+                    return Whole::Read(Some(Error::Read {
+                        file: file.to_string(),
+                        line: 0,
+                        offset: 0,
+                        source,
+                    }))
+                }
+            };
+            return match self.run(file, reader, shard) {
+                Ok(_) => Whole::Read(None),
+                Err(Error::Write(e)) => Whole::WriteFailed(e),
+                Err(e) => Whole::Read(Some(e)),
+            };
+        }
+        let processed = shard.begin_input(file).and_then(|()| {
+            let flow = self.process_lines(file, buf, 0, 0, shard);
+            let dialect = self.classifier().dialect();
+            shard.end_input(file, dialect).and(flow)
+        });
+        if let Err(e) = processed {
+            return Whole::WriteFailed(e);
+        }
+        Whole::Read(read.err().map(|source| Error::Read {
+            file: file.to_string(),
+            line: memchr::memchr_iter(b'\n', buf).count() as u64,
+            offset: buf.len() as u64,
+            source,
+        }))
+    }
+}
+
+/// How reading a whole file went.
+enum Whole {
+    /// Its records went to the shard, then maybe a read error ended it.
+    Read(Option<Error>),
+    /// It could not be opened.
+    Failed(Error),
+    /// The shard failed.
+    WriteFailed(io::Error),
+}
+
+/// A worker: takes units until the calling thread hangs up.
+fn work<P: Parallel>(
+    mut pipeline: Pipeline,
+    mut shard: P::Shard,
+    work_rx: &Mutex<Receiver<Work>>,
+    done_tx: &Sender<Done<P::Part>>,
+) {
+    let mut buf = Vec::new();
+    loop {
+        let job = match work_rx.lock() {
+            Ok(rx) => match rx.recv() {
+                Ok(job) => job,
+                Err(_) => return,
+            },
+            Err(_) => return,
+        };
+        let done = match job {
+            Work::Block {
+                seq,
+                file,
+                dialect,
+                bytes,
+                warm,
+                len,
+                line,
+                offset,
+                speculate,
+            } => {
+                pipeline.use_dialect(dialect);
+                let mut result = Ok(Flow::Continue);
+                if speculate {
+                    P::start_block(&mut shard);
+                    let warm_lines = memchr::memchr_iter(b'\n', &bytes[..warm]).count() as u64;
+                    let (at_line, at) = (line - warm_lines, offset - warm as u64);
+                    result = pipeline.process_lines(&file, &bytes[..warm], at_line, at, &mut shard);
+                    P::end_warm_up(&mut shard);
+                }
+                if result.is_ok() {
+                    result =
+                        pipeline.process_lines(&file, &bytes[warm..len], line, offset, &mut shard);
+                }
+                Done {
+                    seq,
+                    slot: Slot::Block {
+                        part: result.map(|_| P::take(&mut shard)),
+                        bytes,
+                        file,
+                        dialect,
+                        warm,
+                        len,
+                        line,
+                        offset,
+                    },
+                    held: len,
+                }
+            }
+            Work::File {
+                seq,
+                file,
+                path,
+                size,
+            } => {
+                let slot = match pipeline.read_whole(&file, &path, size, &mut buf, &mut shard) {
+                    Whole::Read(error) => Slot::Part(Ok(P::take(&mut shard)), error),
+                    Whole::Failed(e) => Slot::Failed(e),
+                    Whole::WriteFailed(e) => Slot::Part(Err(e), None),
+                };
+                // A buffer grown for a large file is not kept beyond what small ones need.
+                if buf.capacity() as u64 > WHOLE_READ_LIMIT {
+                    buf = Vec::new();
+                }
+                Done {
+                    seq,
+                    slot,
+                    held: usize::try_from(size).unwrap_or(usize::MAX),
+                }
+            }
+        };
+        if done_tx.send(done).is_err() {
+            return;
+        }
+    }
+}
+
+/// The calling thread's side of the pool: what it sent, and the merger.
+struct Pool<T> {
+    work: std::sync::mpsc::SyncSender<Work>,
+    done: Receiver<Done<T>>,
+    merger: Merger<T>,
+    sent: u64,
+    /// At most this many units, and this many bytes of input, are in flight.
+    max_units: usize,
+    max_held: usize,
+}
+
+impl<T> Pool<T> {
+    /// Sends a unit to the workers, first merging what came back while too much is in
+    /// flight.
+    fn send<P: Parallel<Part = T>>(
+        &mut self,
+        work: Work,
+        held: usize,
+        pipeline: &mut Pipeline,
+        consumer: &mut P,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        while self.merger.next < self.sent
+            && ((self.sent - self.merger.next) as usize >= self.max_units
+                || self.merger.held + held > self.max_held)
+        {
+            self.receive(pipeline, consumer, report)?;
+        }
+        self.merger.held += held;
+        self.sent += 1;
+        if self.work.send(work).is_err() {
+            // The workers are gone (a panic): nothing more can be read.
+            self.merger.stopped = true;
+        }
+        Ok(())
+    }
+
+    /// A slot made by the calling thread, merged in its place.
+    fn local<P: Parallel<Part = T>>(
+        &mut self,
+        slot: Slot<T>,
+        pipeline: &mut Pipeline,
+        consumer: &mut P,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        let seq = self.sent;
+        self.sent += 1;
+        self.merger
+            .accept(Done { seq, slot, held: 0 }, pipeline, consumer, report)
+    }
+
+    fn receive<P: Parallel<Part = T>>(
+        &mut self,
+        pipeline: &mut Pipeline,
+        consumer: &mut P,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        match self.done.recv() {
+            Ok(done) => self.merger.accept(done, pipeline, consumer, report),
+            Err(_) => {
+                // Every worker is gone: what they held never comes.
+                self.merger.next = self.sent;
+                self.merger.stopped = true;
+                Ok(())
+            }
+        }
+    }
+
+    /// Merges everything sent so far.
+    fn drain<P: Parallel<Part = T>>(
+        &mut self,
+        pipeline: &mut Pipeline,
+        consumer: &mut P,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        while self.merger.next < self.sent {
+            self.receive(pipeline, consumer, report)?;
         }
         Ok(())
     }
 }
 
-/// Puts the workers' parts back in block order.
+/// Puts the units' results back in input order.
 struct Merger<T> {
     next: u64,
-    waiting: BTreeMap<u64, io::Result<T>>,
+    waiting: BTreeMap<u64, Slot<T>>,
     free: Vec<Vec<u8>>,
+    /// The consumer asked to stop: later parts are dropped, inputs' ends still told.
     stopped: bool,
+    /// Bytes of input in flight.
+    held: usize,
 }
 
 impl<T> Merger<T> {
     fn accept<P: Parallel<Part = T>>(
         &mut self,
         done: Done<T>,
+        pipeline: &mut Pipeline,
         consumer: &mut P,
+        report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
-        self.free.push(done.bytes);
-        self.waiting.insert(done.seq, done.part);
-        while let Some(part) = self.waiting.remove(&self.next) {
+        self.held = self.held.saturating_sub(done.held);
+        self.waiting.insert(done.seq, done.slot);
+        while let Some(slot) = self.waiting.remove(&self.next) {
             self.next += 1;
-            if self.stopped {
-                continue;
-            }
-            let part = part.map_err(Error::Write)?;
-            if consumer.merge(part).map_err(Error::Write)? == Flow::Stop {
-                self.stopped = true;
+            match slot {
+                Slot::End(file, dialect) => {
+                    consumer.end_input(&file, dialect).map_err(Error::Write)?;
+                }
+                Slot::Block { bytes, .. } if self.stopped => self.free.push(bytes),
+                _ if self.stopped => {}
+                Slot::Block {
+                    part,
+                    bytes,
+                    file,
+                    dialect,
+                    warm,
+                    len,
+                    line,
+                    offset,
+                } => {
+                    let part = part.map_err(Error::Write)?;
+                    let flow = if consumer.fits(&part) {
+                        consumer.merge(part)
+                    } else {
+                        // The guess was wrong: the records again, in order, as one pass.
+                        drop(part);
+                        pipeline.use_dialect(dialect);
+                        pipeline.process_lines(&file, &bytes[warm..len], line, offset, consumer)
+                    };
+                    self.free.push(bytes);
+                    if flow.map_err(Error::Write)? == Flow::Stop {
+                        self.stopped = true;
+                    }
+                }
+                Slot::Part(part, error) => {
+                    let part = part.map_err(Error::Write)?;
+                    if consumer.merge(part).map_err(Error::Write)? == Flow::Stop {
+                        self.stopped = true;
+                    }
+                    if let Some(e) = error {
+                        report(&e);
+                    }
+                }
+                Slot::Failed(e) => report(&e),
             }
         }
         Ok(())

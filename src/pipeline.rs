@@ -130,6 +130,9 @@ pub struct Pipeline {
     diagnostics: Vec<Diagnostic>,
     /// The raw bytes of an object recovered from a text line (`--recover`).
     recovered: Vec<u8>,
+    /// The dialect the classifier was made with (a worker of batch mode switches between
+    /// inputs' detected dialects).
+    forced: Option<Dialect>,
 }
 
 impl Pipeline {
@@ -141,8 +144,19 @@ impl Pipeline {
             findings: Findings::default(),
             diagnostics: Vec::new(),
             recovered: Vec::new(),
+            forced: options.dialect,
             options,
         }
+    }
+
+    /// Makes the classifier start every input with `dialect` (`None`: detect it), as a
+    /// worker of batch mode needs for each unit it takes.
+    pub(crate) fn use_dialect(&mut self, dialect: Option<Dialect>) {
+        if self.forced != dialect {
+            self.classifier = Classifier::new(dialect, self.options.type_field.clone());
+            self.forced = dialect;
+        }
+        self.classifier.reset();
     }
 
     /// Reads one input to its end (or until the consumer stops) and reports whether to go on
@@ -289,6 +303,7 @@ impl Pipeline {
             diagnostics,
             options,
             recovered,
+            ..
         } = self;
         diagnostics.clear();
         let raw = frame.bytes;

@@ -1,7 +1,8 @@
 //! One thread or all threads: the output is the same, byte for byte, on generated Claude
 //! streams (clean and corrupted), with overlong lines inside blocks and a line long enough
 //! to end batching, for every command that reads records: validate, filter, events, stats
-//! and gaps (events and gaps read in order whatever `-j` says; the test keeps it so).
+//! and gaps, on single streams and on a tree of captures of every dialect (many small files
+//! read whole by the workers, large ones cut into blocks or read in order).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -144,4 +145,94 @@ fn a_line_longer_than_a_batch_ends_batching_without_losing_bytes() {
         out.stdout == bytes,
         "valid records pass through byte for byte"
     );
+}
+
+/// A folder of real captures, as a session tree holds them: many small files of every
+/// dialect in nested folders, large ones cut into blocks (whose records carry context from
+/// block to block for events and stats), a compressed one, a broken one, an empty one.
+fn capture_tree(root: &Path) {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata");
+    let read = |rel: &str| std::fs::read(data.join(rel)).expect("capture");
+    let write = |rel: &str, bytes: &[u8]| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, bytes).expect("write");
+    };
+    let claude_log = read("claude-log/d266fdf5-b6a3-46aa-8627-920959a0109a.jsonl");
+    let codex_log = read("codex-log/codex-tool.session-log.jsonl");
+    let small = [
+        "claude/claude-tool.ndjson",
+        "claude/claude-multi_tool.ndjson",
+        "claude/claude-error500.ndjson",
+        "codex/codex-tool.ndjson",
+        "codex/codex-failed.ndjson",
+        "codex/agentcmd-stream-output-2.jsonl",
+        "jsonrpc/app-server.jsonl",
+        "edge/mixed.ndjson",
+        "stats/claude-rules.ndjson",
+    ];
+    for project in 0..6 {
+        for (i, rel) in small.iter().enumerate() {
+            let name = Path::new(rel).file_name().expect("name").to_string_lossy();
+            write(&format!("p{project}/s{i}/{name}"), &read(rel));
+        }
+        write(&format!("p{project}/t{project}.jsonl"), &claude_log);
+        write(&format!("p{project}/r{project}.jsonl"), &codex_log);
+    }
+    write("p2/empty.jsonl", b"");
+    write("p3/notes.txt", b"not a log file\n");
+    // Larger than a block: read by the calling thread and cut into blocks.
+    write("p1/big-transcript.jsonl", &claude_log.repeat(200));
+    write("p4/big-rollout.jsonl", &codex_log.repeat(60));
+    // Context across blocks: codex items started and completed, JSON-RPC requests and their
+    // responses, sessions carried.
+    let mut codex = read("codex/codex-tool.ndjson");
+    codex.extend(read("codex/agentcmd-stream-output-2.jsonl"));
+    write("p4/big-codex.jsonl", &codex.repeat(800));
+    write(
+        "p5/big-rpc.jsonl",
+        &read("jsonrpc/app-server.jsonl").repeat(400),
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    std::io::Write::write_all(&mut gz, &claude_log.repeat(3)).expect("gzip");
+    write("p5/packed.jsonl.gz", &gz.finish().expect("gzip"));
+}
+
+#[test]
+fn thread_count_does_not_change_output_on_a_tree_of_captures() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = dir.path().join("tree");
+    capture_tree(&tree);
+    let commands: &[&[&str]] = &[
+        &["validate", "-f", "json"],
+        &["validate", "-f", "text"],
+        &["validate", "--gaps", "-f", "json"],
+        &["validate", "-f", "json", "--max-line-bytes", "2K"],
+        &["filter", "--type", "assistant"],
+        &["filter", "--invalid"],
+        &["stats", "-f", "json"],
+        &["stats", "-f", "json", "--by", "session"],
+        &["stats", "-f", "csv", "--by", "file"],
+        &["gaps", "-f", "json"],
+        &["gaps", "-f", "text"],
+        &["events", "-f", "json"],
+        &["events", "-f", "text"],
+        &["events", "-f", "csv"],
+    ];
+    for cmd in commands {
+        assert_same_with_any_thread_count(cmd, &tree);
+    }
+    // The tree really has broken records, gaps and several dialects.
+    let (out, rejects) = run(
+        &["stats", "-f", "json", tree.to_str().expect("path")],
+        "2",
+        &dir.path().join("r"),
+    );
+    assert!(!rejects.is_empty());
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
+    assert_eq!(report["files"], 6 * 11 + 6);
+    let dialects = report["dialects"].as_object().expect("dialects");
+    for d in ["claude", "claude-log", "codex", "codex-log", "jsonrpc"] {
+        assert!(dialects.contains_key(d), "{d} in {dialects:?}");
+    }
 }

@@ -37,9 +37,12 @@ pub fn run() -> Result<i32> {
 /// reported on stderr and reading goes on with the next source (like grep); the return
 /// value says whether any happened. A write error ends the run.
 ///
-/// Regular files are read on all threads when `parallel_ok` (the consumer's decisions do
-/// not depend on the records before) and output is not line-buffered; pipes are read one
-/// record at a time so a live stream's lines come through as they are written.
+/// When `parallel_ok` (the consumer's decisions do not reach across inputs: no count that
+/// stops at an exact record), with more than one thread and output not line-buffered, the
+/// inputs are read on one pool of workers for the whole run ([`Pipeline::run_pooled`]):
+/// small files whole, large regular files in blocks when the consumer allows it for their
+/// dialect; pipes are read one record at a time so a live stream's lines come through as
+/// they are written.
 pub(crate) fn run_sources<P: Parallel>(
     common: &Common,
     consumer: &mut P,
@@ -54,23 +57,34 @@ pub(crate) fn run_sources<P: Parallel>(
     } else {
         1
     };
-    drive(common, |pipeline, name, reader, batchable| {
-        if threads > 1 && batchable {
-            pipeline.run_parallel(name, reader, consumer, threads)
-        } else {
+    if threads <= 1 {
+        return drive(common, |pipeline, name, reader, _| {
             pipeline.run(name, reader, consumer)
-        }
-    })
-}
-
-/// Like [`run_sources`], one record at a time, for consumers whose every record depends on
-/// the ones before.
-pub(crate) fn run_sources_serial(common: &Common, consumer: &mut dyn Consumer) -> Result<Ran> {
-    if let Some(ran) = supervise(common, consumer)? {
-        return Ok(ran);
+        });
     }
-    drive(common, |pipeline, name, reader, _| {
-        pipeline.run(name, reader, consumer)
+    let mut pipeline = Pipeline::new(common.options.clone());
+    let mut had_errors = false;
+    let mut report = |e: &ndjq::Error| {
+        had_errors |= !e.is_note();
+        report_error(e);
+    };
+    let mut open_source = |source: &Source| {
+        open(source).map(|(name, reader, blocks)| ndjq::parallel::Opened {
+            name,
+            reader,
+            blocks,
+        })
+    };
+    pipeline.run_pooled(
+        &common.sources,
+        consumer,
+        threads,
+        &mut open_source,
+        &mut report,
+    )?;
+    Ok(Ran {
+        had_errors,
+        child: None,
     })
 }
 
@@ -118,7 +132,7 @@ fn drive<'a>(
     let mut had_errors = false;
     for source in &common.sources {
         let result = match source {
-            Err(e) => Err(clone_open_error(e)),
+            Err(e) => Err(e.duplicate()),
             Ok(source) => open(source).and_then(|(name, reader, batchable)| {
                 run_input(&mut pipeline, &name, reader, batchable)
             }),
@@ -128,7 +142,7 @@ fn drive<'a>(
             Ok(Flow::Stop) => break,
             Err(e @ ndjq::Error::Write(_)) => return Err(e.into()),
             Err(e) => {
-                had_errors = true;
+                had_errors |= !e.is_note();
                 report_error(&e);
             }
         }
@@ -162,21 +176,6 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
             let reader = input::decompress(file).map_err(read_err)?;
             Ok((name.clone(), reader, is_file))
         }
-    }
-}
-
-/// Open errors are computed once by `input::expand`; reporting needs an owned copy.
-fn clone_open_error(e: &ndjq::Error) -> ndjq::Error {
-    match e {
-        ndjq::Error::Open { path, source } => ndjq::Error::Open {
-            path: path.clone(),
-            source: io::Error::new(source.kind(), source.to_string()),
-        },
-        ndjq::Error::NoLogs { path } => ndjq::Error::NoLogs { path: path.clone() },
-        other => ndjq::Error::Open {
-            path: Default::default(),
-            source: io::Error::other(other.to_string()),
-        },
     }
 }
 

@@ -69,6 +69,10 @@ pub fn expand(paths: &[PathBuf]) -> Vec<Result<Source, Error>> {
     out
 }
 
+/// Walks a folder in sorted order. Only regular files are taken (a log file's name on a
+/// FIFO, socket or device is a note: opening a FIFO blocks for ever); symlinks to files
+/// are followed, symlinked folders are not (they can loop); a link that cannot be followed
+/// (a loop, a dangling target) and a folder that cannot be listed are errors in their place.
 fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
@@ -80,18 +84,67 @@ fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
             return;
         }
     };
-    let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    paths.sort();
-    for p in paths {
-        // Symlinked folders are not followed: they can loop.
-        let is_link = fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink());
-        if p.is_dir() {
-            if !is_link {
-                walk(&p, out);
+    // The kind comes with the entry (no stat per file); an entry that cannot be read is
+    // reported rather than dropped.
+    let mut found: Vec<(PathBuf, io::Result<fs::FileType>)> = Vec::new();
+    for entry in entries {
+        match entry {
+            Ok(e) => {
+                let kind = e.file_type();
+                found.push((e.path(), kind));
             }
-        } else if is_log_file(&p) {
-            out.push(Ok(Source::File(p)));
+            Err(source) => out.push(Err(Error::Open {
+                path: dir.to_path_buf(),
+                source,
+            })),
         }
+    }
+    found.sort_by(|a, b| a.0.cmp(&b.0));
+    for (path, kind) in found {
+        let kind = match kind {
+            Ok(k) if k.is_symlink() => match fs::metadata(&path) {
+                // A symlinked folder is not followed.
+                Ok(m) if m.is_dir() => continue,
+                Ok(m) => m.file_type(),
+                Err(source) => {
+                    if is_log_file(&path) {
+                        out.push(Err(Error::Open { path, source }));
+                    }
+                    continue;
+                }
+            },
+            Ok(k) => k,
+            Err(source) => {
+                out.push(Err(Error::Open { path, source }));
+                continue;
+            }
+        };
+        if kind.is_dir() {
+            walk(&path, out);
+        } else if is_log_file(&path) {
+            out.push(if kind.is_file() {
+                Ok(Source::File(path))
+            } else {
+                Err(Error::NotRegular {
+                    kind: kind_name(kind),
+                    path,
+                })
+            });
+        }
+    }
+}
+
+/// What a file that is not a regular file is, for the note that skips it.
+fn kind_name(kind: fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if kind.is_fifo() {
+        "FIFO"
+    } else if kind.is_socket() {
+        "socket"
+    } else if kind.is_block_device() || kind.is_char_device() {
+        "device"
+    } else {
+        "special file"
     }
 }
 

@@ -310,6 +310,35 @@ impl EventWriter {
         self.tally.events
     }
 
+    /// The input the last event written came from (the text transcript opens each input
+    /// with a header).
+    pub fn last_file(&self) -> Option<&str> {
+        self.file.as_deref()
+    }
+
+    /// Forgets the events counted so far (a batch-mode warm-up's, whose output is dropped).
+    pub fn forget_tally(&mut self) {
+        self.tally = Tally::default();
+    }
+
+    /// Takes in what another writer wrote to the same output after this one's events (a
+    /// shard of batch mode): its tally, and the input its last event came from.
+    pub fn merge(&mut self, later: EventWriter) {
+        let (t, l) = (&mut self.tally, later.tally);
+        t.events += l.events;
+        t.tool_calls += l.tool_calls;
+        t.errors += l.errors;
+        t.usages += l.usages;
+        t.input += l.input;
+        t.output += l.output;
+        t.cache_creation += l.cache_creation;
+        t.cache_read += l.cache_read;
+        t.cost.extend(l.cost);
+        if later.file.is_some() {
+            self.file = later.file;
+        }
+    }
+
     pub fn write<W: Write + ?Sized>(&mut self, out: &mut W, ev: &Event<'_>) -> io::Result<()> {
         self.count(ev);
         match self.format {

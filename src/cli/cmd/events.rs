@@ -1,23 +1,26 @@
 //! `ndjq events`: one normalized event per content block or item (SPEC section 4), as
 //! NDJSON, CSV or a text transcript.
 //!
-//! Events depend on the records before them (a session named once, a usage snapshot held
-//! until its message ends), so records are read one at a time, in order. Bad records are
+//! Events depend on the records before them in the same input (a session named once, a
+//! usage snapshot held until its message ends), so each input is read by one thread, in
+//! order; small files are read in parallel with each other and their events merged in order. Bad records are
 //! not a failure of `events`: they produce no event, are reported on stderr like `filter`
 //! does (rate-limited, with a closing count) and saved with `--rejects`. The exit status
 //! is 0, or 2 after an I/O error. [`EventStream`] is shared with `filter --normalize`.
 
-use super::Rejects;
+use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::{EventsArgs, TableFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use anyhow::Result;
+use ndjq::diagnostic::Diagnostic;
 use ndjq::event::Normalizer;
+use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::events::{EventFormat, EventWriter};
 use ndjq::sink::{Painter, Reporter};
 use ndjq::summary::Summary;
-use std::io::{self, BufWriter, Stderr, Write};
+use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 
 /// Records in, events out: the normalizer and the writer of one output.
@@ -73,7 +76,34 @@ impl EventStream {
     pub fn events(&self) -> u64 {
         self.writer.events()
     }
+
+    /// Takes in what another stream wrote to the same output after this one's events (a
+    /// shard's, merged in order); with `context`, the records' context it ended with too.
+    fn merge(&mut self, later: EventStream, context: bool) {
+        if context {
+            self.normalizer = later.normalizer;
+        }
+        self.writer.merge(later.writer);
+    }
+
+    /// The context the next record's events depend on.
+    fn context(&self) -> Context {
+        (
+            self.normalizer.clone(),
+            self.writer.last_file().map(str::to_string),
+        )
+    }
+
+    fn has_context(&self, context: &Context) -> bool {
+        self.normalizer == context.0 && self.writer.last_file() == context.1.as_deref()
+    }
 }
+
+/// What the events of a record depend on beyond the record: the normalizer's state, and
+/// the input the last event came from (the transcript's headers).
+type Context = (Normalizer, Option<String>);
+
+impl EventStream {}
 
 /// The events format chosen on the command line, else `default`.
 pub fn format_of(arg: Option<TableFormat>, default: EventFormat) -> EventFormat {
@@ -90,8 +120,19 @@ struct Events<W: Write, R: Write> {
     out: W,
     line_buffered: bool,
     summary: Summary,
-    reporter: Reporter<Stderr>,
+    reporter: StderrDiagnostics,
     rejects: Option<Rejects<R>>,
+    format: EventFormat,
+    painter: Painter,
+    width: usize,
+    /// In a shard reading a block: the context its warm-up rebuilt.
+    guess: Option<Context>,
+}
+
+impl<W: Write, R: Write> Events<W, R> {
+    fn fresh_stream(&self) -> EventStream {
+        EventStream::new(self.format, self.painter).with_width(self.width)
+    }
 }
 
 impl<W: Write, R: Write> Consumer for Events<W, R> {
@@ -141,6 +182,88 @@ impl<W: Write, R: Write> Consumer for Events<W, R> {
     }
 }
 
+/// What a shard of `events` collected from one input.
+struct Part {
+    out: Vec<u8>,
+    stream: EventStream,
+    guess: Option<Context>,
+    summary: Summary,
+    diagnostics: Vec<Diagnostic>,
+    rejects: Option<(Vec<u8>, u64)>,
+}
+
+impl<W: Write, R: Write> Parallel for Events<W, R> {
+    type Shard = Events<Vec<u8>, Vec<u8>>;
+    type Part = Part;
+
+    /// Events carry context from record to record (a session, a held usage): blocks start
+    /// with a warm-up that rebuilds it, checked when merged.
+    fn warm_up(&self) -> bool {
+        true
+    }
+
+    fn start_block(shard: &mut Self::Shard) {
+        shard.stream = shard.fresh_stream();
+    }
+
+    fn end_warm_up(shard: &mut Self::Shard) {
+        shard.out.clear();
+        shard.summary = Summary::default();
+        shard.reporter.take();
+        if let Some(r) = shard.rejects.as_mut() {
+            r.take();
+        }
+        shard.stream.writer.forget_tally();
+        shard.guess = Some(shard.stream.context());
+    }
+
+    fn fits(&self, part: &Part) -> bool {
+        part.guess
+            .as_ref()
+            .is_none_or(|guess| self.stream.has_context(guess))
+    }
+
+    fn shard(&self) -> Self::Shard {
+        Events {
+            stream: EventStream::new(self.format, self.painter).with_width(self.width),
+            out: Vec::new(),
+            line_buffered: false,
+            summary: Summary::default(),
+            reporter: StderrDiagnostics::Collect(Vec::new()),
+            rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
+            format: self.format,
+            painter: self.painter,
+            width: self.width,
+            guess: None,
+        }
+    }
+
+    fn take(shard: &mut Self::Shard) -> Part {
+        let fresh = shard.fresh_stream();
+        Part {
+            out: std::mem::take(&mut shard.out),
+            stream: std::mem::replace(&mut shard.stream, fresh),
+            guess: shard.guess.take(),
+            summary: std::mem::take(&mut shard.summary),
+            diagnostics: shard.reporter.take(),
+            rejects: shard.rejects.as_mut().map(Rejects::take),
+        }
+    }
+
+    fn merge(&mut self, part: Part) -> io::Result<Flow> {
+        self.out.write_all(&part.out)?;
+        self.stream.merge(part.stream, part.guess.is_some());
+        self.summary.merge(&part.summary);
+        for d in &part.diagnostics {
+            self.reporter.report(d)?;
+        }
+        if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
+            r.merge(&bytes, n)?;
+        }
+        Ok(Flow::Continue)
+    }
+}
+
 pub fn run(args: &EventsArgs) -> Result<i32> {
     let common = Common::resolve(&args.input, &args.output, &args.child)?;
     let default = if common.stdout_is_tty {
@@ -157,11 +280,15 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         out: BufWriter::with_capacity(256 << 10, stdout),
         line_buffered: common.line_buffered,
         summary: Summary::default(),
-        reporter: Reporter::new(stderr, common.err_painter)?,
+        reporter: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         rejects,
+        format,
+        painter: common.painter,
+        width: common.text_width,
+        guess: None,
     };
     events.stream.start(&mut events.out)?;
-    let ran = crate::cli::run_sources_serial(&common, &mut events)?;
+    let ran = crate::cli::run_sources(&common, &mut events, true)?;
     events.stream.finish(&mut events.out)?;
     if let Some(r) = events.rejects.as_mut() {
         r.finish()?;

@@ -3,7 +3,8 @@
 //! summary; exit 1 when any is at or above `--fail-on` (default: warning, so that any gap
 //! fails a CI job). The records' own diagnostics (PROTO_*) go to stderr, as for `stats`.
 //!
-//! Gaps depend on the records before them: inputs are read one record at a time.
+//! Gaps depend on the records before them in the same input: each input is read by one
+//! thread, in order; small files are read in parallel with each other and merged in order.
 
 use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::GapsArgs;
@@ -13,13 +14,14 @@ use anyhow::Result;
 use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
 use ndjq::gaps::GapTracker;
+use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
-use ndjq::sink::{DiagnosticWriter, Reporter};
+use ndjq::sink::{DiagnosticWriter, Format, Painter, Reporter};
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
 
-struct GapsRun<W: Write> {
+struct GapsRun<W: Write, R: Write> {
     writer: DiagnosticWriter<W>,
     tracker: GapTracker,
     /// Reused list of what the tracker found at the current record.
@@ -28,10 +30,13 @@ struct GapsRun<W: Write> {
     summary: Summary,
     diagnostics: StderrDiagnostics,
     line_buffered: bool,
-    rejects: Option<Rejects<BufWriter<std::fs::File>>>,
+    rejects: Option<Rejects<R>>,
+    seq_field: Option<String>,
+    format: Format,
+    painter: Painter,
 }
 
-impl<W: Write> GapsRun<W> {
+impl<W: Write, R: Write> GapsRun<W, R> {
     fn write_found(&mut self) -> io::Result<()> {
         for d in &self.found {
             self.summary.add_diagnostic(d);
@@ -45,7 +50,7 @@ impl<W: Write> GapsRun<W> {
     }
 }
 
-impl<W: Write> Consumer for GapsRun<W> {
+impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
     fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
         self.tracker.begin(file);
@@ -84,6 +89,65 @@ impl<W: Write> Consumer for GapsRun<W> {
     }
 }
 
+/// What a shard of `gaps` collected from one input.
+struct Part {
+    text: Vec<u8>,
+    summary: Summary,
+    diagnostics: Vec<Diagnostic>,
+    rejects: Option<(Vec<u8>, u64)>,
+}
+
+impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
+    type Shard = GapsRun<Vec<u8>, Vec<u8>>;
+    type Part = Part;
+
+    /// A part is an input's gaps, not its records.
+    fn small_parts(&self) -> bool {
+        true
+    }
+
+    /// The trackers follow an input from its first record: never cut into blocks.
+    fn batchable(&self, _dialect: Option<Dialect>) -> bool {
+        false
+    }
+
+    fn shard(&self) -> Self::Shard {
+        GapsRun {
+            writer: DiagnosticWriter::continuation(Vec::new(), self.format, self.painter),
+            tracker: GapTracker::new(self.seq_field.clone()),
+            found: Vec::new(),
+            summary: Summary::default(),
+            diagnostics: StderrDiagnostics::Collect(Vec::new()),
+            line_buffered: false,
+            rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
+            seq_field: self.seq_field.clone(),
+            format: self.format,
+            painter: self.painter,
+        }
+    }
+
+    fn take(shard: &mut Self::Shard) -> Part {
+        Part {
+            text: shard.writer.take_output(),
+            summary: std::mem::take(&mut shard.summary),
+            diagnostics: shard.diagnostics.take(),
+            rejects: shard.rejects.as_mut().map(Rejects::take),
+        }
+    }
+
+    fn merge(&mut self, part: Part) -> io::Result<Flow> {
+        self.writer.write_raw_unflushed(&part.text)?;
+        self.summary.merge(&part.summary);
+        for d in &part.diagnostics {
+            self.diagnostics.report(d)?;
+        }
+        if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
+            r.merge(&bytes, n)?;
+        }
+        Ok(Flow::Continue)
+    }
+}
+
 pub fn run(args: &GapsArgs) -> Result<i32> {
     let mut common = Common::resolve(&args.input, &args.output, &args.child)?;
     // A session without its result is a gap the tracker reports itself.
@@ -102,8 +166,11 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         line_buffered: common.line_buffered,
         rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+        seq_field: args.seq_field.clone(),
+        format,
+        painter,
     };
-    let ran = crate::cli::run_sources_serial(&common, &mut run)?;
+    let ran = crate::cli::run_sources(&common, &mut run, true)?;
     if let Some(r) = run.rejects.as_mut() {
         r.finish()?;
     }

@@ -77,6 +77,11 @@ impl<R: Write> Parallel for StatsRun<R> {
     type Shard = StatsRun<Vec<u8>>;
     type Part = Part;
 
+    /// A part is an input's counts, not its records.
+    fn small_parts(&self) -> bool {
+        true
+    }
+
     /// Codex records inherit their thread (and rollouts their session and model) from
     /// earlier records: those inputs are read in order.
     fn batchable(&self, dialect: Option<Dialect>) -> bool {

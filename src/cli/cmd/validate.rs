@@ -1,8 +1,8 @@
 //! `ndjq validate`: every diagnostic with its location, then a summary; exit 1 when any
 //! is at or above `--fail-on`. With `--gaps`, it also reports the findings of `ndjq gaps`
 //! (at the record where each becomes known, or at the end of the input): those depend on
-//! the records before, so inputs are then read one record at a time. Without it, files are
-//! read on every core.
+//! the records before in the same input, so each input is then read by one thread (files
+//! still in parallel with each other). Without it, files are read on every core.
 
 use super::Rejects;
 use crate::cli::args::ValidateArgs;
@@ -126,6 +126,17 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
     type Shard = Validate<Vec<u8>, Vec<u8>>;
     type Part = Part;
 
+    /// With `--gaps`, the part is what one input adds: its diagnostics.
+    fn small_parts(&self) -> bool {
+        self.tracker.is_some()
+    }
+
+    /// The gap checks follow an input from its first record: with `--gaps`, an input is
+    /// read whole by one thread (small files still in parallel).
+    fn batchable(&self, _dialect: Option<Dialect>) -> bool {
+        self.tracker.is_none()
+    }
+
     fn shard(&self) -> Self::Shard {
         Validate {
             writer: DiagnosticWriter::continuation(Vec::new(), self.format, self.painter),
@@ -137,7 +148,7 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
             stopped_early: false,
             line_buffered: false,
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
-            tracker: None,
+            tracker: self.tracker.as_ref().map(|_| GapTracker::new(None)),
             found: Vec::new(),
         }
     }
@@ -184,9 +195,8 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         tracker: args.gaps.then(|| GapTracker::new(None)),
         found: Vec::new(),
     };
-    // The gap checks need every record in order, and --max-errors stops at an exact
-    // record: one record at a time.
-    let parallel_ok = !args.gaps && args.max_errors.is_none();
+    // --max-errors stops at an exact record: one record at a time.
+    let parallel_ok = args.max_errors.is_none();
     let ran = crate::cli::run_sources(&common, &mut validate, parallel_ok)?;
     if let Some(r) = validate.rejects.as_mut() {
         r.finish()?;
