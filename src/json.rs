@@ -218,6 +218,21 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// A string with escapes, as the record writes it (between the quotes, escapes and
+    /// all), before [`Json::as_str`] unescapes it: a reader can look at it first and leave
+    /// it escaped when it has no use for the text. `None` for a string without escapes
+    /// (its `as_str` is already the record's own bytes), for anything but a string, and
+    /// for a value serde_json decoded (its raw text is gone).
+    pub fn escaped_raw(&self) -> Option<&'a str> {
+        match self {
+            Json::Tape(t) => match t.node() {
+                Some(n) if n.tag == Tag::Escaped => t.src.get(n.a as usize..n.b as usize),
+                _ => None,
+            },
+            Json::Serde(_) => None,
+        }
+    }
+
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Json::Tape(t) => match t.node().map(|n| n.tag) {
@@ -526,6 +541,23 @@ mod tests {
             assert!(j.get("m").expect("m").equals(&expect));
             assert!(!j.get("m").expect("m").equals(&serde_json::json!({"x": []})));
         });
+    }
+
+    #[test]
+    fn escaped_raw_is_the_text_before_unescaping() {
+        let text = r#"{"plain":"abc","esc":"a\"b\n\u00e9","n":1}"#;
+        with_tape(text, |j| {
+            assert_eq!(j.get("plain").and_then(|v| v.escaped_raw()), None);
+            let esc = j.get("esc").expect("esc");
+            assert_eq!(esc.escaped_raw(), Some(r#"a\"b\n\u00e9"#));
+            assert_eq!(esc.as_str(), Some("a\"b\né"));
+            assert_eq!(j.get("n").and_then(|v| v.escaped_raw()), None);
+        });
+        let serde: serde_json::Value = serde_json::from_str(text).expect("valid");
+        assert_eq!(
+            Json::Serde(&serde).get("esc").and_then(|v| v.escaped_raw()),
+            None
+        );
     }
 
     #[test]

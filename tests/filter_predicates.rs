@@ -144,6 +144,16 @@ const CASES: &[Case] = &[
         out: Out::Selection,
     },
     Case {
+        // Each match lies across escapes of the raw line (`\n`, `\"`) and holds a character
+        // that is not ASCII: `--grep` must search the unescaped text, and the prefilter's
+        // literal (`1→{`) is not in the raw line once `→` is written `\u2192`, as
+        // grep_matches_across_any_escape does.
+        name: "grep-across-escapes",
+        args: &["--grep", r#"1→\{\n\s+2→  "name": "@sourceborn"#],
+        jq: r#"any(texts | strings; test("1→\\{\\n\\s+2→  \"name\": \"@sourceborn"))"#,
+        out: Out::Selection,
+    },
+    Case {
         name: "since-until",
         args: &[
             "--since",
@@ -446,4 +456,58 @@ fn grep_and_where_agree_with_invert_and_count() {
     let (one, _, _) = filter(&["-j", "1", "--where", "message.content.*.name=Bash"]);
     let (four, _, _) = filter(&["-j", "4", "--where", "message.content.*.name=Bash"]);
     assert_eq!(one, four);
+}
+
+/// `line` with every character outside ASCII written as a `\u` escape (a UTF-16
+/// surrogate pair above U+FFFF), as Python's `json.dumps` writes by default: the same
+/// JSON. Characters outside ASCII are only ever inside strings.
+fn ascii_escaped(line: &[u8]) -> Vec<u8> {
+    let text = std::str::from_utf8(line).expect("the captures are UTF-8");
+    let mut out = String::new();
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out.into_bytes()
+}
+
+#[test]
+fn grep_matches_across_any_escape() {
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "grep-across-escapes")
+        .expect("the case");
+    let records = all_records();
+    let escaped: Vec<Vec<u8>> = records.iter().map(|(_, l)| ascii_escaped(l)).collect();
+    let arrows = escaped
+        .iter()
+        .filter(|l| l.windows(6).any(|w| w == b"\\u2192"))
+        .count();
+    assert!(arrows > 0, "the captures hold `→`, now written `\\u2192`");
+    let out = ndjq()
+        .arg("filter")
+        .args(case.args)
+        .write_stdin(escaped.concat())
+        .output()
+        .expect("ndjq runs");
+    // Each output line is one of the escaped input lines: its `file:line`.
+    let mut at = 0;
+    let mut got = String::new();
+    for line in lines(&out.stdout) {
+        let found = escaped[at..]
+            .iter()
+            .position(|l| l.as_slice() == line)
+            .unwrap_or_else(|| panic!("not an input line, or out of order: {}", show(line)));
+        at += found;
+        got.push_str(&records[at].0);
+        got.push('\n');
+        at += 1;
+    }
+    assert_eq!(got, show(&read(expected_path(case))));
 }

@@ -22,7 +22,12 @@
 //! prefilter runs on the raw line first: the literals that every match must contain are
 //! taken out of the regex (regex-syntax's extractor), cut to the characters JSON writes
 //! verbatim, and looked for in the raw bytes; a line holding none of them (and no `\u`
-//! escape, which could hide one) cannot match, and is passed over without a walk.
+//! escape of a character other than a control character, which could hide one) cannot
+//! match, and is passed over without a walk. The same test runs again on each piece of
+//! text that has escapes, on its raw (still escaped) bytes, before it is unescaped: most
+//! such pieces in a line that passed (a tool's output full of `\n` and ANSI colours)
+//! cannot match and are never copied. A piece without escapes is searched where it lies
+//! in the record.
 
 use super::expr::{check_syntax, regex_error, ExprError};
 use crate::dialect::Dialect;
@@ -36,6 +41,10 @@ pub struct Grep {
     regexes: Vec<regex::bytes::Regex>,
     /// Matches every raw line that may hold a match (`None`: every line may).
     prefilter: Option<regex::bytes::Regex>,
+    /// When every pattern matches exactly a set of literals with no backslash (`panic`,
+    /// `package\.json`, `-i error`): finds them, so that a string with escapes which holds
+    /// one outside its escapes matches without being unescaped.
+    exact: Option<regex::bytes::Regex>,
 }
 
 impl Grep {
@@ -43,8 +52,16 @@ impl Grep {
     pub fn new(patterns: &[String], ignore_case: bool) -> Result<Grep, ExprError> {
         let mut regexes = Vec::new();
         let mut literals = Some(Vec::new());
+        let mut exact = Some(Vec::new());
         for pattern in patterns {
             let hir = check_syntax(pattern, ignore_case)?;
+            exact = match (exact, exact_literals(&hir)) {
+                (Some(mut all), Some(more)) => {
+                    all.extend(more);
+                    Some(all)
+                }
+                _ => None,
+            };
             regexes.push(
                 regex::bytes::RegexBuilder::new(pattern)
                     .case_insensitive(ignore_case)
@@ -62,14 +79,22 @@ impl Grep {
         let prefilter = literals
             .filter(|l| !l.is_empty())
             .and_then(|l| literal_matcher(&l));
-        Ok(Grep { regexes, prefilter })
+        let exact = exact
+            .filter(|l| !l.is_empty())
+            .and_then(|l| literal_matcher(&l));
+        Ok(Grep {
+            regexes,
+            prefilter,
+            exact,
+        })
     }
 
-    /// Whether the prefilter lets the raw line through.
+    /// Whether the prefilter lets the raw text through: a whole line, or the raw bytes of
+    /// one string's contents.
     pub fn may_match(&self, raw: &[u8]) -> bool {
         match &self.prefilter {
             None => true,
-            Some(p) => p.is_match(raw) || memchr::memmem::find(raw, b"\\u").is_some(),
+            Some(p) => p.is_match(raw) || has_hiding_escape(raw),
         }
     }
 
@@ -78,10 +103,43 @@ impl Grep {
         if !self.may_match(raw) {
             return false;
         }
-        for_each_text(dialect, value, &mut |text| {
-            self.regexes.iter().any(|r| r.is_match(text.as_bytes()))
-        })
+        for_each_text(dialect, value, &mut |piece| self.piece_matches(piece))
     }
+
+    /// Whether one string value matches (anything else does not). A string with escapes
+    /// is unescaped only when its raw bytes pass the prefilter.
+    fn piece_matches(&self, piece: Json<'_>) -> bool {
+        if let Some(raw) = piece.escaped_raw() {
+            let raw = raw.as_bytes();
+            if !self.may_match(raw) {
+                return false;
+            }
+            // A literal without a backslash that starts outside every escape lies wholly
+            // outside them: the unescaped text holds it too. One that starts inside an
+            // escape (the `n` of `\n`) proves nothing, and neither does no literal at all
+            // (a `\u` escape may write one): the text is unescaped and searched.
+            if let Some(found) = self.exact.as_ref().and_then(|e| e.find(raw)) {
+                let start = found.start();
+                if !raw[start.saturating_sub(5)..start].contains(&b'\\') {
+                    return true;
+                }
+            }
+        }
+        piece
+            .as_str()
+            .is_some_and(|text| self.regexes.iter().any(|r| r.is_match(text.as_bytes())))
+    }
+}
+
+/// Whether `raw` (JSON text) holds a `\u` escape that may write a character of a
+/// prefilter literal. Literals hold no control characters, so `\u0000` to `\u001f` (the
+/// ANSI colours of tool output are `\u001b`) hide none; a `\u` after an escaped
+/// backslash (`\\u`) is no escape at all.
+fn has_hiding_escape(raw: &[u8]) -> bool {
+    memchr::memmem::find_iter(raw, b"\\u").any(|at| {
+        let before = raw[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+        before % 2 == 0 && !matches!(raw.get(at + 2..at + 5), Some([b'0', b'0', b'0' | b'1']))
+    })
 }
 
 /// Byte strings one of which every match of `hir` contains, as they appear in a JSON
@@ -104,6 +162,23 @@ fn required_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
         }
     }
     None
+}
+
+/// The literals that `hir` matches, and nothing else, when it is such a set (no
+/// repetition, no look-around such as `^` or `\b`, within the extractor's limits) and no
+/// literal holds a backslash; `None` otherwise.
+fn exact_literals(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+    if !hir.properties().look_set().is_empty() {
+        return None;
+    }
+    let seq = Extractor::new().kind(ExtractKind::Prefix).extract(hir);
+    let lits = seq.literals()?;
+    let usable = seq.is_exact()
+        && !lits.is_empty()
+        && lits
+            .iter()
+            .all(|l| !l.as_bytes().is_empty() && !l.as_bytes().contains(&b'\\'));
+    usable.then(|| lits.iter().map(|l| l.as_bytes().to_vec()).collect())
 }
 
 /// The longest run of bytes that a JSON writer copies into a string as they are (not `"`,
@@ -130,12 +205,12 @@ fn literal_matcher(literals: &[Vec<u8>]) -> Option<regex::bytes::Regex> {
     regex::bytes::Regex::new(&pattern).ok()
 }
 
-/// Calls `f` with each piece of the record's human text until it returns true; returns
-/// whether it did.
+/// Calls `f` with each piece of the record's human text (a value where a string is
+/// expected; `f` passes over anything else) until it returns true; returns whether it did.
 pub fn for_each_text<'a>(
     dialect: Option<Dialect>,
     value: Json<'a>,
-    f: &mut dyn FnMut(&'a str) -> bool,
+    f: &mut dyn FnMut(Json<'a>) -> bool,
 ) -> bool {
     match dialect {
         Some(Dialect::Claude | Dialect::ClaudeLog) => claude_text(value, f),
@@ -166,19 +241,19 @@ fn str_at<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
     v.get(key).and_then(|s| s.as_str())
 }
 
-/// `f` on the string, if there is one.
-fn one<'a>(s: Option<&'a str>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
-    s.is_some_and(f)
+/// `f` on the value at `key`, if there is one.
+fn at<'a>(v: Json<'a>, key: &str, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
+    v.get(key).is_some_and(f)
 }
 
 /// `f` on every string value in `v`, at any depth (object keys excluded).
-fn strings<'a>(v: Option<Json<'a>>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
+fn strings<'a>(v: Option<Json<'a>>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
     let Some(v) = v else {
         return false;
     };
     let mut done = false;
     match v.kind() {
-        Kind::String => return one(v.as_str(), f),
+        Kind::String => return f(v),
         Kind::Object => v.for_each_entry(|_, child| {
             if !done {
                 done = strings(Some(child), f);
@@ -195,22 +270,22 @@ fn strings<'a>(v: Option<Json<'a>>, f: &mut dyn FnMut(&'a str) -> bool) -> bool 
 }
 
 /// `f` on the `key` string of each element of an array.
-fn each_at<'a>(array: Option<Json<'a>>, key: &str, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
+fn each_at<'a>(array: Option<Json<'a>>, key: &str, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
     let mut done = false;
     if let Some(a) = array {
         a.for_each_element(|e| {
             if !done {
-                done = one(str_at(e, key), f);
+                done = at(e, key, f);
             }
         });
     }
     done
 }
 
-fn claude_text<'a>(v: Json<'a>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
+fn claude_text<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
     if let Some(content) = v.get("message").and_then(|m| m.get("content")) {
         if content.kind() == Kind::String {
-            return one(content.as_str(), f);
+            return f(content);
         }
         let mut done = false;
         content.for_each_element(|block| {
@@ -218,11 +293,11 @@ fn claude_text<'a>(v: Json<'a>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
                 return;
             }
             done = match str_at(block, "type") {
-                Some("text") => one(str_at(block, "text"), f),
-                Some("thinking") => one(str_at(block, "thinking"), f),
+                Some("text") => at(block, "text", f),
+                Some("thinking") => at(block, "thinking", f),
                 Some("tool_use") => strings(block.get("input"), f),
                 Some("tool_result") => match block.get("content") {
-                    Some(c) if c.kind() == Kind::String => one(c.as_str(), f),
+                    Some(c) if c.kind() == Kind::String => f(c),
                     c => each_at(c, "text", f),
                 },
                 _ => false,
@@ -233,34 +308,29 @@ fn claude_text<'a>(v: Json<'a>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
         }
     }
     match str_at(v, "type") {
-        Some("result") => one(str_at(v, "result"), f),
-        Some("summary") => one(str_at(v, "summary"), f),
+        Some("result") => at(v, "result", f),
+        Some("summary") => at(v, "summary", f),
         _ => false,
     }
 }
 
-fn codex_text<'a>(v: Json<'a>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
+fn codex_text<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
     if let Some(item) = v.get("item") {
         return ["text", "command", "aggregated_output", "message"]
             .iter()
-            .any(|k| one(str_at(item, k), f))
+            .any(|k| at(item, k, f))
             || strings(item.get("arguments"), f)
             || strings(item.get("result"), f)
             || each_at(item.get("changes"), "path", f);
     }
     match str_at(v, "type") {
-        Some("error") => one(str_at(v, "message"), f),
-        Some("turn.failed") => one(
-            v.get("error")
-                .and_then(|e| e.get("message"))
-                .and_then(|m| m.as_str()),
-            f,
-        ),
+        Some("error") => at(v, "message", f),
+        Some("turn.failed") => v.get("error").is_some_and(|e| at(e, "message", f)),
         _ => false,
     }
 }
 
-fn codex_log_text<'a>(v: Json<'a>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
+fn codex_log_text<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
     let Some(p) = v.get("payload") else {
         return false;
     };
@@ -268,14 +338,14 @@ fn codex_log_text<'a>(v: Json<'a>, f: &mut dyn FnMut(&'a str) -> bool) -> bool {
         Some("response_item") => {
             each_at(p.get("content"), "text", f)
                 || each_at(p.get("summary"), "text", f)
-                || one(str_at(p, "arguments"), f)
-                || one(str_at(p, "input"), f)
+                || at(p, "arguments", f)
+                || at(p, "input", f)
                 || strings(p.get("output"), f)
                 || strings(p.get("action"), f)
         }
         Some("event_msg") => ["message", "text", "last_agent_message"]
             .iter()
-            .any(|k| one(str_at(p, k), f)),
+            .any(|k| at(p, k, f)),
         _ => false,
     }
 }
@@ -289,9 +359,17 @@ mod tests {
         Grep::new(&p, ignore_case).expect("compiles")
     }
 
+    /// Whether the line matches; the tape (whose escaped strings are looked at raw
+    /// first) and serde_json (already unescaped) must agree.
     fn hit(g: &Grep, dialect: Dialect, line: &str) -> bool {
         let v: serde_json::Value = serde_json::from_str(line).expect("json");
-        g.matches(line.as_bytes(), Some(dialect), Json::Serde(&v))
+        let serde = g.matches(line.as_bytes(), Some(dialect), Json::Serde(&v));
+        let mut doc = crate::tape::Doc::new();
+        assert!(doc.parse(line, 128), "the tape reads {line}");
+        let root = Json::Tape(crate::json::TapeValue::root(&doc, line));
+        let tape = g.matches(line.as_bytes(), Some(dialect), root);
+        assert_eq!(tape, serde, "tape and serde_json differ on {line}");
+        tape
     }
 
     const ASSISTANT: &str = r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"Plan: \"quote\" it","signature":"secretsig"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la /tmp"}}]}}"#;
@@ -337,6 +415,65 @@ mod tests {
         let newline = r#"{"type":"user","message":{"content":"one\ntwo"}}"#;
         assert!(hit(&grep(&["one\ntwo"], false), Dialect::Claude, newline));
         assert!(hit(&grep(&["(?m)^two"], false), Dialect::Claude, newline));
+    }
+
+    #[test]
+    fn only_escapes_that_can_write_a_literal_character_defeat_the_prefilter() {
+        assert!(!has_hiding_escape(br#"red \u001b[31m \u0000 \u001F"#));
+        assert!(has_hiding_escape(br#"caf\u00e9"#));
+        assert!(has_hiding_escape(br#"\u0070anic"#));
+        assert!(has_hiding_escape(br#"\ud83d\ude00"#));
+        // An escaped backslash followed by `u` is text, not an escape.
+        assert!(!has_hiding_escape(br#"C:\\users"#));
+        assert!(has_hiding_escape(br#"C:\\\u0041"#));
+        let g = grep(&["panic"], false);
+        let ansi = r#"{"type":"user","message":{"content":"\u001b[31merror\u001b[0m"}}"#;
+        assert!(!g.may_match(ansi.as_bytes()));
+        let hidden = r#"{"type":"user","message":{"content":"\u0070anic"}}"#;
+        assert!(hit(&g, Dialect::Claude, hidden));
+    }
+
+    #[test]
+    fn a_match_may_lie_across_escapes_in_any_piece() {
+        // The first piece has escapes and none of the literal; the match is in the
+        // second, across `\n`, `\"` and `\u00e9`.
+        let line = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a\nb"},{"type":"text","text":"x \"caf\u00e9\"\n  panic: y"}]}}"#;
+        assert!(hit(
+            &grep(&["\"café\"\n +panic"], false),
+            Dialect::Claude,
+            line
+        ));
+        assert!(hit(&grep(&["(?m)^  panic"], false), Dialect::Claude, line));
+        assert!(!hit(&grep(&["npanic"], false), Dialect::Claude, line));
+        assert!(!hit(&grep(&["u00e9"], false), Dialect::Claude, line));
+        assert!(hit(&grep(&["a\nb"], false), Dialect::Claude, line));
+    }
+
+    #[test]
+    fn only_literal_sets_without_assertions_are_exact() {
+        let exact = |p: &str, i: bool| {
+            let hir = check_syntax(p, i).expect("compiles");
+            exact_literals(&hir).map(|l| l.len())
+        };
+        assert_eq!(exact("panic", false), Some(1));
+        assert_eq!(exact(r"package\.json|Cargo\.toml", false), Some(2));
+        assert_eq!(exact("ab", true), Some(4));
+        for inexact in [r"^panic", r"\bpanic", "pan+ic", "p.nic", r"a\\b", "a|"] {
+            assert_eq!(exact(inexact, false), None, "{inexact}");
+        }
+        // A literal found right after a backslash is inside an escape: no verdict from
+        // it, the text is unescaped and searched.
+        let g = grep(&["tab"], false);
+        assert!(g.exact.is_some());
+        let line = r#"{"type":"user","message":{"content":"a\tab"}}"#;
+        assert!(!hit(&g, Dialect::Claude, line));
+        let line = r#"{"type":"user","message":{"content":"a\ttab\n"}}"#;
+        assert!(hit(&g, Dialect::Claude, line));
+        let line = r#"{"type":"user","message":{"content":"\\tab"}}"#;
+        assert!(hit(&g, Dialect::Claude, line));
+        // Far enough from the escape: found in the raw bytes, never unescaped.
+        let line = r#"{"type":"user","message":{"content":"a\nxxxxxtab"}}"#;
+        assert!(hit(&g, Dialect::Claude, line));
     }
 
     #[test]
