@@ -127,7 +127,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -242,7 +242,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -401,7 +401,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -693,7 +693,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --rejects)
@@ -788,7 +788,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -922,7 +922,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)

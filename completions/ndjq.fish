@@ -42,6 +42,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -76,6 +83,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -109,6 +123,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -150,6 +171,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -178,6 +206,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -217,6 +252,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''

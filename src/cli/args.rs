@@ -635,6 +635,13 @@ pub enum DialectArg {
     Codex,
     CodexLog,
     Jsonrpc,
+    Gemini,
+    GeminiLog,
+    Qwen,
+    QwenLog,
+    Cursor,
+    Opencode,
+    Copilot,
     Generic,
 }
 
