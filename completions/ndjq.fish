@@ -64,7 +64,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l fail-on -d 'Exit 
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-errors -d 'Stop after N diagnostics at or above --fail-on' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -105,7 +105,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l fail-on -d 'Exit 1 wh
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l seq-field -d 'The numeric sequence field to check for lost, repeated and reordered numbers [default: the first of seq, sequence, event_id the records hold]' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -148,7 +148,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s f -l format -d 'Out
 json\t''
 csv\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s m -l max-count -d 'Stop after N selected records' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -188,7 +188,7 @@ never\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
 json\t''
 csv\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -230,7 +230,7 @@ type\t''
 file\t''
 day\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l pricing -d 'A LiteLLM price table (JSON) to add `cost_usd_estimated` from token counts; models it does not price are listed. Never fetched: give a local file' -r -F
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -264,7 +264,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l rejects -d 'Write the 
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r

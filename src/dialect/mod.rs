@@ -18,7 +18,7 @@ pub mod gemini;
 mod gemini_log;
 mod generic;
 mod jsonrpc;
-mod opencode;
+pub mod opencode;
 mod qwen;
 
 use crate::json::{Json, Kind};

@@ -58,3 +58,13 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         }
     }
 }
+
+/// Whether the record ends the run: a `step_finish` with reason `stop`, an `error`, or
+/// `done` (OpenCode has no result record).
+pub fn ends_run(obj: Json<'_>, ty: &str) -> bool {
+    match ty {
+        "step_finish" => obj.path(&["part", "reason"]).and_then(|r| r.as_str()) == Some("stop"),
+        "error" | "done" => true,
+        _ => false,
+    }
+}
