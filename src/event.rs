@@ -1351,7 +1351,7 @@ impl Normalizer {
                         is_error: failed,
                         subtype: status,
                         duration_ms: at("duration_ms"),
-                        input: at("input_tokens"),
+                        input: gemini_input(stats).0,
                         output: at("output_tokens"),
                         text: v
                             .path(&["error", "message"])
@@ -1918,19 +1918,18 @@ fn gemini_model_usage(
     result
 }
 
-/// Whole-prompt input and output totals of an `-o json` document, over its models.
+/// Non-cached input and output (thoughts included) totals of an `-o json` document, over
+/// its models.
 fn gemini_document_totals(v: Json<'_>) -> (Option<u64>, Option<u64>) {
     let Some(models) = v.path(&["stats", "models"]) else {
         return (None, None);
     };
     let (mut input, mut output) = (0u64, 0u64);
     models.for_each_entry(|_, m| {
-        input += uint(
-            m.path(&["tokens", "prompt"])
-                .or_else(|| m.path(&["tokens", "input"])),
-        )
-        .unwrap_or(0);
-        output += uint(m.path(&["tokens", "candidates"])).unwrap_or(0);
+        if let Some(t) = m.get("tokens") {
+            input = input.saturating_add(gemini_log_input(t).0.unwrap_or(0));
+            output = output.saturating_add(gemini_log_output(t).unwrap_or(0));
+        }
     });
     (Some(input), Some(output))
 }
