@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::AddAssign;
 use store::{join, Key, Keyed, LastWins, View};
 
+mod agents;
 mod store;
 
 /// The version of the JSON shape; a field is never renamed without a new version.
@@ -38,6 +39,14 @@ pub struct Tokens {
     pub output: u64,
     pub cache_creation: u64,
     pub cache_read: u64,
+    /// The part of `output` the agent reports as reasoning (Gemini `thoughts`, OpenCode
+    /// `reasoning`); written only when there is some.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reasoning_output: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Counts come from the input (and from partial stats): they saturate rather than wrap or
@@ -48,6 +57,7 @@ impl AddAssign for Tokens {
         self.output = self.output.saturating_add(o.output);
         self.cache_creation = self.cache_creation.saturating_add(o.cache_creation);
         self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.reasoning_output = self.reasoning_output.saturating_add(o.reasoning_output);
     }
 }
 
@@ -67,6 +77,7 @@ impl Tokens {
             output: n(output),
             cache_creation: n(cache_creation),
             cache_read: n(cache_read),
+            reasoning_output: 0,
         }
     }
 
@@ -79,6 +90,7 @@ impl Tokens {
             output: n("output_tokens"),
             cache_creation: n("cache_write_input_tokens"),
             cache_read: n("cached_input_tokens"),
+            reasoning_output: 0,
         }
     }
 }
@@ -182,6 +194,11 @@ struct SessionResult {
     duration_ms: Option<u64>,
     file: u32,
     day: u32,
+    /// Where the result's `tokens` are the session's billed totals (Qwen Code: they count
+    /// calls no message shows, such as its memory extraction), the attribution (the
+    /// session's last model) that takes what the messages do not account for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    billed: Option<u32>,
 }
 
 /// Strings shared by attributions (sessions, models, files, days, tool names).
@@ -258,6 +275,11 @@ pub struct Stats {
     codex_turns: HashMap<Key, u32>,
     tool_calls: LastWins<ToolEntry>,
     tool_errors: LastWins<Key>,
+    /// Costs reported per step (OpenCode `step_finish.cost`), by key: session and cost.
+    step_costs: HashMap<Key, (u32, f64)>,
+    /// The reasoning part of a message's output, by message key, where it is reported
+    /// apart (kept beside the packed counts: few messages have one).
+    reasoning: HashMap<Key, u64>,
     /// Records by session, file and day.
     records_by: HashMap<(Dim, u32), u64>,
     context: Option<InputContext>,
@@ -449,6 +471,7 @@ impl Stats {
             *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
         }
         match info.dialect {
+            Some(d) if agents::handles(Some(d)) => self.add_agent(d, v, ty, ctx, day),
             Some(Dialect::Codex) => self.add_codex(v, ty, ctx, day),
             Some(Dialect::CodexLog) => self.add_codex_log(v, ty, ctx, day),
             _ => {
@@ -476,11 +499,17 @@ impl Stats {
         if m.1 == BIG {
             return self.big_tokens.get(&m.0).copied().unwrap_or_default();
         }
+        let reasoning_output = if self.reasoning.is_empty() {
+            0
+        } else {
+            self.reasoning.get(&m.0).copied().unwrap_or(0)
+        };
         Tokens {
             input: u64::from(m.1[0]),
             output: u64::from(m.1[1]),
             cache_creation: u64::from(m.1[2]),
             cache_read: u64::from(m.1[3]),
+            reasoning_output,
         }
     }
 
@@ -730,6 +759,73 @@ impl Stats {
         }
     }
 
+    /// The other agents' records (see [`agents`]): their facts applied to the state.
+    fn add_agent(
+        &mut self,
+        dialect: Dialect,
+        v: Json<'_>,
+        ty: Option<&str>,
+        ctx: &mut InputContext,
+        day: u32,
+    ) {
+        let session = self.strings.get(ctx.session).unwrap_or("").to_string();
+        let mut facts = Vec::new();
+        agents::facts(dialect, v, ty, &session, &mut |fact| facts.push(fact));
+        for fact in facts {
+            let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
+                s.attrs.id(Attr {
+                    session: ctx.session,
+                    model,
+                    file: ctx.file,
+                    day,
+                })
+            };
+            match fact {
+                agents::Fact::Session(id) => ctx.session = self.session_id(id),
+                agents::Fact::Model(m) => ctx.model = self.strings.id(m),
+                agents::Fact::Usage { key, model, tokens } => {
+                    if tokens.reasoning_output > 0 {
+                        self.reasoning.insert(key, tokens.reasoning_output);
+                    } else if !self.reasoning.is_empty() {
+                        self.reasoning.remove(&key);
+                    }
+                    let model = model.map_or(ctx.model, |m| self.strings.id(m));
+                    if dialect == Dialect::Qwen {
+                        // The session's last model, for what only its result counts.
+                        ctx.model = model;
+                    }
+                    let a = attr(self, ctx, model);
+                    self.add_usage(key, tokens, a);
+                }
+                agents::Fact::ToolCall { key, name } => {
+                    let name = self.strings.id(name);
+                    let a = attr(self, ctx, ctx.model);
+                    self.tool_calls.push(ToolEntry(key, name, a));
+                }
+                agents::Fact::ToolError { key } => self.tool_errors.push(key),
+                agents::Fact::Result {
+                    tokens,
+                    duration_ms,
+                    turns,
+                } => {
+                    let billed = (dialect == Dialect::Qwen && tokens.is_some())
+                        .then(|| attr(self, ctx, ctx.model));
+                    let entry = self.results.entry(ctx.session).or_default();
+                    entry.file = ctx.file;
+                    entry.day = day;
+                    entry.billed = billed.or(entry.billed);
+                    entry.tokens = tokens.or(entry.tokens);
+                    entry.duration_ms = duration_ms.or(entry.duration_ms);
+                    entry.turns = turns.or(entry.turns);
+                }
+                agents::Fact::StepCost { key, cost_usd } => {
+                    self.step_costs.insert(key, (ctx.session, cost_usd));
+                }
+            }
+        }
+        self.count_session_record(ctx.session);
+    }
+
     /// Adds the stats of the records that came after this one's (batch shards, `--merge`):
     /// counters add up, sets unite, and for a key both know, `later`'s last value wins.
     pub fn merge(&mut self, later: Stats) {
@@ -782,6 +878,7 @@ impl Stats {
             entry.cost_usd = r.cost_usd.or(entry.cost_usd);
             entry.turns = r.turns.or(entry.turns);
             entry.duration_ms = r.duration_ms.or(entry.duration_ms);
+            entry.billed = r.billed.map(ra).or(entry.billed);
         }
         for (k, a) in later.codex_turns {
             self.codex_turns.insert(k, ra(a));
@@ -789,6 +886,10 @@ impl Stats {
         self.tool_calls
             .extend_later(later.tool_calls, |c| ToolEntry(c.0, re(c.1), ra(c.2)));
         self.tool_errors.extend_later(later.tool_errors, |k| k);
+        self.reasoning.extend(later.reasoning);
+        for (k, (session, c)) in later.step_costs {
+            self.step_costs.insert(k, (re(session), c));
+        }
         for ((d, i), n) in later.records_by {
             let e = self.records_by.entry((d, re(i))).or_insert(0);
             *e = e.saturating_add(n);
@@ -821,6 +922,32 @@ impl Stats {
         for (t, a) in self.codex_totals.values() {
             add(*a, *t);
         }
+        // Sessions whose result holds their billed totals: what the messages do not
+        // account for goes to the session's last model.
+        for (&session, r) in &self.results {
+            let (Some(billed), Some(total)) = (r.billed, r.tokens) else {
+                continue;
+            };
+            let mut seen = Tokens::default();
+            for (i, t) in by.iter().enumerate() {
+                if let Some(t) = t {
+                    if self.attrs.get(i as u32).session == session {
+                        seen += *t;
+                    }
+                }
+            }
+            let rest = Tokens {
+                input: total.input.saturating_sub(seen.input),
+                output: total.output.saturating_sub(seen.output),
+                cache_creation: total.cache_creation.saturating_sub(seen.cache_creation),
+                cache_read: total.cache_read.saturating_sub(seen.cache_read),
+                reasoning_output: total.reasoning_output.saturating_sub(seen.reasoning_output),
+            };
+            if rest != Tokens::default() {
+                let i = (billed as usize).min(last);
+                *by[i].get_or_insert_with(Tokens::default) += rest;
+            }
+        }
         by
     }
 
@@ -848,6 +975,9 @@ impl Stats {
             }
             turns = r.turns.unwrap_or(0).saturating_add(turns);
             duration_ms = r.duration_ms.unwrap_or(0).saturating_add(duration_ms);
+        }
+        for (_, c) in self.step_costs.values() {
+            *cost.get_or_insert(0.0) += c;
         }
         turns = turns.saturating_add(self.codex_turns.len() as u64);
         Totals {
@@ -996,6 +1126,16 @@ impl Stats {
             codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
             tool_calls: self.tool_calls.settled(),
             tool_errors: self.tool_errors.settled(),
+            reasoning: sorted(self.reasoning.iter().map(|(k, r)| (*k, *r))),
+            step_costs: {
+                let mut v: Vec<(Key, u32, f64)> = self
+                    .step_costs
+                    .iter()
+                    .map(|(k, (s, c))| (*k, *s, *c))
+                    .collect();
+                v.sort_by_key(|(k, _, _)| *k);
+                v
+            },
             records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
         }
     }
@@ -1046,6 +1186,12 @@ impl Stats {
         stats.codex_turns = s.codex_turns.into_iter().collect();
         stats.tool_calls = LastWins::from_entries(s.tool_calls.into_vec());
         stats.tool_errors = LastWins::from_entries(s.tool_errors.into_vec());
+        stats.reasoning = s.reasoning.into_iter().collect();
+        stats.step_costs = s
+            .step_costs
+            .into_iter()
+            .map(|(k, session, c)| (k, (session, c)))
+            .collect();
         stats.records_by = s
             .records_by
             .into_iter()
@@ -1137,6 +1283,12 @@ pub struct State {
     /// `[key, tool name, attribution]`, sorted by key.
     tool_calls: View<ToolEntry>,
     tool_errors: View<Key>,
+    /// `[key, reasoning tokens]` of the messages that report some apart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    reasoning: Vec<(Key, u64)>,
+    /// `[key, session, cost]`: costs reported per step (OpenCode).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    step_costs: Vec<(Key, u32, f64)>,
     records_by: Vec<(Dim, u32, u64)>,
 }
 

@@ -376,3 +376,320 @@ fn a_failing_command_is_an_error_even_when_gemini_says_success() {
         (&Value::Bool(true), &Value::from("no such file"))
     );
 }
+
+// ---- stats (SPEC section 5) ----
+
+/// `ndjq stats -f json` of files, or of bytes on stdin.
+fn stats_json(paths: &[&str], stdin: Option<Vec<u8>>) -> Value {
+    let mut cmd = ndjq();
+    cmd.args(["stats", "-f", "json"]).args(paths);
+    if let Some(bytes) = stdin {
+        cmd.write_stdin(bytes);
+    }
+    let out = cmd.output().expect("runs");
+    assert!(out.status.success(), "{}", show(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("stats json")
+}
+
+fn rc(name: &str) -> String {
+    format!("{DIR}/real-client/{name}")
+}
+
+/// The records of a capture.
+fn records(path: &str) -> Vec<Value> {
+    read(data(path))
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).expect("a JSON line"))
+        .collect()
+}
+
+fn n(v: &Value) -> u64 {
+    v.as_u64().unwrap_or(0)
+}
+
+/// SPEC's tokens from the totals a CLI printed: (input non-cached, output, cache_read).
+fn spec_tokens(input: u64, output: u64, cache_read: u64) -> Value {
+    serde_json::json!({"input": input, "output": output, "cache_creation": 0, "cache_read": cache_read})
+}
+
+#[test]
+fn stats_tokens_are_each_cli_own_totals_in_one_meaning() {
+    // Gemini: result.stats, whose `input` is the non-cached part of `input_tokens`.
+    for name in [
+        "gemini-text.ndjson",
+        "gemini-tool.ndjson",
+        "gemini-error500-long.ndjson",
+    ] {
+        let path = rc(name);
+        let result = records(&path).pop().expect("a result last");
+        let st = &result["stats"];
+        assert_eq!(n(&st["input"]), n(&st["input_tokens"]) - n(&st["cached"]));
+        let s = stats_json(&[&path], None);
+        assert_eq!(s["sessions"], 1, "{name}");
+        assert_eq!(
+            s["tokens"],
+            spec_tokens(n(&st["input"]), n(&st["output_tokens"]), n(&st["cached"])),
+            "{name}"
+        );
+        // Per model from stats.models, not the `auto` alias of the init.
+        for (model, m) in st["models"].as_object().expect("models") {
+            assert_eq!(
+                s["models"][model],
+                spec_tokens(n(&m["input"]), n(&m["output_tokens"]), n(&m["cached"])),
+                "{name} {model}"
+            );
+        }
+        assert!(s["models"].get("auto").is_none());
+    }
+    // Qwen: result.usage, whose input_tokens includes cache_read_input_tokens. In the text
+    // run it counts a memory-extraction call no assistant message shows: the session's
+    // tokens are still the result's, the rest on its model.
+    for name in [
+        "qwen-text.ndjson",
+        "qwen-tool.ndjson",
+        "qwen-tool-partial.ndjson",
+        "qwen-error500.ndjson",
+    ] {
+        let path = rc(name);
+        let u = records(&path).pop().expect("a result last")["usage"].clone();
+        let cached = n(&u["cache_read_input_tokens"]);
+        let want = spec_tokens(
+            n(&u["input_tokens"]) - cached,
+            n(&u["output_tokens"]),
+            cached,
+        );
+        let s = stats_json(&[&path], None);
+        assert_eq!(s["sessions"], 1, "{name}");
+        assert_eq!(s["tokens"], want, "{name}");
+        assert_eq!(s["result_tokens"], want, "{name}");
+        assert_eq!(s["models"]["qwen3-coder-plus"], want, "{name}");
+    }
+    // OpenCode: the sum of step_finish tokens (input already non-cached), cost reported.
+    for name in [
+        "opencode-text.ndjson",
+        "opencode-tool.ndjson",
+        "opencode-error500.ndjson",
+    ] {
+        let path = rc(name);
+        let (mut input, mut output, mut cache_read) = (0, 0, 0);
+        for r in records(&path).iter().filter(|r| r["type"] == "step_finish") {
+            let t = &r["part"]["tokens"];
+            input += n(&t["input"]);
+            output += n(&t["output"]) + n(&t["reasoning"]);
+            cache_read += n(&t["cache"]["read"]);
+        }
+        let s = stats_json(&[&path], None);
+        assert_eq!(s["sessions"], 1, "{name}");
+        assert_eq!(
+            s["tokens"],
+            spec_tokens(input, output, cache_read),
+            "{name}"
+        );
+    }
+    let s = stats_json(&[&rc("opencode-tool.ndjson")], None);
+    assert_eq!(s["cost_usd"], 0.0, "OpenCode reports its cost, here 0");
+}
+
+#[test]
+fn stats_count_the_tool_calls_of_each_run() {
+    let cases = [
+        ("gemini-tool.ndjson", "run_shell_command"),
+        ("qwen-tool.ndjson", "run_shell_command"),
+        ("qwen-tool-partial.ndjson", "run_shell_command"),
+        ("opencode-tool.ndjson", "bash"),
+    ];
+    for (name, tool) in cases {
+        let s = stats_json(&[&rc(name)], None);
+        assert_eq!(
+            s["tools"],
+            serde_json::json!({tool: {"calls": 1, "errors": 0}}),
+            "{name}"
+        );
+    }
+    for name in [
+        "gemini-text.ndjson",
+        "qwen-text.ndjson",
+        "opencode-text.ndjson",
+    ] {
+        let s = stats_json(&[&rc(name)], None);
+        assert_eq!(s["tools"], serde_json::json!({}), "{name}");
+    }
+}
+
+/// A capture with one text replaced (the test asserts the text is there).
+fn edited(path: &str, from: &str, to: &str) -> Vec<u8> {
+    let text = String::from_utf8(read(data(path))).expect("UTF-8");
+    assert!(text.contains(from), "{path} lacks {from:?}");
+    text.replacen(from, to, 1).into_bytes()
+}
+
+#[test]
+fn a_failing_command_is_a_tool_error_in_every_agent() {
+    let error = |bytes: Vec<u8>, tool: &str| {
+        let s = stats_json(&[], Some(bytes));
+        assert_eq!(
+            s["tools"][tool],
+            serde_json::json!({"calls": 1, "errors": 1})
+        );
+    };
+    // Gemini's stream says status success; a command that printed nothing shows its exit
+    // code in the output (a command that printed something does not: see the draft doc).
+    error(
+        edited(
+            &rc("gemini-tool.ndjson"),
+            r#""status":"success","output":"hello""#,
+            r#""status":"success","output":"Command exited with code: 1""#,
+        ),
+        "run_shell_command",
+    );
+    // Its session log keeps the exit code in the function response.
+    error(
+        edited(
+            &rc("transcripts/gemini-tool.2.jsonl"),
+            r#""response":{"output":"<untrusted_context>\nOutput: hello\nProcess"#,
+            r#""response":{"output":"<untrusted_context>\nOutput: (empty)\nExit Code: 2\nProcess"#,
+        ),
+        "run_shell_command",
+    );
+    // OpenCode: the tool completes; its metadata says exit 1.
+    error(
+        edited(&rc("opencode-tool.ndjson"), r#""exit":0"#, r#""exit":1"#),
+        "bash",
+    );
+    // Qwen: the stream's tool_result (is_error, or an exit code in its text), the log's
+    // toolCallResult.
+    error(
+        edited(
+            &rc("qwen-tool.ndjson"),
+            r#""is_error":false"#,
+            r#""is_error":true"#,
+        ),
+        "run_shell_command",
+    );
+    error(
+        edited(
+            &rc("qwen-tool.ndjson"),
+            r#""content":"hello""#,
+            r#""content":"Command: false\nOutput: (empty)\nExit Code: 1""#,
+        ),
+        "run_shell_command",
+    );
+    error(
+        edited(
+            &rc("transcripts/qwen-tool.1.jsonl"),
+            r#""exitCode":0"#,
+            r#""exitCode":1"#,
+        ),
+        "run_shell_command",
+    );
+}
+
+#[test]
+fn a_stream_and_its_session_log_give_the_same_numbers() {
+    // Gemini: the log has the main model's messages; the stream's totals also count the
+    // routing model's call (gemini-3.5-flash-lite), which the log does not record.
+    let stream = rc("gemini-tool.ndjson");
+    let log = rc("transcripts/gemini-tool.2.jsonl");
+    let (s, l) = (stats_json(&[&stream], None), stats_json(&[&log], None));
+    assert_eq!(
+        l["models"]["gemini-3.8-flash"],
+        s["models"]["gemini-3.8-flash"]
+    );
+    assert_eq!(l["tools"], s["tools"]);
+    assert!(l["models"].get("gemini-3.5-flash-lite").is_none());
+    // Thoughts are output, and told apart (the message is written twice: counted once).
+    let text = String::from_utf8(read(data(&log))).expect("UTF-8");
+    let from = r#""output":28,"cached":0,"thoughts":0"#;
+    assert_eq!(text.matches(from).count(), 2);
+    let thinking = text.replace(from, r#""output":28,"cached":0,"thoughts":7"#);
+    let t = stats_json(&[], Some(thinking.into_bytes()));
+    assert_eq!(
+        t["models"]["gemini-3.8-flash"],
+        serde_json::json!({"input": 13021, "output": 37 + 7, "cache_creation": 0,
+                           "cache_read": 10240, "reasoning_output": 7})
+    );
+    for text in ["gemini-text", "gemini-text-json"] {
+        let s = stats_json(&[&rc(&format!("{text}.ndjson"))], None);
+        let l = stats_json(&[&rc(&format!("transcripts/{text}.2.jsonl"))], None);
+        assert_eq!(
+            l["models"]["gemini-3.8-flash"], s["models"]["gemini-3.8-flash"],
+            "{text}"
+        );
+    }
+    // Read together: one session, one call (the same ids).
+    let both = stats_json(&[&stream, &log], None);
+    assert_eq!(both["sessions"], 1);
+    assert_eq!(both["tools"]["run_shell_command"]["calls"], 1);
+    // Qwen: with a tool the session's calls are all messages, and the numbers agree.
+    let s = stats_json(&[&rc("qwen-tool.ndjson")], None);
+    let l = stats_json(&[&rc("transcripts/qwen-tool.1.jsonl")], None);
+    assert_eq!(l["tokens"], s["tokens"]);
+    assert_eq!(l["tools"], s["tools"]);
+    assert_eq!(l["sessions"], 1);
+    // After a text-only turn Qwen makes a memory-extraction call that only result.usage
+    // (and its usage summary beside the chats) counts: the log has the answer's message.
+    let s = stats_json(&[&rc("qwen-text.ndjson")], None);
+    let l = stats_json(&[&rc("transcripts/qwen-text.1.jsonl")], None);
+    let summary = records(&rc("transcripts/qwen-text.4.jsonl")).remove(0);
+    let m = &summary["models"]["qwen3-coder-plus"];
+    assert_eq!(
+        s["tokens"]["input"],
+        n(&m["inputTokens"]) - n(&m["cachedTokens"])
+    );
+    assert_eq!(s["tokens"]["output"], m["outputTokens"]);
+    assert!(n(&l["tokens"]["input"]) < n(&s["tokens"]["input"]));
+}
+
+#[test]
+fn stats_of_the_gemini_document_copilot_and_cursor() {
+    // -o json: per model tokens {prompt (whole), cached, candidates, thoughts}.
+    let s = stats_json(&[&rc("gemini-text-json.ndjson")], None);
+    assert_eq!(s["sessions"], 1);
+    assert_eq!(s["models"]["gemini-3.8-flash"], spec_tokens(11571, 12, 0));
+    assert_eq!(
+        s["models"]["gemini-3.5-flash-lite"],
+        spec_tokens(871, 14, 0)
+    );
+    // Copilot prints output tokens per message and the model apart.
+    let s = stats_json(
+        &[&format!(
+            "{DIR}/copilot/sortie-ai__sortie__simple_session.jsonl"
+        )],
+        None,
+    );
+    assert_eq!(s["sessions"], 1);
+    assert_eq!(s["models"]["claude-opus-4.6"], spec_tokens(0, 6, 0));
+    let s = stats_json(
+        &[&format!(
+            "{DIR}/copilot/sortie-ai__sortie__tool_use_session.jsonl"
+        )],
+        None,
+    );
+    assert_eq!(s["tokens"]["output"], 102 + 20);
+    assert_eq!(
+        s["tools"],
+        serde_json::json!({"view": {"calls": 1, "errors": 0}})
+    );
+    // Cursor: usage on the result in newer versions (camel case).
+    let line = concat!(
+        r#"{"type":"system","subtype":"init","session_id":"c1","model":"Auto","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"tool_call","subtype":"started","call_id":"t1","session_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"false"}}}}"#,
+        "\n",
+        r#"{"type":"tool_call","subtype":"completed","call_id":"t1","session_id":"c1","tool_call":{"shellToolCall":{"args":{"command":"false"},"result":{"success":{"exitCode":1,"stdout":""}}}}}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","is_error":false,"session_id":"c1","request_id":"r1","usage":{"inputTokens":120,"outputTokens":30,"cacheReadTokens":500,"cacheWriteTokens":40}}"#,
+        "\n",
+    );
+    let s = stats_json(&[], Some(line.as_bytes().to_vec()));
+    assert_eq!(s["dialects"]["cursor"], 4);
+    assert_eq!(
+        s["tokens"],
+        serde_json::json!({"input": 120, "output": 30, "cache_creation": 40, "cache_read": 500})
+    );
+    assert_eq!(
+        s["tools"],
+        serde_json::json!({"shell": {"calls": 1, "errors": 1}})
+    );
+}

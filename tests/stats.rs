@@ -537,7 +537,8 @@ fn claude_tool_capture_by_hand() {
             input: 2637,
             output: 2,
             cache_creation: 2636,
-            cache_read: 19696
+            cache_read: 19696,
+            reasoning_output: 0,
         }
     );
     // The result's usage says output 62: the assistant lines carry the message_start
@@ -550,7 +551,8 @@ fn claude_tool_capture_by_hand() {
             input: 2637,
             output: 62,
             cache_creation: 2636,
-            cache_read: 19696
+            cache_read: 19696,
+            reasoning_output: 0,
         })
     );
     assert!(close(got.cost_usd, Some(0.0289072)), "{:?}", got.cost_usd);
@@ -591,7 +593,8 @@ fn claude_rules_file_by_hand() {
             input: 211,
             output: 48,
             cache_creation: 10,
-            cache_read: 2100
+            cache_read: 2100,
+            reasoning_output: 0,
         }
     );
     // s-one's last result has null usage counts, so its earlier one (200/50/10/2000)
@@ -602,7 +605,8 @@ fn claude_rules_file_by_hand() {
             input: 201,
             output: 52,
             cache_creation: 13,
-            cache_read: 2004
+            cache_read: 2004,
+            reasoning_output: 0,
         })
     );
     // s-one: last total_cost_usd 0.03 (not 0.01 + 0.03: it is cumulative);
@@ -653,7 +657,8 @@ fn codex_exec_tools_file_by_hand() {
             input: 1500,
             output: 60,
             cache_creation: 20,
-            cache_read: 1200
+            cache_read: 1200,
+            reasoning_output: 0,
         }
     );
     assert_eq!(got.result_tokens, None);
@@ -1380,6 +1385,7 @@ fn by_session_groups() {
                 output: 48,
                 cache_creation: 10,
                 cache_read: 2100,
+                reasoning_output: 0,
             },
             Some(0.03),
             2,
