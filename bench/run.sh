@@ -282,6 +282,15 @@ bench_file() {
     run_row validate1 "$v" 0,1 "$RUNS" /dev/null "ndjq validate --format json -j 1" -- "$NDJQ" validate --format json -j 1 "$file"
     run_row filter    "$f" 0,1 "$RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$file"
     run_row filter1   "$f" 0,1 "$RUNS" /dev/null "ndjq filter --type assistant -j 1" -- "$NDJQ" filter --type assistant -j 1 "$file"
+    # --- issue 16: filter predicates, each against its jq program (rows jq_where, jq_grep) ---
+    local wexpr='message.usage.output_tokens>100' wprog='select(.message.usage.output_tokens > 100)'
+    # jq's program reads the same human text as --grep (src/filter/grep.rs, claude dialect).
+    local gre='panic' gprog='select(any((.message.content | if type == "string" then . elif type == "array" then .[] | objects | (.text, .thinking, (.input | ..), (.content | if type == "string" then . elif type == "array" then .[] | objects | .text else empty end)) else empty end), .result | strings; test("panic")))'
+    run_row filter_where jq_where 0,1 "$RUNS" /dev/null "ndjq filter --where '$wexpr'" -- "$NDJQ" filter --where "$wexpr" "$file"
+    run_row filter_grep  jq_grep  0,1 "$RUNS" /dev/null "ndjq filter --grep '$gre'"    -- "$NDJQ" filter --grep "$gre" "$file"
+    run_row jq_where     jq_where "$jqok" "$RUNS" /dev/null "jq -c '$wprog'"           -- jq -c "$wprog" "$file"
+    run_row jq_grep      jq_grep  "$jqok" "$RUNS" /dev/null "jq -c '<--grep program>'" -- jq -c "$gprog" "$file"
+    # --- end of issue 16 block ---
     # events and gaps read records in order on one thread whatever -j says.
     run_row events    -    0,1 "$RUNS" /dev/null "ndjq events --format json"   -- "$NDJQ" events --format json "$file"
     run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
@@ -300,6 +309,8 @@ bench_file() {
             note_early_stop "${alt}_sel"
             note_early_stop "${alt}_empty"
         done
+        note_early_stop jq_where
+        note_early_stop jq_grep
     fi
     local k i
     i=${R_IDX[validate]}

@@ -227,7 +227,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__filter)
-            opts="-j -q -t -w -v -f -c -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --type --subtype --tool --session --model --where --valid --invalid --diagnostic --invert --normalize --format --count --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -q -t -w -g -i -v -f -c -p -0 -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --type --subtype --tool --session --model --where --grep --ignore-case --since --until --valid --invalid --diagnostic --invert --normalize --format --count --print --null --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -308,6 +308,22 @@ _ndjq() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -g)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --diagnostic)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -318,6 +334,14 @@ _ndjq() {
                     ;;
                 -f)
                     COMPREPLY=($(compgen -W "text json csv" -- "${cur}"))
+                    return 0
+                    ;;
+                --print)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --max-count)

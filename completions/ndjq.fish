@@ -142,11 +142,15 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l subtype -d 'Records
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l tool -d 'Records holding a tool_use, or the tool_result of a tool_use, of these tools' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l session -d 'Records of these sessions (session_id, sessionId or thread_id)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l model -d 'Records naming these models (message.model or model)' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s w -l where -d 'Records where the value at a dotted path equals VALUE (JSON, or else a string); `PATH` alone: the path exists and is not null. Repeat to require several' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s w -l where -d 'Records where the value at PATH compares with VALUE. OP: = != > >= < <= (numbers with numbers, strings with strings) or ~ (a regex). PATH is dotted; `*` is any key or array index (any value may match). VALUE is JSON (`3`, `true`, `"a b"`) or else the text as typed. PATH alone: exists and is not null. Repeat to require several' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s g -l grep -d 'Records whose human text matches REGEX: message text, thinking, tool input and output (per dialect; every string for JSON-RPC and generic). Repeat: any may match' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l since -d 'Records at or after TIME (RFC 3339, or a date: 2025-06-30; without an offset, local time). Records without a timestamp pass' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l until -d 'Records at or before TIME (a date: up to its end). Records without a timestamp pass' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l diagnostic -d 'Records carrying one of these diagnostic codes (e.g. PROTO_UNKNOWN_TYPE)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s f -l format -d 'Output format of --normalize [default: json]' -r -f -a "text\t''
 json\t''
 csv\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s p -l print -d 'Print these values of each selected record instead of its bytes: tab-separated, strings raw (like jq -r), missing or null values empty, objects and arrays as compact JSON (a path with `*`: the array of its values)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s m -l max-count -d 'Stop after N selected records' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
@@ -158,11 +162,13 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l stderr -d 'Write th
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s i -l ignore-case -d '--grep and `--where PATH~REGEX` ignore case'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l valid -d 'Only records that are valid JSON'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l invalid -d 'Only records that are not valid JSON (the ones --rejects saves)'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s v -l invert -d 'Select the records that do not match'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l normalize -d 'Print the normalized events of the selected records (as `ndjq events` does) instead of their raw bytes'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s c -l count -d 'Print only the number of selected records'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s 0 -l null -d 'With --print, end each record\'s line with NUL instead of a newline'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s h -l help -d 'Print help'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r

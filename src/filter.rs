@@ -1,53 +1,27 @@
-//! The record predicates of `filter` (SPEC section 3): which records to select. Predicates
-//! combine with AND; the values of one predicate with OR. Selection never looks at bytes,
-//! only at the decoded record, so key order and whitespace do not matter.
+//! The record predicates of `filter` (SPEC section 3): which records to select, and what
+//! to print of them. Predicates combine with AND; the values of one predicate with OR.
+//! Selection looks at the decoded record, so key order and whitespace do not matter (only
+//! `--grep`'s prefilter glances at the raw bytes first, to pass over lines quickly).
+//!
+//! The parts live beside this file: [`path`] (dotted paths with `*`), [`expr`]
+//! (`--where PATH OP VALUE` and the errors that point into an expression), [`grep`]
+//! (`--grep` and the human text of a record, per dialect) and [`projection`]
+//! (`--print`). `--since` / `--until` read the record's time with [`crate::timestamp`].
+
+pub mod expr;
+pub mod grep;
+pub mod path;
+pub mod projection;
+
+pub use expr::{ExprError, Where};
+pub use grep::Grep;
+pub use projection::Projection;
 
 use crate::diagnostic::Code;
 use crate::json::Json;
 use crate::pipeline::{Record, Status};
+use crate::timestamp::{self, TimeRange};
 use std::collections::HashMap;
-
-/// `--where PATH=VALUE`: the value at a dotted path equals a JSON value (or, failing JSON,
-/// a string). `PATH` alone tests that the path exists and is not null.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Where {
-    pub path: Vec<String>,
-    pub value: Option<serde_json::Value>,
-    /// The right-hand side as typed, also compared with string fields (`--where id=42`
-    /// matches `"id":"42"`).
-    pub text: Option<String>,
-}
-
-impl Where {
-    /// Parses `PATH=VALUE` or `PATH`.
-    pub fn parse(s: &str) -> Option<Where> {
-        let (path, rhs) = match s.split_once('=') {
-            Some((p, v)) => (p, Some(v)),
-            None => (s, None),
-        };
-        let path = crate::json::parse_path(path)?;
-        let value = rhs.map(|v| {
-            serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::String(v.to_string()))
-        });
-        Some(Where {
-            path,
-            value,
-            text: rhs.map(str::to_string),
-        })
-    }
-
-    fn matches(&self, value: Json<'_>) -> bool {
-        let Some(found) = value.path(&self.path) else {
-            return false;
-        };
-        match (&self.value, &self.text) {
-            (None, _) => found.kind() != crate::json::Kind::Null,
-            (Some(v), text) => {
-                found.equals(v) || (found.as_str().is_some() && found.as_str() == text.as_deref())
-            }
-        }
-    }
-}
 
 /// The predicates given on the command line.
 #[derive(Debug, Clone, Default)]
@@ -59,6 +33,10 @@ pub struct Predicates {
     pub sessions: Vec<String>,
     pub models: Vec<String>,
     pub wheres: Vec<Where>,
+    /// `--grep`: the patterns, any of which may match.
+    pub grep: Option<Grep>,
+    /// `--since` / `--until`; records without a time pass.
+    pub time: TimeRange,
     /// `--valid` (true) or `--invalid` (false).
     pub valid: Option<bool>,
     pub diagnostics: Vec<Code>,
@@ -72,7 +50,9 @@ impl Predicates {
             && self.tools.is_empty()
             && self.sessions.is_empty()
             && self.models.is_empty()
-            && self.wheres.is_empty())
+            && self.wheres.is_empty()
+            && self.grep.is_none()
+            && self.time.is_unbounded())
     }
 }
 
@@ -165,6 +145,18 @@ impl Matcher {
         }
         if !p.tools.is_empty() && !holds_tool(value, &p.tools, &self.tool_names) {
             return false;
+        }
+        if !p.time.is_unbounded() {
+            if let Some(t) = timestamp::record_time(info.dialect, value) {
+                if !p.time.contains(t) {
+                    return false;
+                }
+            }
+        }
+        if let Some(grep) = &p.grep {
+            if !grep.matches(record.raw, info.dialect, value) {
+                return false;
+            }
         }
         true
     }

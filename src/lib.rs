@@ -7,7 +7,7 @@
 //!   → framing (records, line numbers, offsets, caps)  framing
 //!   → decoding (UTF-8 + JSON verdict, tape)           decode, tape, json
 //!   → dialect (detect, known types, schema)           dialect
-//!   → consumers (filter predicates, tallies, gaps)    filter, summary, gaps
+//!   → consumers (filter predicates, tallies, gaps)    filter, timestamp, summary, gaps
 //!   → sinks (json | csv | text | github)              sink
 //! ```
 //!
@@ -33,5 +33,6 @@ pub mod sink;
 pub mod stats;
 pub mod summary;
 pub mod tape;
+pub mod timestamp;
 
 pub use error::Error;

@@ -2,11 +2,14 @@
 //!
 //! Two repairs, both off unless `--recover` is given:
 //!
-//! - **Embedded objects.** A text line with a JSON object inside it
-//!   (`Warning: foo {"type":"user",...}`, or ANSI-coloured text around an object) yields the
-//!   object as a record. [`embedded_object`] tries a bounded number of `{` positions and asks
-//!   serde_json's streaming deserializer where a complete value starting there ends; the
-//!   pipeline then verifies those bytes with the normal decoder. The record's raw bytes are
+//! - **Embedded objects.** A line that is not JSON by itself, whatever its first character,
+//!   with a JSON object inside it (`Warning: foo {"type":"user",...}`,
+//!   `[log] {...} (done)`, `2025-01-01T00:00:00Z INFO {...}`, ANSI-coloured text around an
+//!   object) yields the object as a record. [`embedded_object`] tries a bounded number of
+//!   `{` positions (the line's first character if it is one, then those from where the
+//!   line stops being JSON) and asks serde_json's streaming deserializer where a complete
+//!   value starting there ends; the pipeline then verifies those bytes with the normal
+//!   decoder. The record's raw bytes are
 //!   the object's bytes followed by a `\n` (so `filter` writes the object alone, one per
 //!   line); the text around it is reported as `PROTO_TEXT_NOISE` for that line.
 //! - **Pretty-printed objects.** A line that opens a container (`{` or `[`) and is cut short
@@ -36,25 +39,22 @@ pub const MAX_BYTES: usize = 1 << 20;
 
 /// Where a complete JSON object sits inside `line` (a line that is not JSON as a whole).
 ///
-/// With `anywhere`, every `{` (up to [`MAX_ATTEMPTS`]) is tried, for a line of text with an
-/// object inside; otherwise only the first non-blank byte, for a line that starts as JSON
-/// and has text after it (`{"a":1} done`), so that broken JSON does not yield an inner
-/// object. An object covering the whole line (blanks aside) is not a recovery: `None`.
+/// With `anywhere` (a line of text), every `{` is tried; otherwise (a line that starts
+/// like JSON: `{"a":1} done`, `[log] {...}`, `2025-01-01T00:00:00Z INFO {...}`) the first
+/// non-blank byte if it is a `{`, then every `{` from the byte where the line stops being
+/// JSON on, so that broken JSON (`{"a":{"b":1},}`, `[{"a":1},]`) does not yield an object
+/// from inside it. At most [`MAX_ATTEMPTS`] positions are tried. An object covering the
+/// whole line (blanks aside) is not a recovery: `None`.
 pub fn embedded_object(line: &[u8], anywhere: bool) -> Option<Range<usize>> {
-    let starts: Vec<usize> = if anywhere {
-        line.iter()
-            .enumerate()
-            .filter(|&(_, &b)| b == b'{')
-            .map(|(i, _)| i)
-            .take(MAX_ATTEMPTS)
-            .collect()
-    } else {
-        line.iter()
-            .position(|b| !b.is_ascii_whitespace())
-            .filter(|&i| line[i] == b'{')
-            .into_iter()
-            .collect()
-    };
+    let leading = line
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .filter(|&i| line[i] == b'{');
+    let from = if anywhere { 0 } else { json_breaks_at(line) };
+    let later = memchr::memchr_iter(b'{', line.get(from..).unwrap_or_default())
+        .map(|i| i + from)
+        .filter(|&i| Some(i) != leading);
+    let starts = leading.into_iter().chain(later).take(MAX_ATTEMPTS);
     for start in starts {
         let mut values =
             serde_json::Deserializer::from_slice(&line[start..]).into_iter::<IgnoredAny>();
@@ -68,6 +68,15 @@ pub fn embedded_object(line: &[u8], anywhere: bool) -> Option<Range<usize>> {
         }
     }
     None
+}
+
+/// The byte where a line that is not JSON stops being JSON (where serde_json gives up).
+fn json_breaks_at(line: &[u8]) -> usize {
+    match serde_json::from_slice::<IgnoredAny>(line) {
+        // One line: the column is the byte index, 1-based.
+        Err(e) => e.column().saturating_sub(1).min(line.len()),
+        Ok(_) => line.len(),
+    }
 }
 
 /// Whether a line cut short could be the first line of a pretty-printed value.
@@ -177,6 +186,24 @@ mod tests {
         assert_eq!(embedded_object(br#"{"a":{"b":1},}"#, false), None);
         assert_eq!(embedded_object(br#"  {"a":1}  "#, false), None);
         assert_eq!(embedded_object(b"plain text", true), None);
+        assert_eq!(embedded_object(br#"[{"a":1},]"#, false), None);
+        // A broken object, then a whole one after the break.
+        assert_eq!(embedded_object(br#"{bad} {"a":1}"#, false), Some(6..13));
+    }
+
+    #[test]
+    fn objects_after_json_looking_prefixes() {
+        let cases: [&[u8]; 5] = [
+            br#"[log] {"type":"assistant","n":[1]} (done)"#,
+            br#"[INFO] {"type":"assistant","n":[1]}"#,
+            br#"[2025-01-01 10:00:00] {"type":"assistant","n":[1]}"#,
+            br#"2025-01-01T00:00:00Z INFO {"type":"assistant","n":[1]}"#,
+            br#"["tag"] {"type":"assistant","n":[1]}"#,
+        ];
+        for line in cases {
+            let r = embedded_object(line, false).expect("found");
+            assert_eq!(&line[r], br#"{"type":"assistant","n":[1]}"#);
+        }
     }
 
     #[test]

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 const SUITE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/conformance/JSONTestSuite/test_parsing"
+    "/testdata/conformance/JSONTestSuite/test_parsing"
 );
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 

@@ -1,5 +1,7 @@
-//! ndjq over every file of the shared corpus of real captures (`../shared/corpus`, see its
-//! SOURCES.md and SCHEMA-NOTES.md).
+//! ndjq over every file of the corpus of real captures (`testdata/corpus`, see
+//! testdata/SOURCES.md and testdata/corpus/SCHEMA-NOTES.md). The big captures are stored
+//! zstd-compressed, so the folder walk also reads `.zst` files; the expected bytes are the
+//! decompressed ones.
 //!
 //! - `validate` finds nothing wrong in any of them: they are what the agents really write,
 //!   so every diagnostic would be a false alarm (no unknown types: session logs keep adding
@@ -21,11 +23,6 @@ use support::{corpus_dir, is_ndjson_name, lines, ndjq, parse_validate, read, sho
 /// Fails when the corpus is missing or empty: these tests must never pass vacuously.
 fn corpus_files() -> Vec<(String, PathBuf)> {
     let dir = corpus_dir();
-    assert!(
-        dir.is_dir(),
-        "the shared corpus is missing: {} (expected next to the repository)",
-        dir.display()
-    );
     let files: Vec<(String, PathBuf)> = walk(&dir)
         .into_iter()
         .filter_map(|p| {
@@ -44,9 +41,12 @@ fn corpus_files() -> Vec<(String, PathBuf)> {
         dir.display()
     );
     for (rel, path) in &files {
-        let len = std::fs::metadata(path).expect("metadata").len();
-        assert!(len > 0, "corpus file {rel} is empty");
+        assert!(!read(path).is_empty(), "corpus file {rel} is empty");
     }
+    assert!(
+        files.iter().any(|(rel, _)| rel.ends_with(".zst")),
+        "the big captures are stored compressed: some corpus file must be a .zst"
+    );
     files
 }
 
@@ -57,7 +57,7 @@ fn is_clean_claude_stream(rel: &str) -> bool {
         || rel.starts_with("gleam-sdk/")
 }
 
-/// The dialect each corpus file is in, from the format column of corpus/SOURCES.md and
+/// The dialect each corpus file is in, from the format column of testdata/SOURCES.md and
 /// corpus/real-client/README.md.
 fn expected_dialect(rel: &str) -> &'static str {
     if rel.ends_with(".session-log.jsonl") {
@@ -186,11 +186,8 @@ fn validate_finds_nothing_wrong_in_the_corpus() {
         .expect("ndjq runs");
     let (diags, summary) = parse_validate(&out.stdout);
 
-    // The folder walk read every file, and all of every file.
-    let total_bytes: u64 = files
-        .iter()
-        .map(|(_, p)| std::fs::metadata(p).expect("metadata").len())
-        .sum();
+    // The folder walk read every file, and all of every (decompressed) file.
+    let total_bytes: u64 = files.iter().map(|(_, p)| read(p).len() as u64).sum();
     let total_lines: usize = files.iter().map(|(_, p)| lines(&read(p)).len()).sum();
     assert_eq!(summary.files, files.len() as u64);
     assert_eq!(summary.bytes, total_bytes);
@@ -427,7 +424,7 @@ fn filter_type_selects_exactly_the_lines_of_that_type() {
 fn filter_type_field_on_the_codex_tui_log() {
     // The Codex TUI session log has no `type`; its discriminators are `kind` and, inside
     // codex events, `payload.msg.type`. `--type-field` picks them (generic dialect).
-    let path = corpus_dir().join("codex-tui").join("oss-story.jsonl");
+    let path = corpus_dir().join("codex-tui").join("oss-story.jsonl.zst");
     let bytes = read(&path);
     let records = lines(&bytes);
     let parsed: Vec<Value> = records

@@ -1,5 +1,7 @@
-//! Differential test: over every line of every file in ../shared/corpus and testdata/
-//! (NDJSON or not: text files are lines too), ndjq's verdict equals serde_json's, the
+//! Differential test: over every line of every file in testdata/ (the corpus of real
+//! captures under testdata/corpus included; NDJSON or not: text files are lines too; the
+//! JSONTestSuite files under testdata/conformance are whole documents, not lines, and
+//! tests/conformance.rs has them), ndjq's verdict equals serde_json's, the
 //! `type` ndjq reads equals the one serde_json reads, and the whole value ndjq reads (every
 //! key, string, unescaped, and number, written back out and read by serde_json) equals
 //! serde_json's.
@@ -21,18 +23,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 fn roots() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    vec![
-        root.join("..").join("shared").join("corpus"),
-        root.join("testdata"),
-    ]
+    vec![common::corpus_dir(), common::testdata()]
 }
 
+/// Files under `dir`, recursively, in sorted order; the corpus and the JSONTestSuite are
+/// left out of the walk of testdata/ (the first is a root of its own, the second is not
+/// NDJSON).
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display()));
     let mut paths: Vec<PathBuf> = entries.map(|e| e.expect("a folder entry").path()).collect();
     paths.sort();
+    let testdata = common::testdata();
+    let skipped = [testdata.join("corpus"), testdata.join("conformance")];
     for p in paths {
+        if skipped.contains(&p) {
+            continue;
+        }
         if p.is_dir() {
             walk(&p, out);
         } else {

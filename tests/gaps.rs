@@ -1,6 +1,6 @@
 //! `ndjq gaps` (and the same structural findings through `validate`): constructed streams
 //! where every gap kind sits at a known line, and the report names exactly those; the real
-//! captures of the shared corpus; the cap on tracked sets.
+//! captures of the corpus (testdata/corpus); the cap on tracked sets.
 
 mod support;
 

@@ -1,5 +1,5 @@
-//! Property tests (proptest) on real-shaped data: lines drawn from testdata/ and the real
-//! captures in ../shared/corpus, then mutated (cut, a byte changed, CRLF, a BOM, text
+//! Property tests (proptest) on real-shaped data: lines drawn from testdata/ (the real
+//! captures under testdata/corpus included), then mutated (cut, a byte changed, CRLF, a BOM, text
 //! around them, blank lines).
 //!
 //! - byte accounting: `filter P` and `filter P --invert` split the input's records between
@@ -25,13 +25,6 @@ use std::sync::{Arc, OnceLock};
 // ---------------------------------------------------------------------------------------
 // Real lines
 
-fn shared_corpus() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join("corpus")
-}
-
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display()));
     let mut paths: Vec<PathBuf> = entries.map(|e| e.expect("a folder entry").path()).collect();
@@ -39,28 +32,29 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     for p in paths {
         if p.is_dir() {
             walk(&p, out);
-        } else if matches!(
-            p.extension().and_then(|e| e.to_str()),
-            Some("jsonl" | "ndjson")
-        ) {
+        } else if p.to_str().is_some_and(|n| {
+            [".jsonl", ".ndjson", ".jsonl.zst"]
+                .iter()
+                .any(|e| n.ends_with(e))
+        }) {
             out.push(p);
         }
     }
 }
 
 /// Every line (without `\n`, at most 8 KiB, to keep cases small) of every NDJSON file of
-/// testdata/ and ../shared/corpus. Fails, never skips, when a folder is missing.
+/// testdata/ (the corpus under it included; `.zst` files decompressed). Fails, never
+/// skips, when a folder is missing.
 fn pool() -> &'static [Vec<u8>] {
     static POOL: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
     POOL.get_or_init(|| {
         let mut files = Vec::new();
-        for dir in [
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata"),
-            shared_corpus(),
-        ] {
-            assert!(dir.is_dir(), "missing {}", dir.display());
-            walk(&dir, &mut files);
-        }
+        // testdata/ holds the corpus: one walk reads both, each file once.
+        walk(&common::testdata(), &mut files);
+        assert!(
+            files.iter().any(|f| f.starts_with(common::corpus_dir())),
+            "the corpus under testdata/ is missing"
+        );
         assert!(
             files.len() > 20,
             "too few NDJSON files found: {}",
@@ -68,7 +62,7 @@ fn pool() -> &'static [Vec<u8>] {
         );
         let mut lines = Vec::new();
         for f in files {
-            for l in common::read_file(&f).split(|&b| b == b'\n') {
+            for l in common::read_data(&f).split(|&b| b == b'\n') {
                 if !l.is_empty() && l.len() <= 8 << 10 {
                     lines.push(l.to_vec());
                 }
@@ -393,9 +387,9 @@ fn claude_sessions() -> Vec<Vec<u8>> {
         root.join("testdata/claude/claude-multi_tool.ndjson"),
         root.join("testdata/claude/claude-error500.ndjson"),
         root.join("testdata/stats/claude-rules.ndjson"),
-        shared_corpus().join("real-client/claude-thinking.ndjson"),
-        shared_corpus().join("real-client/claude-tool-partial.ndjson"),
-        shared_corpus().join("gleam-sdk/basic_query.ndjson"),
+        common::corpus_dir().join("real-client/claude-thinking.ndjson"),
+        common::corpus_dir().join("real-client/claude-tool-partial.ndjson"),
+        common::corpus_dir().join("gleam-sdk/basic_query.ndjson"),
     ];
     files.iter().map(|f| common::read_file(f)).collect()
 }

@@ -175,3 +175,48 @@ fn reassembly_is_capped_and_then_swallows_nothing() {
     assert_eq!(summary["records"], 72);
     assert_eq!(summary["valid"], 1);
 }
+
+/// Issue 16: `--recover` takes the object out of a line whatever the line starts with
+/// (`[log] {...} (done)`, `2025-01-01T00:00:00Z INFO {...}`, ANSI colour, `[date] [INFO]`),
+/// on a real capture wrapped that way: every object comes back byte for byte, each line
+/// keeps a PROTO_TEXT_NOISE, and stats counts the records as in the clean capture.
+#[test]
+fn regression_16_objects_after_any_prefix_are_recovered_and_counted() {
+    const MIXED_LOG: &str = "testdata/filter/recover-mixed.log";
+    const CLEAN: &str = "testdata/claude/claude-tool.ndjson";
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let input = common::read_file(&root.join(MIXED_LOG));
+    let clean = common::read_file(&root.join(CLEAN));
+
+    assert_eq!(filter(&input, &["-q"]), clean, "every object, byte for byte");
+
+    let (diags, summary) = validate(&input, true);
+    let lines: Vec<u64> = diags.iter().map(|d| d.0).collect();
+    assert_eq!(lines, [1, 2, 3, 4, 5, 6, 7]);
+    assert!(diags.iter().all(|d| d.1 == "PROTO_TEXT_NOISE"), "{diags:?}");
+    assert!(diags[0].2.contains("plain text"), "the banner has no object");
+    assert!(diags[1..].iter().all(|d| d.2.contains("recovered")), "{diags:?}");
+    assert_eq!(summary["valid"], 6);
+    assert_eq!(summary["invalid"], 1, "the banner");
+
+    // Without --recover the objects are lost.
+    let (_, summary) = validate(&input, false);
+    assert_eq!(summary["valid"], 0);
+
+    let stats = |path: &str, recover: bool| -> Value {
+        let mut cmd = ndjq_sub("stats");
+        cmd.args(["-f", "json", "-q"]);
+        if recover {
+            cmd.arg("--recover");
+        }
+        let out = cmd.arg(root.join(path)).output().expect("ndjq runs");
+        serde_json::from_slice(&out.stdout).expect("stats JSON")
+    };
+    let mixed = stats(MIXED_LOG, true);
+    let plain = stats(CLEAN, false);
+    assert_eq!(mixed["valid"], 6);
+    for key in ["tokens", "types", "sessions", "cost_usd", "tools"] {
+        assert_eq!(mixed[key], plain[key], "{key}");
+    }
+    assert_eq!(mixed["diagnostics"]["PROTO_TEXT_NOISE"], 7);
+}

@@ -2,7 +2,7 @@
 //!
 //! The figures are checked three ways:
 //! - against `tests/stats_expected.py`, a second implementation written from the SPEC
-//!   rules alone, on every file of the shared corpus of real captures (and on the
+//!   rules alone, on every file of the corpus of real captures (and on the
 //!   hand-made files under `testdata/stats/`);
 //! - against numbers worked out by hand, with the arithmetic in comments;
 //! - against themselves: the same input twice, a folder, `-j 1` vs `-j 2`, and `--merge` of
@@ -16,6 +16,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 use std::process::Output;
+
+mod common;
 
 use assert_cmd::Command;
 use ndjq::stats::{Group, Report, Tokens, ToolTotals};
@@ -31,15 +33,9 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The shared corpus of real captures, next to the repository. Missing is a failure.
+/// The corpus of real captures, `testdata/corpus`. Missing is a failure.
 fn corpus() -> PathBuf {
-    let dir = root().join("..").join("shared").join("corpus");
-    assert!(
-        dir.is_dir(),
-        "the shared corpus is missing at {}: these tests need it",
-        dir.display()
-    );
-    dir
+    common::corpus_dir()
 }
 
 /// A corpus file by its path inside the corpus. Missing is a failure.
@@ -110,9 +106,15 @@ struct Expected {
 
 fn python3(args: &[&Path]) -> Output {
     let script = root().join("tests").join("stats_expected.py");
+    // The script reads plain files: the compressed captures go to it decompressed.
+    let plain = tempfile::tempdir().expect("a temporary directory");
+    let args: Vec<PathBuf> = args
+        .iter()
+        .map(|a| common::plain_file(a, plain.path()))
+        .collect();
     let out = std::process::Command::new("python3")
         .arg(&script)
-        .args(args)
+        .args(&args)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .current_dir(root())
@@ -328,7 +330,7 @@ fn spec_mismatches(files: &[PathBuf]) -> Vec<String> {
 
 /// A path for messages: relative to the corpus or the package when it can be.
 fn rel(path: &Path) -> String {
-    let corpus = root().join("..").join("shared").join("corpus");
+    let corpus = corpus();
     path.strip_prefix(&corpus)
         .or_else(|_| path.strip_prefix(root()))
         .unwrap_or(path)
@@ -341,13 +343,18 @@ fn rel(path: &Path) -> String {
 // ---------------------------------------------------------------------------------------
 
 fn is_ndjson(path: &Path) -> bool {
+    let plain = match path.extension().and_then(|e| e.to_str()) {
+        Some("zst") => Path::new(path.file_stem().unwrap_or_default()),
+        _ => path,
+    };
     matches!(
-        path.extension().and_then(|e| e.to_str()),
+        plain.extension().and_then(|e| e.to_str()),
         Some("jsonl" | "ndjson" | "json")
     )
 }
 
-/// The NDJSON files under `dir`, walked recursively in sorted order (SPEC 1).
+/// The NDJSON files under `dir` (`.zst` ones too), walked recursively in sorted order
+/// (SPEC 1).
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
@@ -402,7 +409,7 @@ fn hand_made_files_match_the_spec_rules() {
 
 /// Assistant lines per message id and their naive (every line) usage sum.
 fn repeated_ids_and_naive_total(path: &Path) -> (usize, u64) {
-    let text = std::fs::read_to_string(path).expect("read a corpus file");
+    let text = String::from_utf8(common::read_data(path)).expect("a UTF-8 corpus file");
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut naive = 0;
     // Only assistant lines matter; skipping the others up front keeps this quick in a
@@ -1003,7 +1010,7 @@ enum Against {
 /// state, not from the parts' groups, so each seed runs its parts with one `--by` (turn
 /// about) and merges them with all of them.
 fn merge_split_diffs(file: &Path, seeds: u64, against: Against, cuts: Cuts) -> Vec<String> {
-    let bytes = std::fs::read(file).expect("read a corpus file");
+    let bytes = common::read_data(file);
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let mut diffs = Vec::new();
     let whole: Vec<Report> = match against {
@@ -1106,7 +1113,7 @@ fn merge_of_splits_at_session_starts_equals_the_whole_codex() {
     let concat = |name: &str, files: &[&str]| -> PathBuf {
         let mut bytes = Vec::new();
         for f in files {
-            bytes.extend(std::fs::read(corpus_file(f)).expect("read a capture"));
+            bytes.extend(common::read_data(&corpus_file(f)));
         }
         let out = tmp.path().join(name);
         std::fs::write(&out, bytes).expect("write");
@@ -1162,7 +1169,7 @@ fn merge_is_associative() {
         ("real-client/claude-multi_tool.ndjson", 8),
         ("agentcmd/claude-transcript/full-session-two.jsonl", 9),
     ] {
-        let bytes = std::fs::read(corpus_file(f)).expect("read a corpus file");
+        let bytes = common::read_data(&corpus_file(f));
         let mut rng = XorShift::new(seed);
         // Exactly three parts: cut the file twice.
         let mut parts = split_lines(&bytes, &mut rng, Cuts::AnyLine);
@@ -1218,8 +1225,11 @@ fn same_output_with_threads(file: &Path, bys: &[Option<&str>]) {
 
 #[test]
 fn threads_do_not_change_the_output_of_a_big_transcript() {
-    // 2.7 MB: three 1 MiB blocks for the workers.
-    let file = corpus_file("spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl");
+    // 2.7 MB: three 1 MiB blocks for the workers. Stored compressed; decompressed here so
+    // that the workers read the plain file, as they would a transcript on disk.
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let stored = corpus_file("spotter/ae4a77f8-aedd-4bc1-888f-c94edc91af04.jsonl.zst");
+    let file = common::plain_file(&stored, tmp.path());
     assert!(std::fs::metadata(&file).expect("stat").len() > 2 << 20);
     same_output_with_threads(&file, &[None, Some("session"), Some("model"), Some("day")]);
 }

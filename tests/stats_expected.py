@@ -2,7 +2,7 @@
 """The figures `ndjq stats` must report, computed from the rules of SPEC.md section 5.
 
 This is an independent second implementation used by tests/stats.rs: it was written from
-the SPEC (../shared/SPEC.md), not from ndjq's source. It reads every FILE given (in order,
+the SPEC (the project specification), not from ndjq's source. It reads every FILE given (in order,
 as one run over several inputs) and prints one JSON object:
 
     {"files", "lines", "bytes", "valid", "invalid", "empty", "types", "sessions",

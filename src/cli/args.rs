@@ -35,7 +35,7 @@ pub enum Command {
     Gaps(GapsArgs),
     /// Pass through the original bytes of the records that match, like grep for NDJSON.
     #[command(after_help = examples_help(FILTER_EXAMPLES))]
-    Filter(FilterArgs),
+    Filter(Box<FilterArgs>),
     /// One normalized event per content block or item: who said what, tool calls, usage.
     #[command(after_help = examples_help(EVENTS_EXAMPLES))]
     Events(EventsArgs),
@@ -147,12 +147,12 @@ const FILTER_EXAMPLES: &[Example] = &[
         run: "claude -p \"fix it\" --output-format stream-json --verbose | ndjq filter --type assistant",
     },
     Example {
-        does: "the Bash tool calls and their results; the invalid lines saved to bad.ndjson",
-        run: "ndjq filter --tool Bash --rejects bad.ndjson run.ndjson",
+        does: "messages over 100 output tokens: time, tokens and tools (`*`: any block), like jq -r",
+        run: "ndjq filter --where 'message.usage.output_tokens>100' \\\n  --print timestamp,message.usage.output_tokens,message.content.*.name session.jsonl",
     },
     Example {
-        does: "how many runs of a folder of logs ended in an error",
-        run: "ndjq filter -c --type result --where is_error=true logs/",
+        does: "ten minutes of records whose text, thinking or tool input or output says error or fail",
+        run: "ndjq filter -i --grep 'error|fail' \\\n  --since 2025-10-21T03:20:00Z --until 2025-10-21T03:30:00Z session.jsonl",
     },
 ];
 
@@ -433,10 +433,30 @@ pub struct FilterArgs {
     #[arg(long = "model", value_name = "M[,M]", value_delimiter = ',')]
     pub models: Vec<String>,
 
-    /// Records where the value at a dotted path equals VALUE (JSON, or else a string);
-    /// `PATH` alone: the path exists and is not null. Repeat to require several.
-    #[arg(short = 'w', long = "where", value_name = "PATH=VALUE")]
+    /// Records where the value at PATH compares with VALUE. OP: = != > >= < <= (numbers
+    /// with numbers, strings with strings) or ~ (a regex). PATH is dotted; `*` is any key
+    /// or array index (any value may match). VALUE is JSON (`3`, `true`, `"a b"`) or else
+    /// the text as typed. PATH alone: exists and is not null. Repeat to require several.
+    #[arg(short = 'w', long = "where", value_name = "PATH[OP VALUE]")]
     pub wheres: Vec<String>,
+
+    /// Records whose human text matches REGEX: message text, thinking, tool input and
+    /// output (per dialect; every string for JSON-RPC and generic). Repeat: any may match.
+    #[arg(short = 'g', long = "grep", value_name = "REGEX")]
+    pub greps: Vec<String>,
+
+    /// --grep and `--where PATH~REGEX` ignore case.
+    #[arg(short = 'i', long)]
+    pub ignore_case: bool,
+
+    /// Records at or after TIME (RFC 3339, or a date: 2025-06-30; without an offset, local
+    /// time). Records without a timestamp pass.
+    #[arg(long, value_name = "TIME")]
+    pub since: Option<String>,
+
+    /// Records at or before TIME (a date: up to its end). Records without a timestamp pass.
+    #[arg(long, value_name = "TIME")]
+    pub until: Option<String>,
 
     /// Only records that are valid JSON.
     #[arg(long, conflicts_with = "invalid")]
@@ -472,6 +492,17 @@ pub struct FilterArgs {
     /// Print only the number of selected records.
     #[arg(short = 'c', long)]
     pub count: bool,
+
+    /// Print these values of each selected record instead of its bytes: tab-separated,
+    /// strings raw (like jq -r), missing or null values empty, objects and arrays as
+    /// compact JSON (a path with `*`: the array of its values).
+    #[arg(short = 'p', long = "print", value_name = "PATH[,PATH]", value_delimiter = ',',
+          conflicts_with_all = ["count", "normalize"])]
+    pub print: Vec<String>,
+
+    /// With --print, end each record's line with NUL instead of a newline.
+    #[arg(short = '0', long = "null", requires = "print")]
+    pub null: bool,
 
     /// Stop after N selected records.
     #[arg(short = 'm', long, value_name = "N")]

@@ -94,6 +94,48 @@ pub fn read_file(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
+/// The package's `testdata/` folder: everything the tests read lives under it.
+pub fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata")
+}
+
+/// The corpus of real captures (`testdata/corpus`, sources in `testdata/SOURCES.md`).
+/// Fails when it is missing: the tests over it must never pass vacuously.
+pub fn corpus_dir() -> PathBuf {
+    let dir = testdata().join("corpus");
+    assert!(dir.is_dir(), "the corpus is missing: {}", dir.display());
+    dir
+}
+
+/// Is this a zstd-compressed test data file (the big captures are stored so)?
+pub fn is_zst(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "zst")
+}
+
+/// The bytes ndjq reads from a test data file: a `.zst` file decompressed, any other as
+/// it is.
+pub fn read_data(path: &Path) -> Vec<u8> {
+    let raw = read_file(path);
+    if is_zst(path) {
+        zstd::decode_all(&raw[..]).unwrap_or_else(|e| panic!("decompress {}: {e}", path.display()))
+    } else {
+        raw
+    }
+}
+
+/// A plain copy of a test data file in `dir` (its `.zst` suffix dropped and its bytes
+/// decompressed), for tests that need the raw file on disk: a tool that cannot read zstd,
+/// or the plain-file code path of ndjq itself. Any other file is returned as it is.
+pub fn plain_file(path: &Path, dir: &Path) -> PathBuf {
+    if !is_zst(path) {
+        return path.to_path_buf();
+    }
+    let name = path.file_stem().expect("a file name");
+    let out = dir.join(name);
+    std::fs::write(&out, read_data(path)).expect("write a decompressed copy");
+    out
+}
+
 /// The deepest bracket nesting outside strings (exact for valid JSON).
 pub fn nesting(bytes: &[u8]) -> usize {
     let (mut depth, mut deepest, mut in_str, mut esc) = (0usize, 0usize, false, false);

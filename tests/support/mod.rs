@@ -26,9 +26,9 @@ pub fn data(rel: &str) -> PathBuf {
     root().join(rel)
 }
 
-/// The shared corpus of real captures, next to the repository.
+/// The corpus of real captures, `testdata/corpus`.
 pub fn corpus_dir() -> PathBuf {
-    root().join("..").join("shared").join("corpus")
+    common::corpus_dir()
 }
 
 /// The mixed hand-made file, as written in commands (relative to the package root).
@@ -45,9 +45,10 @@ pub fn ndjq_std() -> std::process::Command {
     common::ndjq_bare_std()
 }
 
-/// Read a file, with its name in the panic message.
+/// Read a file as ndjq reads it (a `.zst` file decompressed), with its name in the panic
+/// message.
 pub fn read(path: impl AsRef<Path>) -> Vec<u8> {
-    common::read_file(path.as_ref())
+    common::read_data(path.as_ref())
 }
 
 /// Split into records, each keeping its terminating `\n` (a last line without one is kept

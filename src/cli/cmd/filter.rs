@@ -1,7 +1,12 @@
 //! `ndjq filter`: pass through the original bytes of the records that match, like grep.
 //! Invalid records are reported on stderr and saved byte for byte with `--rejects`.
 //! With `--normalize`, the selected records' normalized events are written instead of
-//! their bytes (as `ndjq events` writes them), reading one record at a time.
+//! their bytes (as `ndjq events` writes them), reading one record at a time; with
+//! `--print`, the values the paths name (see [`ndjq::filter::Projection`]).
+//!
+//! Every expression (`--where`, `--grep`, `--since`, `--until`, `--print`) is parsed here
+//! once, before anything is read; a bad one is a usage error (exit 2) that shows the
+//! expression with a caret under the character at fault.
 
 use super::events::{format_of, EventStream};
 use super::{write_record, Rejects, StderrDiagnostics};
@@ -12,12 +17,13 @@ use crate::cli::Ran;
 use anyhow::{bail, Result};
 use ndjq::diagnostic::{Code, Diagnostic};
 use ndjq::dialect::Dialect;
-use ndjq::filter::{Matcher, Predicates, Where};
+use ndjq::filter::{Grep, Matcher, Predicates, Projection, Where};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::events::EventFormat;
 use ndjq::sink::Reporter;
 use ndjq::summary::Summary;
+use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
 use std::io::{self, BufWriter, Write};
 use std::sync::{Arc, Mutex};
 
@@ -36,6 +42,8 @@ struct Filter<W: Write, R: Write> {
     overlong_selected: bool,
     /// `--normalize`: selected records become events written to `out`.
     events: Option<EventStream>,
+    /// `--print`: selected records become the values of these paths.
+    projection: Option<Projection>,
     /// Output buffers of merged blocks, handed back to the shards: fresh ones would be
     /// fresh pages, faulted in block after block.
     spare: Arc<Mutex<Vec<Vec<u8>>>>,
@@ -59,8 +67,11 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
             r.offer(record)?;
         }
         let selected = self.matcher.matches(record);
-        self.overlong_selected =
-            selected && record.overlong && !self.count_only && self.events.is_none();
+        self.overlong_selected = selected
+            && record.overlong
+            && !self.count_only
+            && self.events.is_none()
+            && self.projection.is_none();
         if let Some(events) = self.events.as_mut() {
             if selected {
                 events.record(&mut self.out, record)?;
@@ -73,7 +84,12 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
         }
         if selected {
             self.selected += 1;
-            if !self.count_only && self.events.is_none() {
+            if let (false, Some(p)) = (self.count_only, &self.projection) {
+                p.write(&mut self.out, record.value)?;
+                if self.line_buffered {
+                    self.out.flush()?;
+                }
+            } else if !self.count_only && self.events.is_none() {
                 write_record(&mut self.out, record.raw, &mut self.open_line)?;
                 if self.line_buffered && !record.overlong {
                     self.out.flush()?;
@@ -147,6 +163,7 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             overlong_selected: false,
             // --normalize reads one record at a time: shards never normalize.
             events: None,
+            projection: self.projection.clone(),
             spare: Arc::clone(&self.spare),
         }
     }
@@ -195,13 +212,32 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
 }
 
 fn predicates(args: &FilterArgs) -> Result<Predicates> {
-    let mut wheres = Vec::new();
-    for w in &args.wheres {
-        match Where::parse(w) {
-            Some(w) => wheres.push(w),
-            None => bail!("--where `{w}` is not PATH=VALUE with a dotted PATH like message.model"),
+    let wheres = args
+        .wheres
+        .iter()
+        .map(|w| Where::parse(w, args.ignore_case))
+        .collect::<Result<Vec<_>, _>>()?;
+    let grep = if args.greps.is_empty() {
+        None
+    } else {
+        Some(Grep::new(&args.greps, args.ignore_case)?)
+    };
+    let time = if args.since.is_some() || args.until.is_some() {
+        // Dates and times without an offset are local, as `date` reads them (TZ honoured).
+        let tz = TimeZone::try_system().unwrap_or(TimeZone::UTC);
+        let bound = |text: &Option<String>, edge, flag| {
+            text.as_deref()
+                .map(|t| timestamp::parse_bound(t, edge, &tz))
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+        };
+        TimeRange {
+            since: bound(&args.since, Edge::Start, "--since")?,
+            until: bound(&args.until, Edge::End, "--until")?,
         }
-    }
+    } else {
+        TimeRange::default()
+    };
     let mut diagnostics = Vec::new();
     for d in &args.diagnostics {
         match Code::parse(d) {
@@ -218,6 +254,8 @@ fn predicates(args: &FilterArgs) -> Result<Predicates> {
         sessions: args.sessions.clone(),
         models: args.models.clone(),
         wheres,
+        grep,
+        time,
         valid: match (args.valid, args.invalid) {
             (true, _) => Some(true),
             (_, true) => Some(false),
@@ -250,7 +288,12 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
             .normalize
             .then(|| format_of(args.format, EventFormat::Json)),
     };
-    let (ran, selected, records) = select(&common, selection)?;
+    let projection = if args.print.is_empty() {
+        None
+    } else {
+        Some(Projection::new(&args.print, args.null)?)
+    };
+    let (ran, selected, records) = select_printing(&common, selection, projection)?;
     // Like grep, nothing selected is exit 1; but an empty input is a success (SPEC 1).
     let outcome = if selected > 0 || records == 0 {
         Outcome::Success
@@ -272,6 +315,15 @@ pub struct Selection {
 /// Reads the inputs and writes the selected records; returns how reading went, how many
 /// records were selected and how many were read. Shared with `ndjq run`.
 pub fn select(common: &Common, selection: Selection) -> Result<(Ran, u64, u64)> {
+    select_printing(common, selection, None)
+}
+
+/// [`select`], writing the values `projection` names instead of the records' bytes.
+fn select_printing(
+    common: &Common,
+    selection: Selection,
+    projection: Option<Projection>,
+) -> Result<(Ran, u64, u64)> {
     // Tool attribution, --max-count and events carry state from record to record.
     let parallel_ok = selection.predicates.tools.is_empty()
         && selection.max_count.is_none()
@@ -294,6 +346,7 @@ pub fn select(common: &Common, selection: Selection) -> Result<(Ran, u64, u64)> 
         events: selection
             .normalize
             .map(|format| EventStream::new(format, common.painter).with_width(common.text_width)),
+        projection,
         spare: Arc::default(),
     };
     if let Some(events) = filter.events.as_mut() {
