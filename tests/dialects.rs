@@ -492,6 +492,29 @@ fn stats_tokens_are_each_cli_own_totals_in_one_meaning() {
 }
 
 #[test]
+fn stats_attribute_a_whole_run_to_its_session() {
+    // Gemini names its session on the init only: every later record inherits it (the
+    // input is read in order, not in parallel blocks).
+    for (name, session) in [
+        ("gemini-tool.ndjson", "8dc0522a-bcfd-4cd2-83b7-c01912673b85"),
+        ("qwen-text.ndjson", "90d3c692-0bb5-4118-a1fb-15e46d6b6eec"),
+        ("opencode-tool.ndjson", "ses_df4f95d7affeGeChnxe4WLoseQ"),
+    ] {
+        let path = rc(name);
+        let out = ndjq()
+            .args(["stats", "-f", "json", "--by", "session", &path])
+            .output()
+            .expect("runs");
+        let s: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let groups = s["groups"].as_array().expect("groups");
+        assert_eq!(groups.len(), 1, "{name}: {groups:?}");
+        assert_eq!(groups[0]["key"], session, "{name}");
+        assert_eq!(groups[0]["tokens"], s["tokens"], "{name}");
+        assert_eq!(groups[0]["records"], s["lines"], "{name}");
+    }
+}
+
+#[test]
 fn stats_count_the_tool_calls_of_each_run() {
     let cases = [
         ("gemini-tool.ndjson", "run_shell_command"),

@@ -188,14 +188,24 @@ fn regression_16_objects_after_any_prefix_are_recovered_and_counted() {
     let input = common::read_file(&root.join(MIXED_LOG));
     let clean = common::read_file(&root.join(CLEAN));
 
-    assert_eq!(filter(&input, &["-q"]), clean, "every object, byte for byte");
+    assert_eq!(
+        filter(&input, &["-q"]),
+        clean,
+        "every object, byte for byte"
+    );
 
     let (diags, summary) = validate(&input, true);
     let lines: Vec<u64> = diags.iter().map(|d| d.0).collect();
     assert_eq!(lines, [1, 2, 3, 4, 5, 6, 7]);
     assert!(diags.iter().all(|d| d.1 == "PROTO_TEXT_NOISE"), "{diags:?}");
-    assert!(diags[0].2.contains("plain text"), "the banner has no object");
-    assert!(diags[1..].iter().all(|d| d.2.contains("recovered")), "{diags:?}");
+    assert!(
+        diags[0].2.contains("plain text"),
+        "the banner has no object"
+    );
+    assert!(
+        diags[1..].iter().all(|d| d.2.contains("recovered")),
+        "{diags:?}"
+    );
     assert_eq!(summary["valid"], 6);
     assert_eq!(summary["invalid"], 1, "the banner");
 
