@@ -48,6 +48,20 @@
 //!   [`MAX_PENDING_REQUESTS`]); the session is the thread the message names
 //!   (`params.threadId`, `params.thread.id`, `result.thread.id`, or the legacy
 //!   `params.conversationId`).
+//! - **gemini**: assistant `delta` chunks are joined into one `text` per turn (held, and
+//!   emitted at the next other record or the end of the input, at the line of the first
+//!   chunk); `tool_result` is an error when its status says so or its output reports a
+//!   non-zero exit code (Gemini says `success` for a failed command); `result` gives one
+//!   `usage` per model of `stats.models` and a `result`. The `-o json` document gives its
+//!   `response` as text, its models' usage and a result. **gemini-log**: a message
+//!   written again whole (same `id`) is mapped once, its tool calls once each.
+//! - **qwen** maps as claude (usage `input` without its cached part); **qwen-log** maps its
+//!   Gemini-style parts (text, thought, functionCall, functionResponse). **cursor** maps
+//!   as claude plus `tool_call` started/completed and joined `thinking` deltas.
+//!   **opencode**: text, reasoning, a tool part (tool_use, and its result once completed),
+//!   `step_finish` usage and, with reason `stop`, a result; `error` a failed result.
+//!   **copilot**: messages, tool requests and executions, its `result` (see
+//!   docs/drafts/issue-17.md for the full table).
 //! - **generic**, an undecided dialect, a type the dialect does not know, or a JSON value
 //!   that is not an object: `unknown` with the whole record as `raw`.
 //!

@@ -4,6 +4,11 @@
 //! This is the one pass every command shares. It keeps nothing but reused buffers: a
 //! record lives until the consumer returns. What to do with a record (select it, count it,
 //! print its diagnostics) is the consumer's business; which consumers run is the command's.
+//!
+//! One framing case lives here rather than in the framer: an input whose first line is a
+//! lone `{` is one pretty-printed JSON document (Gemini CLI's `-o json`), not NDJSON. Its
+//! lines are held (in the `--recover` reassembly buffer) until they parse as one value,
+//! which becomes one record whose raw bytes are all its lines; see `document_step`.
 
 use crate::decode::{Decoder, Failure};
 use crate::diagnostic::{excerpt, printable, Code, Diagnostic};
