@@ -45,8 +45,14 @@ if [[ -n ${NDJQ_BIN:-} ]]; then
 fi
 cd "$REPO_ROOT"
 
-GEN="../shared/tools/gen_stream.py"
-[[ -f $GEN ]] || die "generator not found: $REPO_ROOT/$GEN"
+# The data generator: this package's ndjq-gen (src/bin/ndjq-gen/), deterministic from its
+# seed, built in release mode (also when NDJQ_BIN skips the build of ndjq).
+log "building the generator: cargo build --release --locked --bin ndjq-gen"
+cargo build --release --locked --bin ndjq-gen >&2 || die "cargo build of ndjq-gen failed"
+gen_dir="${CARGO_TARGET_DIR:-target}"
+[[ $gen_dir = /* ]] || gen_dir="$REPO_ROOT/$gen_dir"
+GEN="$gen_dir/release/ndjq-gen"
+[[ -x $GEN ]] || die "generator not found after build: $GEN"
 command -v python3 >/dev/null || die "python3 is required"
 command -v jq >/dev/null || die "jq is required"
 
@@ -146,7 +152,7 @@ gen_file() {
         return
     fi
     log "generating $out (${size} MiB) ..."
-    if ! python3 "$GEN" --size-mb "$size" "$@" -o "$out.tmp" 2>>"$BENCH_DIR/gen.log"; then
+    if ! "$GEN" stream --dialect claude --size-mb "$size" "$@" -o "$out.tmp" 2>>"$BENCH_DIR/gen.log"; then
         rm -f "$out.tmp"
         tail -n 20 "$BENCH_DIR/gen.log" >&2 || true
         die "generator failed (log: $BENCH_DIR/gen.log)"

@@ -6,7 +6,7 @@
 #   JOBS=2 fuzz/run.sh SECONDS            two targets at a time
 #
 # The corpus grows in fuzz/corpus-work/TARGET (kept between runs, not committed), seeded
-# by seeds.py from testdata/, ../shared/corpus and ../shared/conformance. A crash or a
+# by seeds.py from testdata/ (corpus and JSONTestSuite included). A crash or a
 # timeout is saved in fuzz/artifacts/TARGET/; reproduce it with
 # `cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/FILE` and turn it into a test in
 # tests/regression.rs named after what it found. Needs `cargo install cargo-fuzz` and a

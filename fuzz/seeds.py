@@ -1,21 +1,23 @@
 #!/usr/bin/env python3
 """Writes the seed corpora of the fuzz targets into fuzz/corpus-work/seeds/TARGET/.
 
-The seeds are made at run time from the repository's testdata/, ../shared/corpus and
-../shared/conformance (nothing big is committed): real lines and pieces of real files,
-every JSONTestSuite case, pretty-printed records and records inside text for --recover.
+The seeds are made at run time from the repository's testdata/ (the hand-made files, the
+corpus of real captures under testdata/corpus, the JSONTestSuite under
+testdata/conformance): real lines and pieces of real files, every JSONTestSuite case,
+pretty-printed records and records inside text for --recover. The `.zst` captures are
+read decompressed (with the `zstd` command; skipped, with a note, when it is missing).
 """
 import hashlib
 import json
 import os
+import shutil
+import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 SOURCES = [
     os.path.join(ROOT, "testdata"),
-    os.path.join(ROOT, "..", "shared", "corpus"),
-    os.path.join(ROOT, "..", "shared", "conformance"),
 ]
 OUT = os.path.join(HERE, "corpus-work", "seeds")
 MAX_SEED = 8192
@@ -36,6 +38,17 @@ def files():
                 yield os.path.join(dirpath, name)
 
 
+def read(path):
+    """The bytes ndjq would read: a .zst file decompressed; None if that cannot be done."""
+    if path.endswith(".zst"):
+        if shutil.which("zstd") is None:
+            print(f"seeds.py: no zstd command, skipping {path}", file=sys.stderr)
+            return None
+        return subprocess.run(["zstd", "-dcq", path], check=True, stdout=subprocess.PIPE).stdout
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def write(target, data):
     d = os.path.join(OUT, target)
     os.makedirs(d, exist_ok=True)
@@ -47,8 +60,9 @@ def write(target, data):
 def main():
     n = 0
     for path in files():
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read(path)
+        if data is None:
+            continue
         lines = data.split(b"\n")
         # A piece of the file, and its first lines one by one (bounded).
         piece = data[:MAX_SEED]

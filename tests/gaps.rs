@@ -228,27 +228,28 @@ fn sequence_numbers_and_transcript_chains() {
 
 #[test]
 fn generated_seq_gaps_match_the_manifest() {
-    let tool = support::root().join("../shared/tools/gen_stream.py");
-    if !tool.exists() {
-        return;
-    }
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("f.ndjson");
     let manifest = dir.path().join("m.jsonl");
-    let ok = std::process::Command::new("python3")
-        .arg(&tool)
+    let ok = std::process::Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
         // One gap in about 2000 lines: 8 MB holds some.
-        .args(["--seq", "--size-mb", "8", "--manifest"])
+        .args([
+            "stream",
+            "--dialect",
+            "claude",
+            "--seq",
+            "--size-mb",
+            "8",
+            "--manifest",
+        ])
         .arg(&manifest)
         .arg("-o")
         .arg(&data)
-        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    if !ok {
-        return; // no python3 here: the constructed streams above cover the same logic
-    }
+        .expect("ndjq-gen runs")
+        .success();
+    assert!(ok, "ndjq-gen failed");
     let want: Vec<(u64, String)> = String::from_utf8(support::read(&manifest))
         .expect("UTF-8")
         .lines()

@@ -6,21 +6,15 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join(rel)
-}
-
-/// Writes a generated stream of about `mb` MiB (deterministic for a seed).
+/// Writes a generated Claude stream of about `mb` MiB (`ndjq-gen`, deterministic for a
+/// seed).
 fn generate(dir: &Path, name: &str, mb: u32, corrupt: &str) -> PathBuf {
     let out = dir.join(name);
-    let gen = shared("tools/gen_stream.py");
-    assert!(gen.is_file(), "missing {}", gen.display());
-    let status = Command::new("python3")
-        .arg(&gen)
+    let status = Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
         .args([
+            "stream",
+            "--dialect",
+            "claude",
             "--size-mb",
             &mb.to_string(),
             "--seed",
@@ -32,7 +26,7 @@ fn generate(dir: &Path, name: &str, mb: u32, corrupt: &str) -> PathBuf {
         .arg(&out)
         .stderr(std::process::Stdio::null())
         .status()
-        .expect("python3 runs gen_stream.py");
+        .expect("ndjq-gen runs");
     assert!(status.success());
     out
 }

@@ -3,7 +3,10 @@
 //! The figures are checked three ways:
 //! - against `tests/stats_expected.py`, a second implementation written from the SPEC
 //!   rules alone, on every file of the corpus of real captures (and on the
-//!   hand-made files under `testdata/stats/`);
+//!   hand-made files under `testdata/stats/` and generated streams). Its figures are
+//!   committed under `testdata/expected/stats-oracle/`, so no Python is needed; when
+//!   python3 is on PATH the script runs too and must agree with them
+//!   (`NDJQ_BLESS=1 cargo test --test stats` writes them again);
 //! - against numbers worked out by hand, with the arithmetic in comments;
 //! - against themselves: the same input twice, a folder, `-j 1` vs `-j 2`, and `--merge` of
 //!   the stats of random splits of a file (a property test with a fixed xorshift PRNG).
@@ -129,25 +132,108 @@ fn python3(args: &[&Path]) -> Output {
     out
 }
 
-/// The SPEC figures of all `files` read as one run.
-fn expected(files: &[&Path]) -> Expected {
-    let out = python3(files);
-    serde_json::from_slice(&out.stdout).expect("stats_expected.py prints one JSON object")
+// The oracle's figures are committed under testdata/expected/stats-oracle/ (one file per
+// input or run, the script's JSON output as it printed it), so these tests need no Python.
+// When python3 is on PATH the script runs as well and must print what is committed;
+// `NDJQ_BLESS=1 cargo test --test stats` (with python3) writes the files again.
+
+/// The committed oracle output `name`.
+fn oracle_path(name: &str) -> PathBuf {
+    root()
+        .join("testdata")
+        .join("expected")
+        .join("stats-oracle")
+        .join(name)
 }
 
-/// The SPEC figures of each file on its own (one Python process for all of them).
+fn blessing() -> bool {
+    std::env::var_os("NDJQ_BLESS").is_some()
+}
+
+/// Is python3 here to run the oracle?
+fn have_python() -> bool {
+    static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAVE.get_or_init(|| {
+        std::process::Command::new("python3")
+            .arg("--version")
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// The oracle's output for `name`: the committed one, checked against `fresh` (the script
+/// run now) when there is one, or replaced by it when blessing.
+fn oracle(name: &str, fresh: Option<&str>) -> String {
+    let path = oracle_path(name);
+    let committed = std::fs::read_to_string(&path);
+    match (fresh, committed) {
+        (Some(fresh), _) if blessing() => {
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            let tmp = path.with_extension("tmp");
+            std::fs::write(&tmp, format!("{}\n", fresh.trim_end())).expect("write");
+            std::fs::rename(&tmp, &path).expect("rename");
+            fresh.to_string()
+        }
+        (_, Err(e)) => panic!(
+            "{}: {e}; with python3 installed, `NDJQ_BLESS=1 cargo test --test stats` writes it",
+            path.display()
+        ),
+        (Some(fresh), Ok(committed)) => {
+            let parse = |t: &str| -> Value { serde_json::from_str(t).expect("oracle JSON") };
+            assert_eq!(
+                parse(&committed),
+                parse(fresh),
+                "{} is not what tests/stats_expected.py prints now; check the change and \
+                 run `NDJQ_BLESS=1 cargo test --test stats`",
+                path.display()
+            );
+            committed
+        }
+        (None, Ok(committed)) => committed,
+    }
+}
+
+/// The committed oracle file of one input under testdata/ (its path, `/` as `__`).
+fn oracle_name(file: &Path) -> String {
+    let rel = file
+        .strip_prefix(root().join("testdata"))
+        .unwrap_or_else(|_| panic!("{} is not under testdata/", file.display()));
+    format!("{}.json", rel.to_string_lossy().replace(['/', '\\'], "__"))
+}
+
+/// The SPEC figures of all `files` read as one run; `label` names the run's committed
+/// oracle file.
+fn expected(label: &str, files: &[&Path]) -> Expected {
+    let fresh = (have_python() || blessing())
+        .then(|| String::from_utf8(python3(files).stdout).expect("UTF-8"));
+    let text = oracle(&format!("run-{label}.json"), fresh.as_deref());
+    serde_json::from_str(&text).expect("stats_expected.py prints one JSON object")
+}
+
+/// The SPEC figures of each file (under testdata/) on its own (one Python process for
+/// all of them, when Python runs).
 fn expected_each(files: &[PathBuf]) -> Vec<Expected> {
-    let each = PathBuf::from("--each");
-    let mut args: Vec<&Path> = vec![&each];
-    args.extend(files.iter().map(PathBuf::as_path));
-    let out = python3(&args);
-    let text = String::from_utf8(out.stdout).expect("UTF-8");
-    let rows: Vec<Expected> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect();
-    assert_eq!(rows.len(), files.len(), "one expected object per file");
-    rows
+    let fresh: Option<Vec<String>> = (have_python() || blessing()).then(|| {
+        let each = PathBuf::from("--each");
+        let mut args: Vec<&Path> = vec![&each];
+        args.extend(files.iter().map(PathBuf::as_path));
+        let out = python3(&args);
+        let text = String::from_utf8(out.stdout).expect("UTF-8");
+        let rows: Vec<String> = text.lines().map(str::to_string).collect();
+        assert_eq!(rows.len(), files.len(), "one expected object per file");
+        rows
+    });
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let fresh = fresh.as_ref().map(|rows| rows[i].as_str());
+            let text = oracle(&oracle_name(f), fresh);
+            serde_json::from_str(&text).expect("one JSON object per file")
+        })
+        .collect()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -864,7 +950,7 @@ fn folder_input_equals_its_files() {
     );
     assert_no_diffs(
         "real-client as a folder vs the SPEC rules",
-        &spec_diffs(&expected(&refs), &folder),
+        &spec_diffs(&expected("real-client", &refs), &folder),
     );
     // The whole corpus as one run: sessions, messages and tool ids shared between files
     // (a transcript and its subagents, a capture and its session log) count once.
@@ -875,7 +961,7 @@ fn folder_input_equals_its_files() {
     assert_eq!(folder.files, files.len() as u64);
     assert_no_diffs(
         "the corpus as a folder vs the SPEC rules",
-        &spec_diffs(&expected(&refs), &folder),
+        &spec_diffs(&expected("corpus", &refs), &folder),
     );
 }
 
@@ -1236,44 +1322,31 @@ fn threads_do_not_change_the_output_of_a_big_transcript() {
 
 #[test]
 fn threads_do_not_change_the_output_of_a_generated_stream() {
-    let generator = root()
-        .join("..")
-        .join("shared")
-        .join("tools")
-        .join("gen_stream.py");
-    assert!(generator.is_file(), "{} is missing", generator.display());
     let tmp = tempfile::tempdir().expect("a temporary directory");
-    let streams = [("clean.ndjson", "0"), ("corrupt.ndjson", "0.01")];
-    // Both streams are generated at once: the generator takes a few seconds each.
-    let children: Vec<_> = streams
-        .iter()
-        .map(|(name, corrupt)| {
-            std::process::Command::new("python3")
-                .arg(&generator)
-                .args([
-                    "--size-mb",
-                    "4",
-                    "--seed",
-                    "3",
-                    "--corrupt-rate",
-                    corrupt,
-                    "-o",
-                ])
-                .arg(tmp.path().join(name))
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .unwrap_or_else(|e| panic!("python3 is required to run gen_stream.py ({e})"))
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.wait().expect("wait for gen_stream.py").success());
+    // Seed 8 at a 2% rate damages lines in all nine ways (ndjq-gen's summary says so).
+    let streams = [("clean.ndjson", "0"), ("corrupt.ndjson", "0.02")];
+    for (name, corrupt) in streams {
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+            .args(["stream", "--dialect", "claude", "--seed", "8"])
+            .args(["--size-mb", "4"])
+            .args(["--corrupt-rate", corrupt, "-o"])
+            .arg(tmp.path().join(name))
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("ndjq-gen runs");
+        assert!(status.success(), "ndjq-gen failed");
     }
     for (name, corrupt) in streams {
         let file = tmp.path().join(name);
         same_output_with_threads(&file, &[None, Some("session")]);
         // The generated stream (with blank, CRLF, non-UTF-8, truncated and merged lines
         // when corrupt) also follows the SPEC rules.
-        let want = expected(&[&file]);
+        // The generator is deterministic: the oracle's figures for it are committed.
+        let label = format!(
+            "ndjq-gen-claude-4mib-seed8-{}",
+            name.trim_end_matches(".ndjson")
+        );
+        let want = expected(&label, &[&file]);
         let got = stats_json(&[&file]);
         assert_no_diffs(&format!("generated {name}"), &spec_diffs(&want, &got));
         if corrupt != "0" {
@@ -1346,7 +1419,13 @@ fn many_messages_stay_exact_through_the_compact_store() {
     assert_eq!((calls, errs), (n, errors));
     assert_eq!(got.sessions, n.div_ceil(1000));
     // The second implementation agrees, and so do threads and merges of splits.
-    assert_no_diffs("many messages", &spec_diffs(&expected(&[&file]), &got));
+    assert_no_diffs(
+        "many messages",
+        &spec_diffs(
+            &expected(&format!("many-messages-{n}-{lag}"), &[&file]),
+            &got,
+        ),
+    );
     same_output_with_threads(&file, &[None]);
     let bytes = std::fs::read(&file).expect("read the generated stream");
     let parts = split_lines(&bytes, &mut XorShift::new(7), Cuts::AnyLine);

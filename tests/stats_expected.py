@@ -11,6 +11,11 @@ as one run over several inputs) and prints one JSON object:
 Standard library only. Usage: python3 tests/stats_expected.py [--each] FILE [FILE...]
 (`--each`: one object per FILE, one per line, instead of one for them all).
 
+tests/stats.rs does not need Python: this script's output for every input it checks is
+committed under testdata/expected/stats-oracle/. When python3 is on PATH, the tests run
+the script as well and fail if its output differs from the committed one;
+`NDJQ_BLESS=1 cargo test --test stats` writes the committed files again.
+
 Every input is read as a whole; no dialect detection is needed because the rules below
 are keyed by record types that the dialects do not share (`assistant`/`result` are
 Claude's, `thread.started`/`turn.*`/`item.*` Codex exec's, `session_meta`/`event_msg`/

@@ -1,0 +1,279 @@
+//! `ndjq-gen tree`: folders of session files as the agents leave them on disk.
+//!
+//! - `claude-projects`: `projects/<project>/<session-uuid>.jsonl`, one claude-log session
+//!   per file (what `~/.claude` holds; `CLAUDE_CONFIG_DIR=OUT_DIR` points ccusage at it);
+//! - `claude-large`: the same layout with fewer, bigger files;
+//! - `codex-sessions`: `sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` Codex rollouts
+//!   (what `~/.codex` holds; `CODEX_HOME=OUT_DIR`).
+//!
+//! File sizes are drawn log-normal (most files small, a few large), clamped to
+//! [`MIN_FILE`]..[`MAX_FILE`] and scaled so that they add up to about the requested total;
+//! a file ends at the first message boundary past its size. Each file has its own random
+//! stream (from the seed and its index), so the files are generated on every core and the
+//! tree is the same whatever the thread count.
+
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::rng::Rng;
+use crate::session::{Gen, Out, Totals};
+use crate::text::{self, Texts};
+use crate::{claude_log, codex_log};
+
+pub const MIN_FILE: u64 = 2 << 10;
+pub const MAX_FILE: u64 = 5 << 20;
+const DAY_MS: u64 = 86_400_000;
+
+/// The kinds of tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Shape {
+    ClaudeProjects,
+    ClaudeLarge,
+    CodexSessions,
+}
+
+impl Shape {
+    /// Default file count, total MiB, and the spread (sigma of ln size).
+    pub fn defaults(self) -> (usize, f64, f64) {
+        match self {
+            Shape::ClaudeProjects => (3000, 300.0, 1.6),
+            Shape::ClaudeLarge => (400, 450.0, 0.9),
+            Shape::CodexSessions => (1000, 200.0, 1.6),
+        }
+    }
+
+    fn top(self) -> &'static str {
+        match self {
+            Shape::CodexSessions => "sessions",
+            _ => "projects",
+        }
+    }
+}
+
+/// `n` file sizes adding up to about `total` bytes, log-normal with spread `sigma`.
+pub fn sizes(rng: &mut Rng, n: usize, total: u64, sigma: f64) -> Vec<u64> {
+    if n == 0 {
+        return Vec::new();
+    }
+    let raw: Vec<f64> = (0..n).map(|_| (sigma * rng.normal()).exp()).collect();
+    let mut scale = total as f64 / raw.iter().sum::<f64>();
+    let clamp = |x: f64| (x as u64).clamp(MIN_FILE, MAX_FILE);
+    for _ in 0..30 {
+        let sum: u64 = raw.iter().map(|&r| clamp(r * scale)).sum();
+        if sum == 0 {
+            break;
+        }
+        let ratio = total as f64 / sum as f64;
+        if (ratio - 1.0).abs() < 0.001 {
+            break;
+        }
+        scale *= ratio;
+    }
+    raw.iter().map(|&r| clamp(r * scale)).collect()
+}
+
+/// A file being written: full once its target size is reached.
+struct FileOut {
+    w: BufWriter<std::fs::File>,
+    bytes: u64,
+    target: u64,
+    error: Option<io::Error>,
+}
+
+impl Out for FileOut {
+    fn record(&mut self, _ty: &str, line: &str) {
+        if self.error.is_none() {
+            let r = self
+                .w
+                .write_all(line.as_bytes())
+                .and_then(|()| self.w.write_all(b"\n"));
+            if let Err(e) = r {
+                self.error = Some(e);
+            }
+        }
+        self.bytes += line.len() as u64 + 1;
+    }
+
+    fn full(&self) -> bool {
+        self.error.is_some() || self.bytes >= self.target
+    }
+}
+
+/// What a tree holds, for the summary.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Made {
+    pub files: u64,
+    pub bytes: u64,
+    pub totals: Totals,
+}
+
+/// One project of a Claude tree: its working directory and its folder name (the cwd with
+/// `/` and `.` turned into `-`, as Claude Code names it).
+fn projects(rng: &mut Rng, n: usize) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut cwd = format!("/home/dev/{}-{}", text::word(rng), text::word(rng));
+        if out.iter().any(|(c, _)| *c == cwd) {
+            cwd = format!("{cwd}-{i}");
+        }
+        let dir = cwd.replace(['/', '.'], "-");
+        out.push((cwd, dir));
+    }
+    out
+}
+
+/// Writes the tree under `out_dir`.
+pub fn make(shape: Shape, files: usize, total: u64, seed: u64, out_dir: &Path) -> io::Result<Made> {
+    let top = out_dir.join(shape.top());
+    if top.read_dir().is_ok_and(|mut d| d.next().is_some()) {
+        return Err(io::Error::new(
+            io::ErrorKind::AlreadyExists,
+            format!(
+                "{} is not empty: generate into an empty folder",
+                top.display()
+            ),
+        ));
+    }
+    let (_, _, sigma) = shape.defaults();
+    let mut rng = Rng::new(seed, 0x7ee);
+    let sizes = sizes(&mut rng, files, total, sigma);
+    let projects = projects(&mut rng, (files / 75).max(1));
+    let texts = Texts::new(seed);
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 8);
+    let results: Vec<io::Result<Vec<(usize, Made)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(&size) = sizes.get(i) else {
+                            return Ok(done);
+                        };
+                        let made = file(shape, i, size, seed, &texts, &projects, &top)?;
+                        done.push((i, made));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(io::Error::other("a generator thread panicked")))
+            })
+            .collect()
+    });
+    let mut all = Vec::new();
+    for r in results {
+        all.extend(r?);
+    }
+    // Summed in file order, so the summary's float cost is the same on every run.
+    all.sort_by_key(|(i, _)| *i);
+    let mut made = Made::default();
+    for (_, m) in all {
+        made.files += m.files;
+        made.bytes += m.bytes;
+        made.totals.add(&m.totals);
+    }
+    Ok(made)
+}
+
+/// The session a file holds.
+enum Place {
+    Claude(claude_log::Place),
+    Codex(codex_log::Place),
+}
+
+/// Writes file `i` of the tree.
+fn file(
+    shape: Shape,
+    i: usize,
+    size: u64,
+    seed: u64,
+    texts: &Texts,
+    projects: &[(String, String)],
+    top: &Path,
+) -> io::Result<Made> {
+    let mut rng = Rng::new(seed, 0x1_0000 + i as u64);
+    // A few projects hold most sessions.
+    let p = ((projects.len() as f64) * rng.unit().powi(2)) as usize;
+    let start = text::EPOCH_MS + rng.below(90 * DAY_MS);
+    let mut g = Gen::new(rng, texts);
+    g.clock = start;
+    g.max_piece = (size / 3).max(400) as usize;
+    let (path, place) = match shape {
+        Shape::CodexSessions => {
+            let sid = text::uuid7(&mut g.rng, start);
+            let (y, mo, d, h, mi, s, _) = text::parts(start);
+            let dir = top.join(format!("{y:04}/{mo:02}/{d:02}"));
+            let name = format!("rollout-{y:04}-{mo:02}-{d:02}T{h:02}-{mi:02}-{s:02}-{sid}.jsonl");
+            let place = codex_log::Place {
+                cwd: projects[p.min(projects.len() - 1)].0.clone(),
+                session_id: sid,
+            };
+            (dir.join(name), Place::Codex(place))
+        }
+        _ => {
+            let sid = g.uuid();
+            let (cwd, dir) = &projects[p.min(projects.len() - 1)];
+            let path = top.join(dir).join(format!("{sid}.jsonl"));
+            let place = claude_log::Place {
+                cwd: cwd.clone(),
+                session_id: sid,
+            };
+            (path, Place::Claude(place))
+        }
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut out = FileOut {
+        w: BufWriter::with_capacity(1 << 16, std::fs::File::create(&path)?),
+        bytes: 0,
+        target: size,
+        error: None,
+    };
+    match &place {
+        Place::Claude(p) => claude_log::session(&mut g, &mut out, p, true),
+        Place::Codex(p) => codex_log::session(&mut g, &mut out, p, true),
+    }
+    if let Some(e) = out.error.take() {
+        return Err(e);
+    }
+    out.w.flush()?;
+    Ok(Made {
+        files: 1,
+        bytes: out.bytes,
+        totals: g.totals,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_add_up_and_stay_in_bounds() {
+        let mut rng = Rng::new(1, 2);
+        let s = sizes(&mut rng, 3000, 300 << 20, 1.6);
+        let sum: u64 = s.iter().sum();
+        assert!(
+            (sum as f64 / (300u64 << 20) as f64 - 1.0).abs() < 0.01,
+            "{sum}"
+        );
+        assert!(s.iter().all(|&x| (MIN_FILE..=MAX_FILE).contains(&x)));
+        let mut sorted = s.clone();
+        sorted.sort_unstable();
+        assert!(
+            sorted[1500] < sum / 3000,
+            "most files are smaller than the mean"
+        );
+        assert!(sorted[2999] > 20 * sorted[1500], "a few are much larger");
+    }
+}
