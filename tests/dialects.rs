@@ -716,3 +716,35 @@ fn stats_of_the_gemini_document_copilot_and_cursor() {
         serde_json::json!({"shell": {"calls": 1, "errors": 1}})
     );
 }
+
+#[test]
+fn filter_finds_the_tool_calls_and_sessions_of_each_agent() {
+    let count = |args: &[&str], path: &str| -> String {
+        let out = ndjq()
+            .args(["filter", "-c"])
+            .args(args)
+            .arg(path)
+            .output()
+            .expect("runs");
+        show(&out.stdout).trim().to_string()
+    };
+    let tool = |name: &str, path: &str| count(&["--tool", name], path);
+    // The call and its result (Gemini's result names only the call id).
+    assert_eq!(tool("run_shell_command", &rc("gemini-tool.ndjson")), "2");
+    assert_eq!(tool("run_shell_command", &rc("qwen-tool.ndjson")), "2");
+    // One line holds both the call and its completed result.
+    assert_eq!(tool("bash", &rc("opencode-tool.ndjson")), "1");
+    assert_eq!(
+        tool("run_shell_command", &rc("transcripts/gemini-tool.2.jsonl")),
+        "1"
+    );
+    let copilot = format!("{DIR}/copilot/sortie-ai__sortie__tool_use_session.jsonl");
+    assert_eq!(tool("view", &copilot), "2");
+    assert_eq!(tool("bash", &rc("gemini-tool.ndjson")), "0");
+    // OpenCode spells it sessionID.
+    let opencode = rc("opencode-tool.ndjson");
+    assert_eq!(
+        count(&["--session", "ses_df4f95d7affeGeChnxe4WLoseQ"], &opencode),
+        "7"
+    );
+}
