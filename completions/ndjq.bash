@@ -127,7 +127,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -242,7 +242,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -425,7 +425,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -717,7 +717,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --rejects)
@@ -812,7 +812,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)
@@ -962,7 +962,7 @@ _ndjq() {
                     return 0
                     ;;
                 --dialect)
-                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc generic" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
                     return 0
                     ;;
                 --type-field)

@@ -42,6 +42,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -57,7 +64,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l fail-on -d 'Exit 
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-errors -d 'Stop after N diagnostics at or above --fail-on' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -76,6 +83,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -91,7 +105,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l fail-on -d 'Exit 1 wh
 warning\t''
 info\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l seq-field -d 'The numeric sequence field to check for lost, repeated and reordered numbers [default: the first of seq, sequence, event_id the records hold]' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -109,6 +123,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -131,7 +152,7 @@ json\t''
 csv\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s p -l print -d 'Print these values of each selected record instead of its bytes: tab-separated, strings raw (like jq -r), missing or null values empty, objects and arrays as compact JSON (a path with `*`: the array of its values)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s m -l max-count -d 'Stop after N selected records' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -156,6 +177,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -166,7 +194,7 @@ never\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
 json\t''
 csv\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -184,6 +212,13 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s j -l threads -d 'Worker threads for reading files (0: one per core). Output is the same, in the same order, whatever the number' -r
@@ -211,7 +246,7 @@ auto\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l since -d 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input\'s last one' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l until -d 'Only records at or before this time (a date means the whole day)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l timezone -d 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system\'s]' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
@@ -233,12 +268,19 @@ claude-log\t''
 codex\t''
 codex-log\t''
 jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude: --resume ID; codex: exec resume ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r

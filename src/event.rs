@@ -48,6 +48,21 @@
 //!   [`MAX_PENDING_REQUESTS`]); the session is the thread the message names
 //!   (`params.threadId`, `params.thread.id`, `result.thread.id`, or the legacy
 //!   `params.conversationId`).
+//! - **gemini**: assistant `delta` chunks are joined into one `text` per turn (held, and
+//!   emitted at the next other record or the end of the input, at the line of the first
+//!   chunk); `tool_result` is an error when its status says so or its output reports a
+//!   non-zero exit code (Gemini says `success` for a failed command); `result` gives one
+//!   `usage` per model of `stats.models` and a `result`. The `-o json` document gives its
+//!   `response` as text, its models' usage and a result. **gemini-log**: a message
+//!   written again whole (same `id`) is mapped once, its tool calls once each.
+//! - **qwen** maps as claude (usage and result `input` without its cached part);
+//!   **qwen-log** maps its Gemini-style parts (text, thought, functionCall,
+//!   functionResponse). **cursor** maps as claude plus `tool_call` started/completed and
+//!   joined `thinking` deltas.
+//!   **opencode**: text, reasoning, a tool part (tool_use, and its result once completed),
+//!   `step_finish` usage and, with reason `stop`, a result; `error` a failed result.
+//!   **copilot**: messages, tool requests and executions, its `result` (see
+//!   docs/drafts/issue-17.md for the full table).
 //! - **generic**, an undecided dialect, a type the dialect does not know, or a JSON value
 //!   that is not an object: `unknown` with the whole record as `raw`.
 //!
@@ -349,6 +364,14 @@ pub struct Normalizer {
     model: Option<String>,
     /// JSON-RPC requests waiting for a response: id (compact JSON) → method.
     requests: HashMap<String, String>,
+    /// Gemini assistant text (or Cursor thinking) being joined from its chunks.
+    pending_text: Option<PendingText>,
+    /// The record's `usage.input_tokens` includes its cached part (Qwen Code, OpenAI's
+    /// `prompt_tokens`): the cached part is taken out so `input` means the same everywhere.
+    input_includes_cache: bool,
+    /// Gemini log messages and tool calls already mapped (a message is written again
+    /// whole when it changes).
+    seen: HashSet<String>,
 }
 
 impl Normalizer {
@@ -390,7 +413,8 @@ impl Normalizer {
 
     /// The input ended: emits the usage still held and forgets the input's context.
     pub fn end_input(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
-        let result = self.flush_usage(emit);
+        let result = self.flush_text(emit).and(self.flush_usage(emit));
+        self.seen.clear();
         self.session = None;
         self.open_items.clear();
         self.model = None;
@@ -403,8 +427,17 @@ impl Normalizer {
     fn take_session(&mut self, dialect: Option<Dialect>, value: Json<'_>) -> Option<String> {
         let carried = self.session.take();
         let own = match dialect {
-            Some(Dialect::Claude) => value.get("session_id").and_then(|s| s.as_str()),
-            Some(Dialect::ClaudeLog) => value.get("sessionId").and_then(|s| s.as_str()),
+            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor | Dialect::Gemini) => {
+                value.get("session_id").and_then(|s| s.as_str())
+            }
+            Some(Dialect::ClaudeLog | Dialect::GeminiLog | Dialect::QwenLog) => {
+                value.get("sessionId").and_then(|s| s.as_str())
+            }
+            Some(Dialect::OpenCode) => value.get("sessionID").and_then(|s| s.as_str()),
+            Some(Dialect::Copilot) => match value.get("type").and_then(|t| t.as_str()) {
+                Some("result") => value.get("sessionId").and_then(|s| s.as_str()),
+                _ => None,
+            },
             Some(Dialect::Codex) => match value.get("type").and_then(|t| t.as_str()) {
                 Some("thread.started") => value.get("thread_id").and_then(|s| s.as_str()),
                 _ => None,
@@ -435,11 +468,18 @@ impl Normalizer {
             session: carried,
         };
         let dialect = record.info.dialect;
+        self.input_includes_cache = dialect == Some(Dialect::Qwen);
         let known = value.is_object() && !record.has_code(Code::UnknownType);
         match dialect {
-            Some(Dialect::Claude | Dialect::ClaudeLog) if known => {
+            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) if known => {
                 self.claude(origin, value, record.file, emit)
             }
+            Some(Dialect::Gemini) if known => self.gemini(origin, value, record.file, emit),
+            Some(Dialect::GeminiLog) if known => self.gemini_log(origin, value, emit),
+            Some(Dialect::QwenLog) if known => self.qwen_log(origin, value, emit),
+            Some(Dialect::Cursor) if known => self.cursor(origin, value, record.file, emit),
+            Some(Dialect::OpenCode) if known => self.opencode(origin, value, emit),
+            Some(Dialect::Copilot) if known => self.copilot(origin, value, emit),
             Some(Dialect::Codex) if known => self.codex(origin, value, emit),
             Some(Dialect::CodexLog) if known => self.codex_log(origin, value, emit),
             Some(Dialect::JsonRpc) if known => self.rpc(origin, value, emit),
@@ -491,7 +531,13 @@ impl Normalizer {
             "user" => claude_user(o, v, emit),
             "result" => {
                 self.flush_usage(emit)?;
-                emit(&o.event(Body::Result(claude_result(v))))
+                let mut outcome = claude_result(v);
+                if self.input_includes_cache {
+                    // The billed totals, in the usage events' meaning (SPEC 5).
+                    let cached = uint(v.path(&["usage", "cache_read_input_tokens"]));
+                    outcome.input = outcome.input.map(|i| i.saturating_sub(cached.unwrap_or(0)));
+                }
+                emit(&o.event(Body::Result(outcome)))
             }
             "system" if str_of(v, "subtype") == Some("init") => emit(&o.event(Body::Init {
                 model: str_of(v, "model"),
@@ -548,13 +594,18 @@ impl Normalizer {
             return Ok(());
         };
         let model = str_of(message, "model");
+        let cache_read = uint(usage.get("cache_read_input_tokens"));
+        let mut input = uint(usage.get("input_tokens"));
+        if self.input_includes_cache {
+            input = input.map(|i| i.saturating_sub(cache_read.unwrap_or(0)));
+        }
         let counts = Usage {
             message_id: id,
             model,
-            input: uint(usage.get("input_tokens")),
+            input,
             output: uint(usage.get("output_tokens")),
             cache_creation: uint(usage.get("cache_creation_input_tokens")),
-            cache_read: uint(usage.get("cache_read_input_tokens")),
+            cache_read,
         };
         match id {
             // The last snapshot of a message wins: held until the message ends.
@@ -971,7 +1022,14 @@ fn claude_result(v: Json<'_>) -> Outcome<'_> {
             if let Some(list) = v.get("errors") {
                 list.for_each_element(|e| errors.extend(e.as_str()));
             }
-            (!errors.is_empty()).then(|| Cow::Owned(errors.join("; ")))
+            if errors.is_empty() {
+                // Qwen Code: `error{message}`.
+                v.path(&["error", "message"])
+                    .and_then(|m| m.as_str())
+                    .map(Cow::Borrowed)
+            } else {
+                Some(Cow::Owned(errors.join("; ")))
+            }
         }
     };
     let usage = v.get("usage");
@@ -1147,6 +1205,770 @@ fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
                 .is_some_and(|code| code.trim() != "0")
         });
     (Some(Nested::Json(out)), failed)
+}
+
+// ---- Gemini CLI, Qwen Code, Cursor, OpenCode, Copilot ----
+
+/// Assistant text (or Cursor thinking) arriving in chunks, joined into one event per turn.
+#[derive(Debug)]
+struct PendingText {
+    file: Arc<str>,
+    line: u64,
+    session: Option<String>,
+    thinking: bool,
+    text: String,
+}
+
+impl Normalizer {
+    /// Emits the assistant text being joined, if any.
+    fn flush_text(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
+        let Some(p) = self.pending_text.take() else {
+            return Ok(());
+        };
+        let body = if p.thinking {
+            Body::Thinking {
+                text: Cow::Owned(p.text),
+            }
+        } else {
+            Body::Text {
+                uuid: None,
+                message_id: None,
+                text: Cow::Owned(p.text),
+            }
+        };
+        emit(&Event {
+            line: p.line,
+            file: &p.file,
+            session: p.session.as_deref(),
+            body,
+        })
+    }
+
+    /// Adds a chunk to the text being joined (a chunk of the other kind ends it first).
+    fn push_text(
+        &mut self,
+        o: Origin<'_>,
+        file: &Arc<str>,
+        thinking: bool,
+        chunk: &str,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        if self
+            .pending_text
+            .as_ref()
+            .is_some_and(|p| p.thinking != thinking)
+        {
+            self.flush_text(emit)?;
+        }
+        match &mut self.pending_text {
+            Some(p) => p.text.push_str(chunk),
+            None => {
+                self.pending_text = Some(PendingText {
+                    file: file.clone(),
+                    line: o.line,
+                    session: o.session.map(str::to_string),
+                    thinking,
+                    text: chunk.to_string(),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    fn gemini(
+        &mut self,
+        o: Origin<'_>,
+        v: Json<'_>,
+        file: &Arc<str>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        let ty = str_of(v, "type");
+        if ty == Some("message")
+            && str_of(v, "role") == Some("assistant")
+            && v.get("delta").and_then(|d| d.as_bool()) == Some(true)
+        {
+            let chunk = str_of(v, "content").unwrap_or_default();
+            return self.push_text(o, file, false, chunk, emit);
+        }
+        self.flush_text(emit)?;
+        match ty {
+            None if crate::dialect::gemini::is_document(v) => {
+                if let Some(text) = str_of(v, "response") {
+                    emit(&o.event(Body::Text {
+                        uuid: None,
+                        message_id: None,
+                        text: Cow::Borrowed(text),
+                    }))?;
+                }
+                gemini_model_usage(o, v.path(&["stats", "models"]), emit)?;
+                let error = v.get("error").filter(Json::is_object);
+                let (input, output) = gemini_document_totals(v);
+                emit(&o.event(Body::Result(Outcome {
+                    success: error.is_none(),
+                    is_error: error.is_some(),
+                    subtype: Some(if error.is_some() { "error" } else { "success" }),
+                    input,
+                    output,
+                    text: error.and_then(|e| str_of(e, "message")).map(Cow::Borrowed),
+                    ..Outcome::default()
+                })))
+            }
+            Some("init") => emit(&o.event(Body::Init {
+                model: str_of(v, "model"),
+                cwd: None,
+                tools: None,
+                permission_mode: None,
+            })),
+            Some("message") => {
+                let text = Cow::Borrowed(str_of(v, "content").unwrap_or_default());
+                emit(&o.event(match str_of(v, "role") {
+                    Some("assistant") => Body::Text {
+                        uuid: None,
+                        message_id: None,
+                        text,
+                    },
+                    _ => Body::User { uuid: None, text },
+                }))
+            }
+            Some("tool_use") => emit(&o.event(Body::ToolUse {
+                id: str_of(v, "tool_id"),
+                name: str_of(v, "tool_name"),
+                input: v.get("parameters").map(Nested::Json),
+            })),
+            Some("tool_result") => emit(
+                &o.event(Body::ToolResult {
+                    tool_use_id: str_of(v, "tool_id"),
+                    is_error: str_of(v, "status") == Some("error")
+                        || str_of(v, "output").is_some_and(reports_failure),
+                    content: v
+                        .path(&["error", "message"])
+                        .or_else(|| v.get("output"))
+                        .map(Nested::Json),
+                }),
+            ),
+            Some("error") => emit(&o.event(Body::System {
+                subtype: Some("error"),
+                message: str_of(v, "message"),
+                model: None,
+            })),
+            Some("result") => {
+                let stats = v.get("stats");
+                let at = |k: &str| uint(stats.and_then(|s| s.get(k)));
+                match stats.and_then(|s| s.get("models")) {
+                    Some(models) => gemini_model_usage(o, Some(models), emit)?,
+                    None if stats.is_some() => {
+                        let (input, cached) = gemini_input(stats);
+                        emit(&o.event(Body::Usage(Usage {
+                            input,
+                            output: at("output_tokens"),
+                            cache_read: cached,
+                            ..Usage::default()
+                        })))?
+                    }
+                    None => {}
+                }
+                let status = str_of(v, "status");
+                let failed = status != Some("success");
+                emit(
+                    &o.event(Body::Result(Outcome {
+                        success: !failed,
+                        is_error: failed,
+                        subtype: status,
+                        duration_ms: at("duration_ms"),
+                        input: gemini_input(stats).0,
+                        output: at("output_tokens"),
+                        text: v
+                            .path(&["error", "message"])
+                            .and_then(|m| m.as_str())
+                            .map(Cow::Borrowed),
+                        ..Outcome::default()
+                    })),
+                )
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn gemini_log(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+        let Some(ty) = str_of(v, "type") else {
+            if v.has("projectHash") {
+                return emit(&o.event(Body::Init {
+                    model: None,
+                    cwd: None,
+                    tools: None,
+                    permission_mode: None,
+                }));
+            }
+            if let Some(to) = v.get("$rewindTo") {
+                return emit(&o.event(Body::System {
+                    subtype: Some("rewind"),
+                    message: to.as_str(),
+                    model: None,
+                }));
+            }
+            return Ok(());
+        };
+        let id = str_of(v, "id");
+        match ty {
+            "user" => {
+                let Some(content) = v.get("content") else {
+                    return Ok(());
+                };
+                if let Some(text) = content.as_str() {
+                    return emit(&o.event(Body::User {
+                        uuid: id,
+                        text: Cow::Borrowed(text),
+                    }));
+                }
+                // Function responses repeat the tool results of the `gemini` line before.
+                let mut result = Ok(());
+                content.for_each_element(|part| {
+                    if let (Ok(()), Some(text)) = (&result, str_of(part, "text")) {
+                        result = emit(&o.event(Body::User {
+                            uuid: id,
+                            text: Cow::Borrowed(text),
+                        }));
+                    }
+                });
+                result
+            }
+            "gemini" => {
+                // A message is written again whole when it changes: each part once.
+                let first = id.is_none_or(|id| self.seen.insert(format!("m:{id}")));
+                if first {
+                    if let Some(thoughts) = v.get("thoughts") {
+                        let mut result = Ok(());
+                        thoughts.for_each_element(|t| {
+                            let text = str_of(t, "description").or_else(|| str_of(t, "subject"));
+                            if let (Ok(()), Some(text)) = (&result, text) {
+                                result = emit(&o.event(Body::Thinking {
+                                    text: Cow::Borrowed(text),
+                                }));
+                            }
+                        });
+                        result?;
+                    }
+                    if let Some(text) = str_of(v, "content").filter(|t| !t.is_empty()) {
+                        emit(&o.event(Body::Text {
+                            uuid: id,
+                            message_id: id,
+                            text: Cow::Borrowed(text),
+                        }))?;
+                    }
+                    if let Some(tokens) = v.get("tokens").filter(Json::is_object) {
+                        let (input, cached) = gemini_log_input(tokens);
+                        emit(&o.event(Body::Usage(Usage {
+                            message_id: id,
+                            model: str_of(v, "model"),
+                            input,
+                            output: gemini_log_output(tokens),
+                            cache_creation: None,
+                            cache_read: cached,
+                        })))?;
+                    }
+                }
+                let Some(calls) = v.get("toolCalls") else {
+                    return Ok(());
+                };
+                let mut fresh = Vec::new();
+                calls.for_each_element(|c| {
+                    let new =
+                        str_of(c, "id").is_none_or(|cid| self.seen.insert(format!("t:{cid}")));
+                    if new {
+                        fresh.push(c);
+                    }
+                });
+                for call in fresh {
+                    let cid = str_of(call, "id");
+                    emit(&o.event(Body::ToolUse {
+                        id: cid,
+                        name: str_of(call, "name"),
+                        input: call.get("args").map(Nested::Json),
+                    }))?;
+                    let output = call
+                        .path(&["result", "0", "functionResponse", "response", "output"])
+                        .or_else(|| {
+                            call.path(&["result", "0", "functionResponse", "response", "error"])
+                        });
+                    let status = str_of(call, "status");
+                    if status.is_some() || output.is_some() {
+                        let failed = matches!(status, Some("error" | "cancelled"))
+                            || output.and_then(|o| o.as_str()).is_some_and(reports_failure);
+                        emit(
+                            &o.event(Body::ToolResult {
+                                tool_use_id: cid,
+                                is_error: failed,
+                                content: call
+                                    .get("resultDisplay")
+                                    .filter(|d| d.as_str().is_some())
+                                    .or(output)
+                                    .map(Nested::Json),
+                            }),
+                        )?;
+                    }
+                }
+                Ok(())
+            }
+            other => emit(&o.event(Body::System {
+                subtype: Some(other),
+                message: str_of(v, "content"),
+                model: None,
+            })),
+        }
+    }
+
+    fn qwen_log(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+        let uuid = str_of(v, "uuid");
+        let ty = str_of(v, "type").unwrap_or_default();
+        if ty == "system" {
+            return match str_of(v, "subtype") {
+                // Telemetry and snapshots are bookkeeping, not the conversation.
+                Some("ui_telemetry" | "attribution_snapshot") | None => Ok(()),
+                sub => emit(&o.event(Body::System {
+                    subtype: sub,
+                    message: None,
+                    model: None,
+                })),
+            };
+        }
+        let Some(parts) = v.path(&["message", "parts"]) else {
+            return Ok(());
+        };
+        let failed = v
+            .path(&["toolCallResult", "status"])
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s != "success")
+            || v.path(&["toolCallResult", "resultDisplay", "exitCode"])
+                .is_some_and(nonzero);
+        let mut result = Ok(());
+        parts.for_each_element(|part| {
+            if result.is_err() {
+                return;
+            }
+            let body = if let Some(text) = str_of(part, "text") {
+                let thought = part.get("thought").and_then(|t| t.as_bool()) == Some(true);
+                match ty {
+                    _ if thought => Body::Thinking {
+                        text: Cow::Borrowed(text),
+                    },
+                    "assistant" => Body::Text {
+                        uuid,
+                        message_id: uuid,
+                        text: Cow::Borrowed(text),
+                    },
+                    "user" => Body::User {
+                        uuid,
+                        text: Cow::Borrowed(text),
+                    },
+                    _ => return,
+                }
+            } else if let Some(call) = part.get("functionCall") {
+                Body::ToolUse {
+                    id: str_of(call, "id"),
+                    name: str_of(call, "name"),
+                    input: call.get("args").map(Nested::Json),
+                }
+            } else if let Some(resp) = part.get("functionResponse") {
+                // The command's own output where the log keeps it apart from the wrapper
+                // the model saw (`Command: …\nOutput: …\nExit Code: …`).
+                let content = v
+                    .path(&["toolCallResult", "resultDisplay", "output"])
+                    .filter(|o| o.as_str().is_some())
+                    .or_else(|| resp.path(&["response", "output"]))
+                    .or_else(|| resp.path(&["response", "error"]))
+                    .or_else(|| resp.get("response"));
+                Body::ToolResult {
+                    tool_use_id: str_of(resp, "id"),
+                    is_error: failed,
+                    content: content.map(Nested::Json),
+                }
+            } else {
+                return;
+            };
+            result = emit(&o.event(body));
+        });
+        result?;
+        if let Some(u) = v.get("usageMetadata").filter(Json::is_object) {
+            let at = |k: &str| uint(u.get(k));
+            let cached = at("cachedContentTokenCount");
+            emit(&o.event(Body::Usage(Usage {
+                message_id: uuid,
+                model: str_of(v, "model"),
+                input: at("promptTokenCount").map(|p| p.saturating_sub(cached.unwrap_or(0))),
+                output: sum_some(at("candidatesTokenCount"), at("thoughtsTokenCount")),
+                cache_creation: None,
+                cache_read: cached,
+            })))?;
+        }
+        Ok(())
+    }
+
+    fn cursor(
+        &mut self,
+        o: Origin<'_>,
+        v: Json<'_>,
+        file: &Arc<str>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        let ty = str_of(v, "type").unwrap_or_default();
+        if ty == "thinking" {
+            if let Some(chunk) = str_of(v, "text") {
+                self.push_text(o, file, true, chunk, emit)?;
+            }
+            if str_of(v, "subtype") == Some("completed") {
+                self.flush_text(emit)?;
+            }
+            return Ok(());
+        }
+        self.flush_text(emit)?;
+        match ty {
+            "tool_call" => {
+                let Some(call) = v.get("tool_call") else {
+                    return Ok(());
+                };
+                // {"<name>ToolCall": {args, result}}: the one key names the tool.
+                let mut named = None;
+                call.for_each_entry(|k, inner| {
+                    if named.is_none() {
+                        named = Some((k, inner));
+                    }
+                });
+                let Some((key, inner)) = named else {
+                    return Ok(());
+                };
+                let name = key.strip_suffix("ToolCall").unwrap_or(key);
+                let id = str_of(v, "call_id");
+                match str_of(v, "subtype") {
+                    Some("started") => emit(&o.event(Body::ToolUse {
+                        id,
+                        name: Some(name),
+                        input: inner.get("args").map(Nested::Json),
+                    })),
+                    Some("completed") => {
+                        let res = inner.get("result");
+                        let failure = res.and_then(|r| r.get("failure").or_else(|| r.get("error")));
+                        let success = res.and_then(|r| r.get("success"));
+                        let exit_failed =
+                            success.and_then(|s| s.get("exitCode")).is_some_and(nonzero);
+                        emit(&o.event(Body::ToolResult {
+                            tool_use_id: id,
+                            is_error: failure.is_some() || exit_failed,
+                            content: failure.or(success).or(res).map(Nested::Json),
+                        }))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            "connection" | "retry" => emit(&o.event(Body::System {
+                subtype: Some(ty),
+                message: system_message(v).or_else(|| str_of(v, "subtype")),
+                model: None,
+            })),
+            "result" => emit(&o.event(Body::Result(cursor_result(v)))),
+            _ => self.claude(o, v, file, emit),
+        }
+    }
+
+    fn opencode(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+        let part = v.get("part");
+        let at = |k: &str| part.and_then(|p| str_of(p, k));
+        match str_of(v, "type").unwrap_or_default() {
+            "text" => emit(&o.event(Body::Text {
+                uuid: at("id"),
+                message_id: at("messageID"),
+                text: Cow::Borrowed(at("text").unwrap_or_default()),
+            })),
+            "reasoning" => emit(&o.event(Body::Thinking {
+                text: Cow::Borrowed(at("text").unwrap_or_default()),
+            })),
+            "tool_use" => {
+                let Some(part) = part else { return Ok(()) };
+                let state = part.get("state");
+                let id = str_of(part, "callID");
+                emit(&o.event(Body::ToolUse {
+                    id,
+                    name: str_of(part, "tool"),
+                    input: state.and_then(|s| s.get("input")).map(Nested::Json),
+                }))?;
+                let status = state.and_then(|s| str_of(s, "status"));
+                if matches!(status, Some("completed" | "error")) {
+                    let exit = state.and_then(|s| s.path(&["metadata", "exit"]));
+                    emit(
+                        &o.event(Body::ToolResult {
+                            tool_use_id: id,
+                            is_error: status == Some("error") || exit.is_some_and(nonzero),
+                            content: state
+                                .and_then(|s| s.get("output").or_else(|| s.get("error")))
+                                .map(Nested::Json),
+                        }),
+                    )?;
+                }
+                Ok(())
+            }
+            "step_finish" => {
+                let tokens = part.and_then(|p| p.get("tokens"));
+                let t = |path: &[&str]| uint(tokens.and_then(|t| t.path(path)));
+                emit(&o.event(Body::Usage(Usage {
+                    message_id: at("messageID"),
+                    model: None,
+                    input: t(&["input"]),
+                    output: sum_some(t(&["output"]), t(&["reasoning"])),
+                    cache_creation: t(&["cache", "write"]),
+                    cache_read: t(&["cache", "read"]),
+                })))?;
+                let reason = at("reason");
+                if reason == Some("stop") {
+                    emit(&o.event(Body::Result(Outcome {
+                        success: true,
+                        subtype: reason,
+                        cost_usd: part.and_then(|p| p.get("cost")).and_then(|c| c.as_f64()),
+                        ..Outcome::default()
+                    })))?;
+                }
+                Ok(())
+            }
+            "error" => {
+                let error = v.get("error");
+                let message = error
+                    .and_then(|e| e.path(&["data", "message"]))
+                    .and_then(|m| m.as_str())
+                    .or_else(|| error.and_then(|e| str_of(e, "name")));
+                emit(&o.event(Body::Result(Outcome {
+                    success: false,
+                    is_error: true,
+                    subtype: error.and_then(|e| str_of(e, "name")).or(Some("error")),
+                    text: message.map(Cow::Borrowed),
+                    ..Outcome::default()
+                })))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn copilot(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+        let ty = str_of(v, "type").unwrap_or_default();
+        let data = v.get("data");
+        let at = |k: &str| data.and_then(|d| str_of(d, k));
+        match ty {
+            "session.start" | "session.resume" => emit(
+                &o.event(Body::Init {
+                    model: at("selectedModel").or_else(|| at("model")),
+                    cwd: data
+                        .and_then(|d| d.path(&["context", "cwd"]))
+                        .and_then(|c| c.as_str()),
+                    tools: None,
+                    permission_mode: None,
+                }),
+            ),
+            "user.message" => emit(&o.event(Body::User {
+                uuid: str_of(v, "id"),
+                text: Cow::Borrowed(at("content").unwrap_or_default()),
+            })),
+            "assistant.message" => {
+                let message_id = at("messageId");
+                if let Some(text) = at("content").filter(|t| !t.is_empty()) {
+                    emit(&o.event(Body::Text {
+                        uuid: str_of(v, "id"),
+                        message_id,
+                        text: Cow::Borrowed(text),
+                    }))?;
+                }
+                if let Some(requests) = data.and_then(|d| d.get("toolRequests")) {
+                    let mut result = Ok(());
+                    requests.for_each_element(|r| {
+                        if result.is_ok() {
+                            result = emit(&o.event(Body::ToolUse {
+                                id: str_of(r, "toolCallId"),
+                                name: str_of(r, "name"),
+                                input: r.get("arguments").map(Nested::Json),
+                            }));
+                        }
+                    });
+                    result?;
+                }
+                match uint(data.and_then(|d| d.get("outputTokens"))) {
+                    Some(output) => emit(&o.event(Body::Usage(Usage {
+                        message_id,
+                        model: at("model"),
+                        output: Some(output),
+                        ..Usage::default()
+                    }))),
+                    None => Ok(()),
+                }
+            }
+            "assistant.reasoning" => emit(&o.event(Body::Thinking {
+                text: Cow::Borrowed(at("content").unwrap_or_default()),
+            })),
+            "tool.execution_complete" => {
+                let failed = data
+                    .and_then(|d| d.get("success"))
+                    .and_then(|s| s.as_bool())
+                    == Some(false);
+                let content = data.and_then(|d| {
+                    d.path(&["result", "content"])
+                        .or_else(|| d.path(&["error", "message"]))
+                        .or_else(|| d.get("result"))
+                });
+                emit(&o.event(Body::ToolResult {
+                    tool_use_id: at("toolCallId"),
+                    is_error: failed,
+                    content: content.map(Nested::Json),
+                }))
+            }
+            "session.error" | "abort" => emit(&o.event(Body::System {
+                subtype: Some("error"),
+                message: at("message").or_else(|| at("reason")),
+                model: None,
+            })),
+            "session.model_change" | "session.tools_updated" => emit(&o.event(Body::System {
+                subtype: Some(ty),
+                message: None,
+                model: at("model").or_else(|| at("newModel")),
+            })),
+            "result" => {
+                let code = v.get("exitCode").and_then(|c| c.as_f64());
+                let failed = code.is_none_or(|c| c != 0.0);
+                emit(&o.event(Body::Result(Outcome {
+                    success: !failed,
+                    is_error: failed,
+                    subtype: Some(if failed { "error" } else { "success" }),
+                    duration_ms: uint(v.path(&["usage", "sessionDurationMs"])),
+                    ..Outcome::default()
+                })))
+            }
+            // Deltas repeat the message that follows; turn marks and the rest are framing.
+            _ => Ok(()),
+        }
+    }
+}
+
+/// `a + b` where either is known.
+fn sum_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+    }
+}
+
+/// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
+/// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.
+/// Gemini's stream says `status: "success"` for a command that failed: the output tells.
+pub fn reports_failure(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim();
+        if l.starts_with("Command terminated by signal") {
+            return true;
+        }
+        [
+            "Exit Code: ",
+            "Command exited with code: ",
+            "Command exited with code ",
+        ]
+        .iter()
+        .find_map(|prefix| l.strip_prefix(prefix))
+        .is_some_and(|code| {
+            let code = code.trim();
+            !code.is_empty() && code != "0" && code != "(none)"
+        })
+    })
+}
+
+/// Non-cached input and cache reads of Gemini stream stats (or one of its models):
+/// `input` is the non-cached part where the CLI gives it, else `input_tokens - cached`.
+fn gemini_input(stats: Option<Json<'_>>) -> (Option<u64>, Option<u64>) {
+    let at = |k: &str| uint(stats.and_then(|s| s.get(k)));
+    let cached = at("cached");
+    let input =
+        at("input").or_else(|| at("input_tokens").map(|i| i.saturating_sub(cached.unwrap_or(0))));
+    (input, cached)
+}
+
+/// Non-cached input and cache reads of a session-log `tokens` (or `-o json` model
+/// tokens): `input` there is the whole prompt.
+fn gemini_log_input(tokens: Json<'_>) -> (Option<u64>, Option<u64>) {
+    let cached = uint(tokens.get("cached"));
+    let prompt = uint(tokens.get("input")).or_else(|| uint(tokens.get("prompt")));
+    (
+        prompt.map(|p| p.saturating_sub(cached.unwrap_or(0))),
+        cached,
+    )
+}
+
+/// Output tokens of a session-log `tokens`: the answer and the thoughts.
+fn gemini_log_output(tokens: Json<'_>) -> Option<u64> {
+    sum_some(
+        uint(tokens.get("output")).or_else(|| uint(tokens.get("candidates"))),
+        uint(tokens.get("thoughts")),
+    )
+}
+
+/// One `usage` per model of Gemini stats (`stats.models`), stream or document shape.
+fn gemini_model_usage(
+    o: Origin<'_>,
+    models: Option<Json<'_>>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
+    let Some(models) = models else { return Ok(()) };
+    let mut result = Ok(());
+    models.for_each_entry(|model, m| {
+        if result.is_err() {
+            return;
+        }
+        let usage = match m.get("tokens").filter(Json::is_object) {
+            // -o json: {tokens{input (whole prompt), candidates, cached, thoughts}}
+            Some(t) => {
+                let (input, cached) = gemini_log_input(t);
+                Usage {
+                    model: Some(model),
+                    input,
+                    output: gemini_log_output(t),
+                    cache_read: cached,
+                    ..Usage::default()
+                }
+            }
+            None => {
+                let (input, cached) = gemini_input(Some(m));
+                Usage {
+                    model: Some(model),
+                    input,
+                    output: uint(m.get("output_tokens")),
+                    cache_read: cached,
+                    ..Usage::default()
+                }
+            }
+        };
+        result = emit(&o.event(Body::Usage(usage)));
+    });
+    result
+}
+
+/// Non-cached input and output (thoughts included) totals of an `-o json` document, over
+/// its models.
+fn gemini_document_totals(v: Json<'_>) -> (Option<u64>, Option<u64>) {
+    let Some(models) = v.path(&["stats", "models"]) else {
+        return (None, None);
+    };
+    let (mut input, mut output) = (0u64, 0u64);
+    models.for_each_entry(|_, m| {
+        if let Some(t) = m.get("tokens") {
+            input = input.saturating_add(gemini_log_input(t).0.unwrap_or(0));
+            output = output.saturating_add(gemini_log_output(t).unwrap_or(0));
+        }
+    });
+    (Some(input), Some(output))
+}
+
+/// A Cursor `result`: Claude's, with `usage{inputTokens, outputTokens}`.
+fn cursor_result(v: Json<'_>) -> Outcome<'_> {
+    let mut outcome = claude_result(v);
+    let usage = v.get("usage");
+    outcome.input = outcome
+        .input
+        .or_else(|| uint(usage.and_then(|u| u.get("inputTokens"))));
+    outcome.output = outcome
+        .output
+        .or_else(|| uint(usage.and_then(|u| u.get("outputTokens"))));
+    outcome
 }
 
 #[cfg(test)]

@@ -164,7 +164,7 @@ impl Matcher {
 
 /// The session id of a record, in whichever spelling its agent uses.
 pub fn session_of<'a>(value: Json<'a>) -> Option<&'a str> {
-    ["session_id", "sessionId", "thread_id"]
+    ["session_id", "sessionId", "thread_id", "sessionID"]
         .iter()
         .find_map(|k| value.get(k).and_then(|v| v.as_str()))
 }
@@ -185,7 +185,41 @@ fn for_each_block<'a>(value: Json<'a>, f: impl FnMut(Json<'a>)) {
     }
 }
 
+/// The tool call a record of the other agents holds outside Claude's content blocks: its
+/// id and, where the record names it, its tool (Gemini `tool_use`/`tool_result`, OpenCode
+/// tool parts, Copilot tool executions, Gemini log `toolCalls`).
+fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, Option<&'a str>)) {
+    let s = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.get(k)).and_then(|x| x.as_str());
+    let v = Some(value);
+    match s(v, "type") {
+        Some("tool_use") if value.has("tool_id") => f(s(v, "tool_id"), s(v, "tool_name")),
+        Some("tool_result") if value.has("tool_id") => f(s(v, "tool_id"), None),
+        Some("tool_use") => {
+            let part = value.get("part");
+            f(s(part, "callID"), s(part, "tool"));
+        }
+        Some("tool.execution_start" | "tool.execution_complete") => {
+            let data = value.get("data");
+            f(s(data, "toolCallId"), s(data, "toolName"));
+        }
+        Some("gemini") => {
+            if let Some(calls) = value.get("toolCalls") {
+                calls.for_each_element(|c| f(s(Some(c), "id"), s(Some(c), "name")));
+            }
+        }
+        _ => {}
+    }
+}
+
 fn remember_tools(value: Json<'_>, names: &mut HashMap<String, String>) {
+    for_each_agent_tool(value, |id, name| {
+        if let (Some(id), Some(name)) = (id, name) {
+            if names.len() >= TOOL_ID_CAP {
+                names.clear();
+            }
+            names.insert(id.to_string(), name.to_string());
+        }
+    });
     for_each_block(value, |b| {
         if b.get("type").and_then(|t| t.as_str()) == Some("tool_use") {
             if let (Some(id), Some(name)) = (
@@ -203,6 +237,10 @@ fn remember_tools(value: Json<'_>, names: &mut HashMap<String, String>) {
 
 fn holds_tool(value: Json<'_>, tools: &[String], names: &HashMap<String, String>) -> bool {
     let mut hit = false;
+    for_each_agent_tool(value, |id, name| {
+        let name = name.or_else(|| id.and_then(|id| names.get(id)).map(String::as_str));
+        hit |= name.is_some_and(|n| tools.iter().any(|t| t == n));
+    });
     for_each_block(value, |b| {
         let name = match b.get("type").and_then(|t| t.as_str()) {
             Some("tool_use") => b.get("name").and_then(|v| v.as_str()),

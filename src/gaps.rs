@@ -22,6 +22,14 @@
 //!   `success`, or a non-null `api_error_status`) and codex exec (thread.started, turn.started
 //!   … turn.completed / turn.failed; top-level `error` lines are retry notices, not
 //!   results). Transcripts have no result line, so they never lack one;
+//! - the other agents' sessions: Qwen Code and Cursor as Claude (Cursor's `tool_call`
+//!   started/completed too); Gemini CLI `init` … `result` (an error is a `status` other
+//!   than `success`; the `-o json` document is a whole session, failed when it has an
+//!   `error`); OpenCode, which has no init and no result, from its first record to a
+//!   `step_finish` with reason `stop`, `done`, or an `error` (a failure); Copilot to its
+//!   `result` (a failure when `exitCode` is not 0). A tool result is an error when the
+//!   agent says so, or when a command's output or exit code says it failed (Gemini says
+//!   `status: "success"` for a failed shell command);
 //! - tool calls: TOOL_ORPHAN_USE, TOOL_ORPHAN_RESULT, TOOL_ERROR (a tool_result with
 //!   `is_error: true`), and codex `item.started` never completed;
 //! - JSON-RPC: RPC_UNANSWERED, RPC_UNMATCHED_RESPONSE, RPC_DUPLICATE_ID. Ids are matched as
@@ -288,10 +296,14 @@ impl GapTracker {
         let at = At { record };
         self.track_seq(value, &at, out);
         match record.info.dialect {
-            Some(Dialect::Claude) => {
+            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor) => {
                 self.track_claude_session(value, &at, out);
                 self.track_claude_tools(value, &at, out);
+                self.track_cursor_tool(value, &at, out);
             }
+            Some(Dialect::Gemini) => self.track_gemini(value, &at, out),
+            Some(Dialect::OpenCode) => self.track_opencode(value, &at, out),
+            Some(Dialect::Copilot) => self.track_copilot(value, &at, out),
             Some(Dialect::ClaudeLog) => {
                 self.track_chain(value, &at, out);
                 self.track_claude_tools(value, &at, out);
@@ -307,7 +319,14 @@ impl GapTracker {
     pub fn end(&mut self, dialect: Option<Dialect>, out: &mut Vec<Diagnostic>) {
         let mut end = Vec::new();
         match dialect {
-            Some(Dialect::Claude) => {
+            Some(
+                Dialect::Claude
+                | Dialect::Qwen
+                | Dialect::Cursor
+                | Dialect::Gemini
+                | Dialect::OpenCode
+                | Dialect::Copilot,
+            ) => {
                 if let Some(s) = self.open_session.take() {
                     end.push(self.at_opened(
                         Code::SessNoResult,
@@ -685,6 +704,245 @@ impl GapTracker {
                     o.line
                 ),
             ));
+        }
+    }
+
+    // ---- Gemini CLI, Cursor, OpenCode, Copilot ----
+
+    /// Opens a tool call (`id`, named `name`).
+    fn open_tool(&mut self, id: &str, name: &str, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let opened = at.opened(self.labels.get(name));
+        if self.tools.insert(id, opened) {
+            out.push(self.capped(
+                Code::ToolOrphanUse,
+                Severity::Warning,
+                at,
+                "open tool calls",
+            ));
+        }
+    }
+
+    /// Closes a tool call; an error result is TOOL_ERROR, an answer to nothing an orphan.
+    fn close_tool(&mut self, id: &str, is_error: bool, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        match self.tools.remove(id) {
+            Some(o) => {
+                if is_error {
+                    out.push(at.diag(
+                        Code::ToolError,
+                        format!(
+                            "tool_result for {} ({}, line {}) is an error",
+                            printable(id),
+                            printable(&o.label),
+                            o.line
+                        ),
+                    ));
+                }
+            }
+            None => {
+                if is_error {
+                    out.push(at.diag(
+                        Code::ToolError,
+                        format!("tool_result for {} is an error", printable(id)),
+                    ));
+                }
+                if !self.tools.capped {
+                    out.push(at.diag(
+                        Code::ToolOrphanResult,
+                        format!(
+                            "tool_result for {}: no tool_use with that id before",
+                            printable(id)
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+
+    /// A record of a session that has begun: opens it if it is not open (reporting a
+    /// missing start once, where the dialect has one).
+    fn session_record(&mut self, has_init: bool, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        if has_init && !self.saw_init && !self.reported_no_init {
+            self.reported_no_init = true;
+            let ty = at.record.info.ty.unwrap_or("(none)");
+            out.push(at.diag(
+                Code::SessNoInit,
+                format!(
+                    "`{}` before any init: the session has no start",
+                    printable(ty)
+                ),
+            ));
+        }
+        if self.open_session.is_none() {
+            self.open_session = Some(at.opened(self.labels.get("")));
+        }
+    }
+
+    /// The session's terminal event: closes it, and reports it when it is an error.
+    fn session_end(&mut self, error: Option<String>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        self.open_session = None;
+        if let Some(why) = error {
+            let why: String = why.chars().take(160).collect();
+            out.push(at.diag(
+                Code::SessErrorResult,
+                format!("the session ended in an error: {}", printable(&why)),
+            ));
+        }
+    }
+
+    fn track_gemini(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let str_at = |k: &str| value.get(k).and_then(|v| v.as_str());
+        let Some(ty) = at.record.info.ty else {
+            // The `-o json` document: a whole session in one record.
+            if crate::dialect::gemini::is_document(value) {
+                self.saw_init = true;
+                self.session_record(true, at, out);
+                let error = value
+                    .get("error")
+                    .filter(|e| e.kind() == Kind::Object)
+                    .map(|e| {
+                        e.get("message")
+                            .and_then(|m| m.as_str())
+                            .unwrap_or("error")
+                            .to_string()
+                    });
+                self.session_end(error, at, out);
+            }
+            return;
+        };
+        if ty == "init" {
+            self.saw_init = true;
+            self.open_session = Some(at.opened(self.labels.get("")));
+            return;
+        }
+        self.session_record(true, at, out);
+        match ty {
+            "tool_use" => {
+                if let Some(id) = str_at("tool_id") {
+                    self.open_tool(id, str_at("tool_name").unwrap_or("?"), at, out);
+                }
+            }
+            "tool_result" => {
+                if let Some(id) = str_at("tool_id") {
+                    let failed = str_at("status") == Some("error")
+                        || str_at("output").is_some_and(crate::event::reports_failure);
+                    self.close_tool(id, failed, at, out);
+                }
+            }
+            "result" => {
+                let status = str_at("status").unwrap_or("?");
+                let error = (status != "success").then(|| {
+                    let message = value
+                        .path(&["error", "message"])
+                        .and_then(|m| m.as_str())
+                        .unwrap_or("");
+                    format!("status `{status}` {message}")
+                        .trim_end()
+                        .to_string()
+                });
+                self.session_end(error, at, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn track_cursor_tool(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        if at.record.info.ty != Some("tool_call") {
+            return;
+        }
+        let Some(id) = value.get("call_id").and_then(|v| v.as_str()) else {
+            return;
+        };
+        let mut name = None;
+        let mut failed = false;
+        if let Some(call) = value.get("tool_call") {
+            call.for_each_entry(|k, inner| {
+                if name.is_none() {
+                    name = Some(k.strip_suffix("ToolCall").unwrap_or(k));
+                    let result = inner.get("result");
+                    failed = result.is_some_and(|r| r.has("failure") || r.has("error"))
+                        || result
+                            .and_then(|r| r.path(&["success", "exitCode"]))
+                            .and_then(|c| c.as_f64())
+                            .is_some_and(|c| c != 0.0);
+                }
+            });
+        }
+        match at.record.info.subtype {
+            Some("started") => self.open_tool(id, name.unwrap_or("?"), at, out),
+            Some("completed") => self.close_tool(id, failed, at, out),
+            _ => {}
+        }
+    }
+
+    fn track_opencode(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let ty = at.record.info.ty.unwrap_or_default();
+        // OpenCode has no init: every record belongs to the run it names.
+        self.session_record(false, at, out);
+        match ty {
+            "tool_use" => {
+                let part = value.get("part");
+                let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
+                let Some(id) = id else { return };
+                let name = part
+                    .and_then(|p| p.get("tool"))
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("?");
+                let state = part.and_then(|p| p.get("state"));
+                let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
+                if !self.tools.contains(id) {
+                    self.open_tool(id, name, at, out);
+                }
+                if matches!(status, Some("completed" | "error")) {
+                    let exit = state
+                        .and_then(|s| s.path(&["metadata", "exit"]))
+                        .and_then(|c| c.as_f64());
+                    let failed = status == Some("error") || exit.is_some_and(|c| c != 0.0);
+                    self.close_tool(id, failed, at, out);
+                }
+            }
+            "error" => {
+                let e = value.get("error");
+                let message = e
+                    .and_then(|e| e.path(&["data", "message"]))
+                    .and_then(|m| m.as_str())
+                    .or_else(|| e.and_then(|e| e.get("name")).and_then(|n| n.as_str()))
+                    .unwrap_or("error");
+                self.session_end(Some(message.to_string()), at, out);
+            }
+            _ if crate::dialect::opencode::ends_run(value, ty) => self.session_end(None, at, out),
+            _ => {}
+        }
+    }
+
+    fn track_copilot(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+        let ty = at.record.info.ty.unwrap_or_default();
+        self.session_record(false, at, out);
+        let data = value.get("data");
+        let data_str = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
+        match ty {
+            "tool.execution_start" => {
+                if let Some(id) = data_str("toolCallId") {
+                    self.open_tool(id, data_str("toolName").unwrap_or("?"), at, out);
+                }
+            }
+            "tool.execution_complete" => {
+                if let Some(id) = data_str("toolCallId") {
+                    let failed = data
+                        .and_then(|d| d.get("success"))
+                        .and_then(|s| s.as_bool())
+                        == Some(false);
+                    self.close_tool(id, failed, at, out);
+                }
+            }
+            "result" => {
+                let code = value.get("exitCode").and_then(|c| c.as_f64());
+                let error = match code {
+                    Some(c) => (c != 0.0).then(|| format!("exitCode {c}")),
+                    None => Some("no exitCode".to_string()),
+                };
+                self.session_end(error, at, out);
+            }
+            _ => {}
         }
     }
 

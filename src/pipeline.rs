@@ -4,6 +4,11 @@
 //! This is the one pass every command shares. It keeps nothing but reused buffers: a
 //! record lives until the consumer returns. What to do with a record (select it, count it,
 //! print its diagnostics) is the consumer's business; which consumers run is the command's.
+//!
+//! One framing case lives here rather than in the framer: an input whose first line is a
+//! lone `{` is one pretty-printed JSON document (Gemini CLI's `-o json`), not NDJSON. Its
+//! lines are held (in the `--recover` reassembly buffer) until they parse as one value,
+//! which becomes one record whose raw bytes are all its lines; see `document_step`.
 
 use crate::decode::{Decoder, Failure};
 use crate::diagnostic::{excerpt, printable, Code, Diagnostic};
@@ -211,8 +216,11 @@ impl Pipeline {
                 source,
             }
         };
-        // The lines of a pretty-printed value being reassembled (`--recover`).
+        // The lines of a pretty-printed value being reassembled (`--recover`, or a
+        // single-document input).
         let mut held = Reassembly::default();
+        // The input is one pretty-printed JSON document (Gemini CLI `-o json`).
+        let mut document = false;
         loop {
             if until_detected && held.is_empty() && self.classifier.dialect().is_some() {
                 return Ok((Flow::Continue, Some(framer)));
@@ -235,7 +243,17 @@ impl Pipeline {
                 }
             };
             let overlong = frame.kind == FrameKind::Overlong;
-            let handled = if self.options.recover {
+            if !document && !self.options.recover && frame.line == 1 && opens_document(&frame) {
+                document = true;
+                held.push(frame.line, frame.offset, frame.bytes);
+                continue;
+            }
+            let handled = if document && !held.is_empty() {
+                Some(
+                    self.document_step(file, frame, &mut held, consumer)
+                        .map_err(Error::Write)?,
+                )
+            } else if self.options.recover {
                 self.recover_step(file, frame, &mut held, consumer)
                     .map_err(Error::Write)?
             } else {
@@ -473,13 +491,43 @@ impl Pipeline {
             });
         }
         held.push(frame.line, frame.offset, frame.bytes);
-        match self.reassembled(file, held, consumer)? {
+        match self.reassembled(file, held, consumer, true)? {
             Reassembled::Emitted(flow) => {
                 held.clear();
                 Ok(Some(flow))
             }
             Reassembled::Incomplete => Ok(Some(Flow::Continue)),
             Reassembled::Broken => self.release(file, held, consumer).map(Some),
+        }
+    }
+
+    /// Takes `frame` into a single-document input's reassembly. Unlike `--recover`, a line
+    /// that parses alone does not end it (a pretty-printed document has lines such as
+    /// `{}` inside it), no line count caps it (`--max-line-bytes` caps its bytes, as for
+    /// any record), and the document is the format, not noise: no `PROTO_TEXT_NOISE`.
+    fn document_step(
+        &mut self,
+        file: &Arc<str>,
+        frame: Frame<'_>,
+        held: &mut Reassembly,
+        consumer: &mut dyn Consumer,
+    ) -> io::Result<Flow> {
+        if frame.kind == FrameKind::Overlong
+            || held.bytes().len() + frame.bytes.len() > self.options.max_line_bytes
+        {
+            self.release(file, held, consumer)?;
+            return Ok(self
+                .process_inner(file, frame, consumer, false)?
+                .unwrap_or(Flow::Continue));
+        }
+        held.push(frame.line, frame.offset, frame.bytes);
+        match self.reassembled(file, held, consumer, false)? {
+            Reassembled::Emitted(flow) => {
+                held.clear();
+                Ok(flow)
+            }
+            Reassembled::Incomplete => Ok(Flow::Continue),
+            Reassembled::Broken => self.release(file, held, consumer),
         }
     }
 
@@ -519,6 +567,7 @@ impl Pipeline {
         file: &Arc<str>,
         held: &Reassembly,
         consumer: &mut dyn Consumer,
+        noise: bool,
     ) -> io::Result<Reassembled> {
         let Some(first) = held.first() else {
             return Ok(Reassembled::Incomplete);
@@ -546,12 +595,14 @@ impl Pipeline {
         };
         decoder.decode(content, |verdict| match verdict {
             Ok(value) => {
-                emit.push(
-                    Code::TextNoise,
-                    None,
-                    held.message(),
-                    excerpt(content, None),
-                );
+                if noise {
+                    emit.push(
+                        Code::TextNoise,
+                        None,
+                        held.message(),
+                        excerpt(content, None),
+                    );
+                }
                 emit.valid(raw, content, skipped, value, consumer)
                     .map(Reassembled::Emitted)
             }
@@ -559,6 +610,18 @@ impl Pipeline {
             Err(_) => Ok(Reassembled::Broken),
         })
     }
+}
+
+/// Whether the first line of an input opens a pretty-printed JSON document: `{` alone
+/// (after a BOM, blanks and a `\r`). No NDJSON stream starts so, as no one-line object
+/// does; Gemini CLI's `-o json` output always does.
+fn opens_document(frame: &Frame<'_>) -> bool {
+    if frame.kind == FrameKind::Overlong {
+        return false;
+    }
+    let content = frame.content();
+    let content = content.strip_prefix(BOM).unwrap_or(content);
+    content.trim_ascii() == b"{"
 }
 
 /// What the decoding of one line led to.

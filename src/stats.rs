@@ -43,6 +43,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::ops::AddAssign;
 use store::{join, Key, Keyed, LastWins, View};
 
+mod agents;
 mod store;
 
 /// The version of the JSON shape; a field is never renamed without a new version.
@@ -61,7 +62,8 @@ pub struct Tokens {
     pub output: u64,
     pub cache_creation: u64,
     pub cache_read: u64,
-    /// The reasoning part of `output`, where the agent reports it (Codex).
+    /// The reasoning part of `output`, where the agent reports it (Codex, Gemini
+    /// `thoughts`, OpenCode `reasoning`, Qwen's log).
     #[serde(default)]
     pub reasoning_output: u64,
     /// The part of `cache_creation` written to Claude's 1-hour cache (priced higher than
@@ -386,7 +388,9 @@ pub struct Stats {
     links: LastWins<Link>,
     /// Each session's working directory (its project).
     session_cwd: HashMap<u32, u32>,
-    /// Old transcripts' per-message `costUSD`, by message key: attribution and cost.
+    /// Costs reported per message or step (old transcripts' `costUSD`, OpenCode
+    /// `step_finish.cost`), by key: attribution and cost. A session without a result's
+    /// cost reports their sum.
     message_costs: HashMap<Key, (u32, f64)>,
     /// The model of each session's last assistant message (a string index each).
     last_model: HashMap<u32, u32>,
@@ -730,6 +734,7 @@ impl Stats {
         }
 
         match info.dialect {
+            Some(d) if agents::handles(Some(d)) => self.add_agent(d, v, ty, ctx, day),
             Some(Dialect::Codex) => self.add_codex(v, ty, ctx, day),
             Some(Dialect::CodexLog) => self.add_codex_log(v, ty, ctx, day),
             _ => {
@@ -1149,6 +1154,74 @@ impl Stats {
             }
             _ => {}
         }
+    }
+
+    /// The other agents' records (see [`agents`]): their facts applied to the state.
+    fn add_agent(
+        &mut self,
+        dialect: Dialect,
+        v: Json<'_>,
+        ty: Option<&str>,
+        ctx: &mut InputContext,
+        day: u32,
+    ) {
+        let session = self.strings.get(ctx.session).unwrap_or("").to_string();
+        let mut facts = Vec::new();
+        agents::facts(dialect, v, ty, &session, &mut |fact| facts.push(fact));
+        for fact in facts {
+            let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
+                s.attrs.id(Attr {
+                    session: ctx.session,
+                    model,
+                    file: ctx.file,
+                    day,
+                })
+            };
+            match fact {
+                agents::Fact::Session(id) => ctx.session = self.session_id(id),
+                agents::Fact::Model(m) => ctx.model = self.strings.id(m),
+                agents::Fact::Usage { key, model, tokens } => {
+                    let model = model.map_or(ctx.model, |m| self.strings.id(m));
+                    if ctx.session != NONE && model != NONE {
+                        // The session's last model: what only its result counts goes
+                        // there (Qwen Code's memory extraction, SPEC 5).
+                        self.last_model.insert(ctx.session, model);
+                    }
+                    let a = attr(self, ctx, model);
+                    self.add_usage(key, tokens, a);
+                }
+                agents::Fact::ToolCall { key, name } => {
+                    let name = self.strings.id(name);
+                    let a = attr(self, ctx, ctx.model);
+                    self.tool_calls.push(ToolEntry(key, name, a));
+                }
+                agents::Fact::ToolError { key } => self.tool_errors.push(key),
+                agents::Fact::Result {
+                    tokens,
+                    duration_ms,
+                    turns,
+                } => {
+                    // Tokens given here are the session's billed totals: billing() makes
+                    // the session's tokens these, as for a Claude result.
+                    let entry = self.results.entry(ctx.session).or_default();
+                    entry.file = ctx.file;
+                    entry.day = day;
+                    if tokens.is_some() {
+                        entry.model_usage = None;
+                    }
+                    entry.tokens = tokens.or(entry.tokens);
+                    entry.duration_ms = duration_ms.or(entry.duration_ms);
+                    entry.turns = turns.or(entry.turns);
+                }
+                agents::Fact::StepCost { key, cost_usd } => {
+                    // Reported, per step: summed per session like old transcripts'
+                    // per-message `costUSD` (SPEC 5).
+                    let a = attr(self, ctx, ctx.model);
+                    self.message_costs.insert(key, (a, cost_usd));
+                }
+            }
+        }
+        self.count_session_record(ctx.session);
     }
 
     /// Adds the stats of the records that came after this one's (batch shards, `--merge`):
@@ -2102,7 +2175,8 @@ pub struct State {
     /// Each session's working directory: `[session, cwd]`.
     #[serde(default)]
     session_cwd: Vec<(u32, u32)>,
-    /// Old transcripts' per-message `costUSD`: `[message key, attribution, cost]`.
+    /// Costs reported per message (old transcripts' `costUSD`) or per step (OpenCode
+    /// `step_finish.cost`): `[key, attribution, cost]`.
     #[serde(default)]
     message_costs: Vec<(Key, u32, f64)>,
     extra_usage: Vec<(u32, Tokens)>,

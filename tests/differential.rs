@@ -11,7 +11,9 @@
 //! the type tallies from `stats -f json`. The reference is serde_json under the framing
 //! choices the README documents: a `\r` before `\n` and a UTF-8 BOM opening a line are
 //! ignored, a line of blanks (space, tab) is empty, nesting beyond `--max-depth` (128) is
-//! invalid. A missing folder fails the test.
+//! invalid, and an input whose first line is a lone `{` and which parses whole (a
+//! pretty-printed document: Gemini CLI's `-o json`) is one record. A missing folder fails
+//! the test.
 
 mod common;
 
@@ -121,6 +123,19 @@ fn expected(bytes: &[u8]) -> Expected {
         values: Vec::new(),
         type_counts: BTreeMap::new(),
     };
+    // A pretty-printed document (first line a lone `{`, Gemini CLI's `-o json`) that
+    // parses whole is one record, numbered by its first line.
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
+    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
+    if first.trim_ascii() == b"{" {
+        if let Ok(v) = serde_json::from_slice::<Value>(bytes) {
+            e.verdicts.push(Status::Valid);
+            e.types.push(type_of(&v).map(str::to_string));
+            *e.type_counts.entry(type_key(&v)).or_insert(0) += 1;
+            e.values.push(Some(v));
+            return e;
+        }
+    }
     for line in bytes.split_inclusive(|&b| b == b'\n') {
         let (status, value) = reference(line);
         e.verdicts.push(status);

@@ -288,7 +288,8 @@ pub struct RecordArgs {
 #[command(next_help_heading = "Wrapped command (-- CMD)")]
 pub struct ChildArgs {
     /// End the command when it writes N invalid records within SECS seconds, and start it
-    /// again resuming its session (claude: --resume ID; codex: exec resume ID).
+    /// again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex:
+    /// exec resume ID; opencode: run --session ID).
     #[arg(long, value_name = "N/SECS", default_value = "5/60", value_parser = parse_rate,
           requires = "command")]
     pub restart_after: Rate,
@@ -703,6 +704,13 @@ pub enum DialectArg {
     Codex,
     CodexLog,
     Jsonrpc,
+    Gemini,
+    GeminiLog,
+    Qwen,
+    QwenLog,
+    Cursor,
+    Opencode,
+    Copilot,
     Generic,
 }
 

@@ -116,6 +116,13 @@ fn dialect_of(d: DialectArg) -> Dialect {
         DialectArg::Codex => Dialect::Codex,
         DialectArg::CodexLog => Dialect::CodexLog,
         DialectArg::Jsonrpc => Dialect::JsonRpc,
+        DialectArg::Gemini => Dialect::Gemini,
+        DialectArg::GeminiLog => Dialect::GeminiLog,
+        DialectArg::Qwen => Dialect::Qwen,
+        DialectArg::QwenLog => Dialect::QwenLog,
+        DialectArg::Cursor => Dialect::Cursor,
+        DialectArg::Opencode => Dialect::OpenCode,
+        DialectArg::Copilot => Dialect::Copilot,
         DialectArg::Generic => Dialect::Generic,
     }
 }

@@ -12,8 +12,14 @@ mod claude;
 mod claude_log;
 mod codex;
 mod codex_log;
+mod copilot;
+mod cursor;
+pub mod gemini;
+mod gemini_log;
 mod generic;
 mod jsonrpc;
+pub mod opencode;
+mod qwen;
 
 use crate::json::{Json, Kind};
 
@@ -25,16 +31,33 @@ pub enum Dialect {
     Codex,
     CodexLog,
     JsonRpc,
+    Gemini,
+    GeminiLog,
+    Qwen,
+    QwenLog,
+    Cursor,
+    OpenCode,
+    Copilot,
     Generic,
 }
 
 impl Dialect {
+    /// Every dialect, in the order detection tries them: the ones that share Claude's
+    /// shape (Qwen, Cursor) and Claude's transcript keys (the Qwen and Gemini logs, the
+    /// Copilot `result`) come before Claude's, so that their own signature decides.
     pub const ALL: &'static [Dialect] = &[
+        Dialect::Qwen,
+        Dialect::Cursor,
         Dialect::Claude,
+        Dialect::QwenLog,
+        Dialect::GeminiLog,
+        Dialect::Copilot,
         Dialect::ClaudeLog,
         Dialect::Codex,
         Dialect::CodexLog,
         Dialect::JsonRpc,
+        Dialect::Gemini,
+        Dialect::OpenCode,
         Dialect::Generic,
     ];
 
@@ -45,6 +68,13 @@ impl Dialect {
             Dialect::Codex => "codex",
             Dialect::CodexLog => "codex-log",
             Dialect::JsonRpc => "jsonrpc",
+            Dialect::Gemini => "gemini",
+            Dialect::GeminiLog => "gemini-log",
+            Dialect::Qwen => "qwen",
+            Dialect::QwenLog => "qwen-log",
+            Dialect::Cursor => "cursor",
+            Dialect::OpenCode => "opencode",
+            Dialect::Copilot => "copilot",
             Dialect::Generic => "generic",
         }
     }
@@ -61,8 +91,30 @@ impl Dialect {
             Dialect::Codex => codex::KNOWN_TYPES,
             Dialect::CodexLog => codex_log::KNOWN_TYPES,
             Dialect::JsonRpc => jsonrpc::KNOWN_TYPES,
+            Dialect::Gemini => gemini::KNOWN_TYPES,
+            Dialect::GeminiLog => gemini_log::KNOWN_TYPES,
+            Dialect::Qwen => qwen::KNOWN_TYPES,
+            Dialect::QwenLog => qwen::LOG_KNOWN_TYPES,
+            Dialect::Cursor => cursor::KNOWN_TYPES,
+            Dialect::OpenCode => opencode::KNOWN_TYPES,
+            Dialect::Copilot => copilot::KNOWN_TYPES,
             Dialect::Generic => &[],
         }
+    }
+
+    /// Whether `ty` is a type the dialect knows (Copilot also knows new members of its
+    /// dotted event families).
+    pub fn knows(self, ty: &str) -> bool {
+        match self {
+            Dialect::Copilot => copilot::knows(ty),
+            _ => self.known_types().contains(&ty),
+        }
+    }
+
+    /// Whether the dialect is one of Claude Code's stream shape (its records map and count
+    /// as Claude's).
+    pub fn is_claude_shaped(self) -> bool {
+        matches!(self, Dialect::Claude | Dialect::Qwen | Dialect::Cursor)
     }
 
     /// Whether a record of this dialect's signature was seen: decisive evidence only.
@@ -73,6 +125,13 @@ impl Dialect {
             Dialect::Codex => codex::recognises(obj, ty),
             Dialect::CodexLog => codex_log::recognises(obj, ty),
             Dialect::JsonRpc => jsonrpc::recognises(obj, ty),
+            Dialect::Gemini => gemini::recognises(obj, ty),
+            Dialect::GeminiLog => gemini_log::recognises(obj, ty),
+            Dialect::Qwen => qwen::recognises(obj, ty),
+            Dialect::QwenLog => qwen::recognises_log(obj, ty),
+            Dialect::Cursor => cursor::recognises(obj, ty),
+            Dialect::OpenCode => opencode::recognises(obj, ty),
+            Dialect::Copilot => copilot::recognises(obj, ty),
             Dialect::Generic => false,
         }
     }
@@ -84,6 +143,13 @@ impl Dialect {
             Dialect::Codex => codex::check(obj, ty, problems),
             Dialect::CodexLog => codex_log::check(obj, ty, problems),
             Dialect::JsonRpc => jsonrpc::check(obj, problems),
+            Dialect::Gemini => gemini::check(obj, ty, problems),
+            Dialect::GeminiLog => gemini_log::check(obj, ty, problems),
+            Dialect::Qwen => qwen::check(obj, ty, problems),
+            Dialect::QwenLog => qwen::check_log(obj, ty, problems),
+            Dialect::Cursor => cursor::check(obj, ty, problems),
+            Dialect::OpenCode => opencode::check(obj, ty, problems),
+            Dialect::Copilot => copilot::check(obj, ty, problems),
             Dialect::Generic => generic::check(obj, ty, problems),
         }
     }
@@ -294,6 +360,14 @@ impl Classifier {
                     self.current = Some(Dialect::Generic);
                 }
             }
+        } else if self.current == Some(Dialect::Claude) && self.forced.is_none() {
+            // A Claude-shaped stream that did not open with its init: Qwen's and Cursor's
+            // own records still tell them apart when they come.
+            if top_type == Some("system") && qwen::recognises(value, top_type) {
+                self.current = Some(Dialect::Qwen);
+            } else if cursor::own_type(top_type) && cursor::recognises(value, top_type) {
+                self.current = Some(Dialect::Cursor);
+            }
         }
         let ty = match self.current {
             Some(Dialect::Generic) | None => value.path(&self.type_field).and_then(|t| t.as_str()),
@@ -310,12 +384,13 @@ impl Classifier {
             // JSON-RPC messages have no type: their shape is checked whole.
             dialect.check(value, "", &mut findings.schema);
         } else if let Some(t) = ty {
-            let known = dialect.known_types();
-            if dialect != Dialect::Generic && !known.contains(&t) {
+            if dialect != Dialect::Generic && !dialect.knows(t) {
                 findings.unknown_type = true;
             } else {
                 dialect.check(value, t, &mut findings.schema);
             }
+        } else if dialect == Dialect::Gemini && gemini::is_document(value) {
+            dialect.check(value, gemini::DOCUMENT, &mut findings.schema);
         }
         RecordInfo {
             dialect: Some(dialect),
@@ -361,9 +436,64 @@ mod tests {
     }
 
     #[test]
+    fn claude_shaped_agents_are_told_apart_by_their_init_or_their_own_types() {
+        let init = |extra: &str| {
+            format!(r#"{{"type":"system","subtype":"init","session_id":"s"{extra}}}"#)
+        };
+        let dialect_of = |lines: &[&str]| classify_all(lines).last().and_then(|r| r.0);
+        assert_eq!(
+            dialect_of(&[&init(r#","tools":[]"#)]),
+            Some(Dialect::Claude)
+        );
+        // Qwen Code names its version; Cursor's init has no tools list (a hand-made init
+        // with neither tools nor Cursor's apiKeySource stays Claude).
+        let qwen = init(r#","tools":[],"qwen_code_version":"0.24.4""#);
+        assert_eq!(dialect_of(&[&qwen]), Some(Dialect::Qwen));
+        assert_eq!(
+            dialect_of(&[&init(r#","model":"Auto","apiKeySource":"login""#)]),
+            Some(Dialect::Cursor)
+        );
+        assert_eq!(
+            dialect_of(&[&init(r#","model":"claude-sonnet-4-5""#)]),
+            Some(Dialect::Claude)
+        );
+        // A stream that does not open with its init turns Cursor at its first own type.
+        let got = classify_all(&[
+            r#"{"type":"user","session_id":"s","message":{"content":"hi"}}"#,
+            r#"{"type":"tool_call","subtype":"started","session_id":"s","call_id":"c","tool_call":{}}"#,
+        ]);
+        assert_eq!(got[0].0, Some(Dialect::Claude));
+        assert_eq!(got[1], (Some(Dialect::Cursor), false, 0));
+        // Session-log keys: Gemini's metadata and Qwen's parts are not Claude transcripts.
+        let gemini_meta = r#"{"sessionId":"s","projectHash":"h","startTime":"t"}"#;
+        assert_eq!(dialect_of(&[gemini_meta]), Some(Dialect::GeminiLog));
+        let qwen_log = r#"{"uuid":"u","parentUuid":null,"sessionId":"s","type":"user","message":{"role":"user","parts":[]}}"#;
+        assert_eq!(dialect_of(&[qwen_log]), Some(Dialect::QwenLog));
+        // OpenCode's and Copilot's lines; Codex's dotted types stay Codex.
+        let oc = r#"{"type":"text","timestamp":1,"sessionID":"ses_x","part":{"text":"hi"}}"#;
+        assert_eq!(dialect_of(&[oc]), Some(Dialect::OpenCode));
+        let cp = r#"{"type":"user.message","data":{"content":"hi"},"id":"e","timestamp":"t"}"#;
+        assert_eq!(dialect_of(&[cp]), Some(Dialect::Copilot));
+        let codex = r#"{"type":"item.completed","item":{"id":"i","type":"agent_message"}}"#;
+        assert_eq!(dialect_of(&[codex]), Some(Dialect::Codex));
+        // Gemini's stream, and its `-o json` document (no type).
+        let gm =
+            r#"{"type":"init","timestamp":"2025-01-01T00:00:00Z","session_id":"s","model":"auto"}"#;
+        assert_eq!(dialect_of(&[gm]), Some(Dialect::Gemini));
+        let doc = r#"{"session_id":"s","response":"hi","stats":{"models":{}}}"#;
+        assert_eq!(classify_all(&[doc])[0], (Some(Dialect::Gemini), false, 0));
+        // Copilot's new event of a known family is known; a foreign one is not.
+        let new_event = r#"{"type":"assistant.brand_new","data":{},"id":"e2","timestamp":"t"}"#;
+        let odd = r#"{"type":"telemetry","data":{},"id":"e3","timestamp":"t"}"#;
+        let got = classify_all(&[cp, new_event, odd]);
+        assert_eq!(got[1], (Some(Dialect::Copilot), false, 0));
+        assert_eq!(got[2], (Some(Dialect::Copilot), true, 0));
+    }
+
+    #[test]
     fn unknown_types_and_schema_problems_are_flagged_new_subtypes_are_not() {
         let got = classify_all(&[
-            r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+            r#"{"type":"system","subtype":"init","session_id":"s","tools":[]}"#,
             r#"{"type":"system","subtype":"brand_new_subtype","session_id":"s"}"#,
             r#"{"type":"telemetry","session_id":"s"}"#,
             r#"{"type":"assistant","session_id":"s","message":{"content":"not a list"}}"#,

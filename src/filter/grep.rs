@@ -217,6 +217,20 @@ pub fn for_each_text<'a>(
         Some(Dialect::Codex) => codex_text(value, f),
         Some(Dialect::CodexLog) => codex_log_text(value, f),
         Some(Dialect::JsonRpc | Dialect::Generic) => strings(Some(value), f),
+        // Claude's shape: its message text; Cursor's tool calls as all their strings.
+        Some(Dialect::Qwen) => claude_text(value, f),
+        Some(Dialect::Cursor) => match str_at(value, "type") {
+            Some("tool_call" | "thinking") => strings(Some(value), f),
+            _ => claude_text(value, f),
+        },
+        // The other agents' human text is most of their strings: all of them are searched.
+        Some(
+            Dialect::Gemini
+            | Dialect::GeminiLog
+            | Dialect::QwenLog
+            | Dialect::OpenCode
+            | Dialect::Copilot,
+        ) => strings(Some(value), f),
         // Before detection has decided (a transcript opening with file-history-snapshot
         // lines): the dialect whose known types hold the record's type.
         None => {

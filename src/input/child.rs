@@ -79,6 +79,14 @@ pub struct ChildOptions {
 pub enum Agent {
     Claude,
     Codex,
+    /// Gemini CLI: `--resume <session>`.
+    Gemini,
+    /// Qwen Code: `--resume <id>`.
+    Qwen,
+    /// Cursor CLI (`cursor-agent`): `--resume <chat id>`.
+    Cursor,
+    /// OpenCode: `opencode run --session <id>`.
+    OpenCode,
 }
 
 /// How supervision ended.
@@ -172,7 +180,10 @@ pub fn resolve_program(program: &OsStr) -> Result<PathBuf, (i32, String)> {
 /// The command line that resumes a session: `--restart-cmd` when given, else the agent's
 /// own way: Claude's original arguments with `--resume ID` (an existing `--resume`, `-r`,
 /// `--continue`, `-c` or `--session-id` dropped); Codex's `exec resume ID` before the
-/// prompt. `None` when there is no way.
+/// prompt; Gemini CLI, Qwen Code and Cursor also take `--resume ID` (an existing
+/// `--resume`/`-r`, and Qwen's and Cursor's `--continue`, dropped; Gemini's `-c` is
+/// `--checkpointing` and stays); OpenCode `run --session ID` (an existing `--session`,
+/// `-s`, `--continue`, `-c` dropped). `None` when there is no way.
 pub fn resume_command(
     agent: Option<Agent>,
     program: &OsStr,
@@ -191,26 +202,31 @@ pub fn resume_command(
     let agent = agent.or_else(|| agent_of_program(program))?;
     let mut argv = vec![program.to_os_string()];
     match agent {
-        Agent::Claude => {
-            let mut i = 0;
-            while i < args.len() {
-                let a = args[i].as_encoded_bytes();
-                if matches!(a, b"--resume" | b"-r" | b"--session-id") {
-                    i += 2;
-                    continue;
-                }
-                if a.starts_with(b"--resume=")
-                    || a.starts_with(b"--session-id=")
-                    || matches!(a, b"--continue" | b"-c")
-                {
-                    i += 1;
-                    continue;
-                }
-                argv.push(args[i].clone());
-                i += 1;
-            }
+        Agent::Claude | Agent::Gemini | Agent::Qwen | Agent::Cursor => {
+            // Options with a value, and flags, that choose another session.
+            let (valued, flags): (&[&[u8]], &[&[u8]]) = match agent {
+                Agent::Claude => (
+                    &[b"--resume", b"-r", b"--session-id"],
+                    &[b"--continue", b"-c"],
+                ),
+                Agent::Gemini => (&[b"--resume", b"-r"], &[]),
+                _ => (&[b"--resume", b"-r", b"--session-id"], &[b"--continue"]),
+            };
+            argv.extend(without_options(args, valued, flags));
             argv.push("--resume".into());
             argv.push(id.into());
+        }
+        Agent::OpenCode => {
+            let rest = without_options(args, &[b"--session", b"-s"], &[b"--continue", b"-c"]);
+            let run = rest.iter().position(|a| a == "run");
+            let at = run.map_or(0, |r| r + 1);
+            if run.is_none() {
+                argv.push("run".into());
+            }
+            argv.extend(rest[..at].iter().cloned());
+            argv.push("--session".into());
+            argv.push(id.into());
+            argv.extend(rest[at..].iter().cloned());
         }
         Agent::Codex => {
             let exec = args
@@ -233,12 +249,40 @@ pub fn resume_command(
     Some(argv)
 }
 
+/// `args` without the options in `valued` (with their value, also as `--opt=value`) and
+/// the flags in `flags`.
+fn without_options(args: &[OsString], valued: &[&[u8]], flags: &[&[u8]]) -> Vec<OsString> {
+    let mut out = Vec::with_capacity(args.len());
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_encoded_bytes();
+        if valued.contains(&a) {
+            i += 2;
+            continue;
+        }
+        let joined = valued.iter().any(|v| {
+            a.len() > v.len() + 1 && a.starts_with(v) && a[v.len()] == b'=' && v.starts_with(b"--")
+        });
+        if joined || flags.contains(&a) {
+            i += 1;
+            continue;
+        }
+        out.push(args[i].clone());
+        i += 1;
+    }
+    out
+}
+
 /// The agent a program's file name says it is.
 fn agent_of_program(program: &OsStr) -> Option<Agent> {
     let name = Path::new(program).file_name()?.to_str()?;
     match name {
         "claude" => Some(Agent::Claude),
         "codex" => Some(Agent::Codex),
+        "gemini" => Some(Agent::Gemini),
+        "qwen" => Some(Agent::Qwen),
+        "cursor-agent" => Some(Agent::Cursor),
+        "opencode" => Some(Agent::OpenCode),
         _ => None,
     }
 }
@@ -416,6 +460,46 @@ fn note_valid(w: &mut Watch, record: &Record<'_>) {
                 w.terminal_at = None;
             } else if ty == "result" {
                 w.terminal_at = Some(Instant::now());
+            }
+        }
+        Some(Dialect::Qwen | Dialect::Cursor) => {
+            w.agent = Some(match record.info.dialect {
+                Some(Dialect::Qwen) => Agent::Qwen,
+                _ => Agent::Cursor,
+            });
+            if ty == "system" && record.info.subtype == Some("init") {
+                if let Some(id) = string("session_id") {
+                    w.session_id = Some(id);
+                }
+                w.terminal_at = None;
+            } else if ty == "result" {
+                w.terminal_at = Some(Instant::now());
+            }
+        }
+        Some(Dialect::Gemini) => {
+            w.agent = Some(Agent::Gemini);
+            match ty {
+                "init" => {
+                    if let Some(id) = string("session_id") {
+                        w.session_id = Some(id);
+                    }
+                    w.terminal_at = None;
+                }
+                "result" => w.terminal_at = Some(Instant::now()),
+                _ => {}
+            }
+        }
+        Some(Dialect::OpenCode) => {
+            w.agent = Some(Agent::OpenCode);
+            if let Some(id) = string("sessionID") {
+                if w.session_id.as_deref() != Some(id.as_str()) {
+                    w.session_id = Some(id);
+                }
+            }
+            if crate::dialect::opencode::ends_run(value, ty) {
+                w.terminal_at = Some(Instant::now());
+            } else if ty == "step_start" {
+                w.terminal_at = None;
             }
         }
         Some(Dialect::Codex) => {
@@ -1319,6 +1403,62 @@ mod tests {
         assert_eq!(
             argv,
             Some(os(&["codex", "exec", "-m", "o3", "resume", "t"]))
+        );
+    }
+
+    #[test]
+    fn gemini_qwen_cursor_and_opencode_resume_their_own_way() {
+        let run = |program: &str, args: &[&str]| {
+            resume_command(None, OsStr::new(program), &os(args), "S", None)
+        };
+        // Gemini: `-c` is --checkpointing and stays; an old --resume goes.
+        assert_eq!(
+            run(
+                "gemini",
+                &["-p", "go", "-c", "--resume", "latest", "-o", "stream-json"]
+            ),
+            Some(os(&[
+                "gemini",
+                "-p",
+                "go",
+                "-c",
+                "-o",
+                "stream-json",
+                "--resume",
+                "S"
+            ]))
+        );
+        assert_eq!(
+            run("/usr/bin/qwen", &["-p", "go", "--continue", "--resume=old"]),
+            Some(os(&["/usr/bin/qwen", "-p", "go", "--resume", "S"]))
+        );
+        assert_eq!(
+            run("cursor-agent", &["-p", "go", "--resume", "c1"]),
+            Some(os(&["cursor-agent", "-p", "go", "--resume", "S"]))
+        );
+        // OpenCode: `run --session ID`, an old --session / -s / --continue dropped.
+        assert_eq!(
+            run("opencode", &["run", "-s", "old", "--format", "json", "go"]),
+            Some(os(&[
+                "opencode",
+                "run",
+                "--session",
+                "S",
+                "--format",
+                "json",
+                "go"
+            ]))
+        );
+        assert_eq!(
+            run("opencode", &["--print-logs", "run", "-c", "go"]),
+            Some(os(&[
+                "opencode",
+                "--print-logs",
+                "run",
+                "--session",
+                "S",
+                "go"
+            ]))
         );
     }
 

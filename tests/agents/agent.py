@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A fake agent CLI for ndjq's `run` / `-- CMD` tests.
 
-Called as `claude` it speaks Claude Code stream-json, as `codex` codex exec --json: it
-replays a real capture (FAKE_AGENT_CAPTURE, by default testdata/claude/claude-tool.ndjson
-or testdata/codex/codex-tool.ndjson) and misbehaves on request. FAKE_AGENT lists
-what to do, comma-separated, in order; a resumed run (`--resume ID`, or `exec resume ID`)
-does FAKE_AGENT_RESUMED instead (default: `replay`), with the capture's session/thread id
-replaced by ID so the resumed stream continues the session:
+Called as `claude` it speaks Claude Code stream-json, as `codex` codex exec --json (and as
+`gemini`, `qwen` or `opencode` the capture given): it replays a real capture
+(FAKE_AGENT_CAPTURE, by default testdata/claude/claude-tool.ndjson or
+testdata/codex/codex-tool.ndjson) and misbehaves on request. FAKE_AGENT lists what to do,
+comma-separated, in order; a resumed run (`--resume ID`, `exec resume ID`, or OpenCode's
+`--session ID`) does FAKE_AGENT_RESUMED instead (default: `replay`), with the capture's
+session/thread id replaced by ID so the resumed stream continues the session:
 
   replay        every line of the capture      replay:N   its first N lines
   burst:N       the capture N times, at once
@@ -31,7 +32,7 @@ import time
 
 def resumed_id(args):
     for i, a in enumerate(args):
-        if a in ("--resume", "-r") and i + 1 < len(args):
+        if a in ("--resume", "-r", "--session") and i + 1 < len(args):
             return args[i + 1]
         if a == "resume" and i + 1 < len(args):
             return args[i + 1]
@@ -67,7 +68,7 @@ def main():
                 rec = json.loads(line)
             except ValueError:
                 continue
-            old = rec.get("session_id") or rec.get("thread_id")
+            old = rec.get("session_id") or rec.get("thread_id") or rec.get("sessionID")
             if old:
                 break
         if old:

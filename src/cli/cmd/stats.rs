@@ -85,9 +85,19 @@ impl<R: Write> Parallel for StatsRun<R> {
     /// Codex records inherit their thread (and rollouts their session and model) from
     /// earlier records: those inputs are read in order.
     fn batchable(&self, dialect: Option<Dialect>) -> bool {
+        // These carry context from record to record: Codex items and Gemini events their
+        // session, Copilot events its model, Qwen results their session's last model.
         !matches!(
             dialect,
-            Some(Dialect::Codex | Dialect::CodexLog | Dialect::JsonRpc)
+            Some(
+                Dialect::Codex
+                    | Dialect::CodexLog
+                    | Dialect::JsonRpc
+                    | Dialect::Gemini
+                    | Dialect::GeminiLog
+                    | Dialect::Qwen
+                    | Dialect::Copilot
+            )
         )
     }
 

@@ -1,0 +1,104 @@
+//! `copilot`: GitHub Copilot CLI `--output-format json`.
+//!
+//! Lines are session events `{type, data, id, timestamp, parentId, ephemeral?}` with dotted
+//! types (`session.*`, `user.message`, `assistant.turn_start`, `assistant.message`,
+//! `assistant.message_delta`, `tool.execution_start`, `tool.execution_complete`, …), and the
+//! run ends with `{type: "result", sessionId, exitCode, usage{premiumRequests,
+//! totalApiDurationMs, sessionDurationMs, codeChanges}}`. The model is named in
+//! `session.tools_updated.data.model` and on `assistant.message` / tool completions. A new
+//! event of a known family (`assistant.something_new`) is known: the dotted suffix plays
+//! the part of a subtype.
+
+use super::{expect, SchemaProblem, Want};
+use crate::json::Json;
+
+pub(super) const KNOWN_TYPES: &[&str] = &[
+    "session.start",
+    "session.resume",
+    "session.error",
+    "session.idle",
+    "session.info",
+    "session.model_change",
+    "session.mcp_servers_loaded",
+    "session.tools_updated",
+    "session.task_complete",
+    "session.usage_info",
+    "session.shutdown",
+    "user.message",
+    "assistant.turn_start",
+    "assistant.intent",
+    "assistant.reasoning",
+    "assistant.reasoning_delta",
+    "assistant.message",
+    "assistant.message_delta",
+    "assistant.turn_end",
+    "assistant.usage",
+    "tool.user_requested",
+    "tool.execution_start",
+    "tool.execution_partial_result",
+    "tool.execution_progress",
+    "tool.execution_complete",
+    "subagent.started",
+    "subagent.completed",
+    "subagent.failed",
+    "hook.start",
+    "hook.end",
+    "system.message",
+    "abort",
+    "result",
+];
+
+/// The event families whose new members are known all the same.
+const FAMILIES: &[&str] = &[
+    "session.",
+    "user.",
+    "assistant.",
+    "tool.",
+    "subagent.",
+    "hook.",
+    "system.",
+    "skill.",
+];
+
+/// Whether `ty` is a known type or a member of a known family.
+pub(super) fn knows(ty: &str) -> bool {
+    KNOWN_TYPES.contains(&ty) || FAMILIES.iter().any(|f| ty.starts_with(f))
+}
+
+/// Decisive: a dotted event of a Copilot family with its `data` object and `id`, or the
+/// final `result` with `exitCode`.
+pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
+    let Some(ty) = ty else { return false };
+    if ty == "result" {
+        return obj.has("exitCode") && obj.has("sessionId");
+    }
+    ty.contains('.')
+        && FAMILIES.iter().any(|f| ty.starts_with(f))
+        && obj.get("data").is_some_and(|d| d.is_object())
+        && obj.has("id")
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    if ty == "result" {
+        expect(obj, "sessionId", Want::Str, true, p);
+        expect(obj, "exitCode", Want::Num, true, p);
+        expect(obj, "usage", Want::Obj, false, p);
+        return;
+    }
+    expect(obj, "data", Want::Obj, true, p);
+    expect(obj, "id", Want::Str, true, p);
+    expect(obj, "timestamp", Want::Str, true, p);
+    match ty {
+        "assistant.message" => {
+            expect(obj, "data.messageId", Want::Str, false, p);
+            expect(obj, "data.content", Want::Str, false, p);
+            expect(obj, "data.toolRequests", Want::Arr, false, p);
+            expect(obj, "data.outputTokens", Want::Num, false, p);
+        }
+        "tool.execution_start" | "tool.execution_complete" => {
+            expect(obj, "data.toolCallId", Want::Str, true, p);
+        }
+        "user.message" => expect(obj, "data.content", Want::Str, false, p),
+        _ => {}
+    }
+}

@@ -1,0 +1,67 @@
+//! `cursor`: Cursor CLI (`cursor-agent -p --output-format stream-json`).
+//!
+//! Claude-like records (`system/init`, `user`, `assistant`, `result`, all with a snake-case
+//! `session_id`) plus its own types: `tool_call` (subtype `started` / `completed`, a
+//! `call_id`, and `tool_call{<name>ToolCall{args, result}}`), `thinking` (subtype `delta` /
+//! `completed`), `connection` and `retry`. Newer versions put `usage{inputTokens,
+//! outputTokens, cacheReadTokens, cacheWriteTokens}` on `result`. Told apart from Claude
+//! by its own types, or by its init: Cursor's has `apiKeySource` and no `tools` list
+//! (every Claude Code init has one; a hand-made Claude init with neither stays Claude).
+
+use super::{expect, SchemaProblem, Want};
+use crate::json::Json;
+
+pub(super) const KNOWN_TYPES: &[&str] = &[
+    "system",
+    "user",
+    "assistant",
+    "result",
+    "tool_call",
+    "thinking",
+    "connection",
+    "retry",
+];
+
+/// The types only Cursor writes.
+pub(super) fn own_type(ty: Option<&str>) -> bool {
+    matches!(ty, Some("tool_call" | "thinking" | "connection" | "retry"))
+}
+
+/// Decisive: one of Cursor's own types with a `session_id`, or an init with `apiKeySource`
+/// and without `tools`.
+pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
+    if !obj.has("session_id") {
+        return false;
+    }
+    own_type(ty)
+        || (ty == Some("system")
+            && obj.get("subtype").and_then(|s| s.as_str()) == Some("init")
+            && obj.has("apiKeySource")
+            && !obj.has("tools")
+            && !obj.has("qwen_code_version")
+            && !obj.has("claude_code_version"))
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    let session_required = !matches!(ty, "connection" | "retry");
+    expect(obj, "session_id", Want::Str, session_required, p);
+    match ty {
+        "system" => expect(obj, "subtype", Want::Str, true, p),
+        "user" | "assistant" => {
+            expect(obj, "message", Want::Obj, true, p);
+            expect(obj, "message.content", Want::StrOrArr, true, p);
+        }
+        "result" => {
+            expect(obj, "subtype", Want::Str, true, p);
+            expect(obj, "is_error", Want::Bool, false, p);
+            expect(obj, "usage", Want::Obj, false, p);
+        }
+        "tool_call" => {
+            expect(obj, "subtype", Want::Str, true, p);
+            expect(obj, "call_id", Want::Str, false, p);
+            expect(obj, "tool_call", Want::Obj, true, p);
+        }
+        "thinking" => expect(obj, "subtype", Want::Str, false, p),
+        _ => {}
+    }
+}

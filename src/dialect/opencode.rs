@@ -1,0 +1,70 @@
+//! `opencode`: `opencode run --format json` (sst/opencode,
+//! `packages/opencode/src/cli/cmd/run.ts`, `emit()`; real captures of OpenCode 1.18.33).
+//!
+//! Every line is `{type, timestamp (epoch ms), sessionID "ses_…"}` plus a `part`:
+//! `step_start`, `text`, `reasoning`, `tool_use{part{tool, callID, state{status, input,
+//! output, metadata{exit}}}}`, `step_finish{part{reason, cost, tokens{total, input, output,
+//! reasoning, cache{read, write}}}}`; `error{error{name, data{message}}}` has no part; newer
+//! versions end with `done`. There is no init and no final result: a run ends well when
+//! its last `step_finish` has reason `stop`.
+
+use super::{expect, SchemaProblem, Want};
+use crate::json::Json;
+
+pub(super) const KNOWN_TYPES: &[&str] = &[
+    "step_start",
+    "text",
+    "reasoning",
+    "tool_use",
+    "step_finish",
+    "error",
+    "done",
+];
+
+/// Decisive: an OpenCode session id (`ses_…`) under `sessionID`.
+pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
+    ty.is_some()
+        && obj
+            .get("sessionID")
+            .and_then(|s| s.as_str())
+            .is_some_and(|s| s.starts_with("ses_"))
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    expect(obj, "sessionID", Want::Str, true, p);
+    expect(obj, "timestamp", Want::Num, false, p);
+    match ty {
+        "error" => {
+            expect(obj, "error", Want::Obj, true, p);
+        }
+        "done" => {}
+        _ => {
+            expect(obj, "part", Want::Obj, true, p);
+            match ty {
+                "text" | "reasoning" => expect(obj, "part.text", Want::Str, true, p),
+                "tool_use" => {
+                    expect(obj, "part.tool", Want::Str, true, p);
+                    expect(obj, "part.callID", Want::Str, false, p);
+                    expect(obj, "part.state", Want::Obj, true, p);
+                    expect(obj, "part.state.status", Want::Str, true, p);
+                }
+                "step_finish" => {
+                    expect(obj, "part.reason", Want::Str, false, p);
+                    expect(obj, "part.cost", Want::Num, false, p);
+                    expect(obj, "part.tokens", Want::Obj, false, p);
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Whether the record ends the run: a `step_finish` with reason `stop`, an `error`, or
+/// `done` (OpenCode has no result record).
+pub fn ends_run(obj: Json<'_>, ty: &str) -> bool {
+    match ty {
+        "step_finish" => obj.path(&["part", "reason"]).and_then(|r| r.as_str()) == Some("stop"),
+        "error" | "done" => true,
+        _ => false,
+    }
+}

@@ -1,0 +1,57 @@
+//! `qwen`: Qwen Code `--output-format stream-json`, and `qwen-log`, its session logs
+//! (`~/.qwen/projects/<cwd>/chats/<session>.jsonl`).
+//!
+//! The stream is Claude Code's shape (QwenLM/qwen-code,
+//! `packages/cli/src/nonInteractive/types.ts`; real captures of Qwen Code 0.24.4): it is
+//! told apart by its `system/init`, which carries `qwen_code_version`. Its records are
+//! checked as Claude's. Differences that matter downstream: `usage.input_tokens` includes
+//! the cached part (OpenAI's `prompt_tokens`), `system/retry` notices, and a failure is a
+//! `result/error_during_execution` with `is_error` and an `error{message}`.
+//!
+//! The session log is Claude's transcript shape (`uuid`, `parentUuid`, `sessionId`,
+//! `timestamp`, `type`) with Gemini's message parts: `message{role, parts[]}`, a
+//! `provenance`, `usageMetadata{promptTokenCount, candidatesTokenCount,
+//! cachedContentTokenCount, thoughtsTokenCount}` on assistant lines, `tool_result` lines
+//! with `toolCallResult`, and `system` lines (`ui_telemetry`, `attribution_snapshot`).
+
+use super::{claude, expect, SchemaProblem, Want};
+use crate::json::Json;
+
+pub(super) const KNOWN_TYPES: &[&str] = claude::KNOWN_TYPES;
+
+pub(super) const LOG_KNOWN_TYPES: &[&str] = &["user", "assistant", "system", "tool_result"];
+
+/// Decisive: the init (or any record) naming `qwen_code_version`.
+pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
+    ty == Some("system") && obj.has("qwen_code_version") && obj.has("session_id")
+}
+
+pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    claude::check(obj, ty, p);
+}
+
+/// Decisive for the log: transcript keys together with Gemini-style message parts or the
+/// `provenance` Claude's transcripts never have.
+/// Also the per-session usage summary Qwen Code writes beside its chats
+/// (`{version, sessionId, project, models{…}, tools{…}}`, no type).
+pub(super) fn recognises_log(obj: Json<'_>, ty: Option<&str>) -> bool {
+    obj.has("sessionId")
+        && ((obj.has("uuid")
+            && (obj.has("provenance") || obj.path(&["message", "parts"]).is_some()))
+            || (ty.is_none() && obj.has("project") && obj.has("models")))
+}
+
+pub(super) fn check_log(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+    expect(obj, "sessionId", Want::Str, true, p);
+    expect(obj, "uuid", Want::Str, true, p);
+    expect(obj, "timestamp", Want::Str, true, p);
+    match ty {
+        "user" | "assistant" | "tool_result" => {
+            expect(obj, "message", Want::Obj, true, p);
+            expect(obj, "message.parts", Want::Arr, true, p);
+            expect(obj, "usageMetadata", Want::Obj, false, p);
+        }
+        "system" => expect(obj, "subtype", Want::Str, false, p),
+        _ => {}
+    }
+}
