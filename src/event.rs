@@ -1210,7 +1210,7 @@ fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
 // ---- Gemini CLI, Qwen Code, Cursor, OpenCode, Copilot ----
 
 /// Assistant text (or Cursor thinking) arriving in chunks, joined into one event per turn.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 struct PendingText {
     file: Arc<str>,
     line: u64,

@@ -527,8 +527,12 @@ impl Pipeline {
         let compressed =
             buf.starts_with(&[0x1f, 0x8b]) || buf.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
         self.use_dialect(self.options().dialect);
-        if read.is_ok() && (compressed || buf.len() as u64 >= WHOLE_READ_LIMIT) {
-            // Compressed, or grown since it was listed: through the framer, as any input.
+        let first_line = &buf[..memchr::memchr(b'\n', buf).unwrap_or(buf.len())];
+        let document =
+            !self.options().recover && crate::pipeline::first_line_opens_document(first_line);
+        if read.is_ok() && (compressed || document || buf.len() as u64 >= WHOLE_READ_LIMIT) {
+            // Compressed, grown since it was listed, or one pretty-printed document (read
+            // whole by the stream's reassembly): through the framer, as any input.
             let rest = io::Cursor::new(&buf[..]).chain(handle);
             let reader = match input::decompress(rest) {
                 Ok(r) => r,

@@ -616,10 +616,12 @@ impl Pipeline {
 /// (after a BOM, blanks and a `\r`). No NDJSON stream starts so, as no one-line object
 /// does; Gemini CLI's `-o json` output always does.
 fn opens_document(frame: &Frame<'_>) -> bool {
-    if frame.kind == FrameKind::Overlong {
-        return false;
-    }
-    let content = frame.content();
+    frame.kind != FrameKind::Overlong && first_line_opens_document(frame.content())
+}
+
+/// Whether a line (without its newline) is a lone `{`, as the first line of a
+/// pretty-printed single-document input (Gemini CLI `-o json`) is.
+pub(crate) fn first_line_opens_document(content: &[u8]) -> bool {
     let content = content.strip_prefix(BOM).unwrap_or(content);
     content.trim_ascii() == b"{"
 }

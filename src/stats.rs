@@ -776,12 +776,13 @@ impl Stats {
         }
     }
 
-    /// A session's working directory: the first one a record names.
+    /// A session's working directory: the first one a record names. Every directory named
+    /// is interned, even one that does not become the session's: a batch shard that sees
+    /// only a later part of the session interns it too, and the merged string table must
+    /// be the one a single pass makes (its order decides the report's bytes on any `-j`).
     fn set_cwd(&mut self, session: u32, cwd: &str) {
-        if !self.session_cwd.contains_key(&session) {
-            let cwd = self.strings.id(cwd);
-            self.session_cwd.insert(session, cwd);
-        }
+        let cwd = self.strings.id(cwd);
+        self.session_cwd.entry(session).or_insert(cwd);
     }
 
     fn session_id(&mut self, s: &str) -> u32 {
