@@ -16,7 +16,7 @@ mod common;
 
 use ndjq::pipeline::{Consumer, Flow, Options, Pipeline, Record, Status};
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -178,12 +178,17 @@ fn lines(bytes: &[u8]) -> Vec<&[u8]> {
     bytes.split_inclusive(|&b| b == b'\n').collect()
 }
 
+/// A runner with a fixed seed: CI sees the same cases on every run, so a failure can be
+/// replayed exactly (a wider search is `cases` raised by hand, locally).
 fn runner(cases: u32) -> TestRunner {
-    TestRunner::new(Config {
-        cases,
-        failure_persistence: None,
-        ..Config::default()
-    })
+    TestRunner::new_with_rng(
+        Config {
+            cases,
+            failure_persistence: None,
+            ..Config::default()
+        },
+        TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+    )
 }
 
 // ---------------------------------------------------------------------------------------
