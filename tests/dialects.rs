@@ -1,7 +1,7 @@
 //! The dialects of the other agents (SPEC section 2): Gemini CLI (`gemini`, `gemini-log`),
 //! Qwen Code (`qwen`, `qwen-log`), Cursor (`cursor`), OpenCode (`opencode`) and GitHub
 //! Copilot CLI (`copilot`), over every capture in `testdata/other-agents/` (copies of
-//! `../shared/other-agents`, see testdata/SOURCES.md).
+//! the project's collection of other agents' captures, see testdata/SOURCES.md).
 //!
 //! - Each capture is detected as its dialect, and validates with no `PROTO_UNKNOWN_TYPE`,
 //!   no `PROTO_SCHEMA`, and nothing else either: they are what the CLIs really print.
