@@ -574,38 +574,7 @@ impl GapTracker {
                     return;
                 };
                 let is_error = is_error.and_then(|v| v.as_bool()) == Some(true);
-                match self.tools.remove(id) {
-                    Some(o) => {
-                        if is_error {
-                            out.push(at.diag(
-                                Code::ToolError,
-                                format!(
-                                    "tool_result for {} ({}, line {}) is an error",
-                                    printable(id),
-                                    printable(&o.label),
-                                    o.line
-                                ),
-                            ));
-                        }
-                    }
-                    None => {
-                        if is_error {
-                            out.push(at.diag(
-                                Code::ToolError,
-                                format!("tool_result for {} is an error", printable(id)),
-                            ));
-                        }
-                        if !self.tools.capped {
-                            out.push(at.diag(
-                                Code::ToolOrphanResult,
-                                format!(
-                                    "tool_result for {}: no tool_use with that id before",
-                                    printable(id)
-                                ),
-                            ));
-                        }
-                    }
-                }
+                self.close_tool(id, is_error, at, out);
             }
             _ => {}
         }

@@ -332,18 +332,7 @@ impl Pipeline {
         };
         let dialect = self.classifier().dialect();
         consumer.end_input(&name, dialect).map_err(Error::Write)?;
-        match result {
-            Ok(Flow::Continue) => Ok(()),
-            Ok(Flow::Stop) => {
-                pool.merger.stopped = true;
-                Ok(())
-            }
-            Err(e @ Error::Write(_)) => Err(e),
-            Err(e) => {
-                report(&e);
-                Ok(())
-            }
-        }
+        settle(result, pool, report)
     }
 
     /// Cuts the rest of an input into blocks for the workers. The input's end (and its read
@@ -445,18 +434,7 @@ impl Pipeline {
                 .stream(file, framer, consumer, false)
                 .map(|(flow, _)| flow);
             consumer.end_input(file, dialect).map_err(Error::Write)?;
-            return match result {
-                Ok(Flow::Continue) => Ok(()),
-                Ok(Flow::Stop) => {
-                    pool.merger.stopped = true;
-                    Ok(())
-                }
-                Err(e @ Error::Write(_)) => Err(e),
-                Err(e) => {
-                    report(&e);
-                    Ok(())
-                }
-            };
+            return settle(result, pool, report);
         }
         pool.local(Slot::End(Arc::clone(file), dialect), self, consumer, report)?;
         if let Some(source) = read_error {
@@ -658,6 +636,28 @@ fn work<P: Parallel>(
         };
         if done_tx.send(done).is_err() {
             return;
+        }
+    }
+}
+
+/// How an input read on the calling thread ends the run's part for it: a stop stops the
+/// pool's merging, a write error ends the run, any other error is reported and the run
+/// goes on with the next input.
+fn settle<T>(
+    result: Result<Flow, Error>,
+    pool: &mut Pool<T>,
+    report: &mut dyn FnMut(&Error),
+) -> Result<(), Error> {
+    match result {
+        Ok(Flow::Continue) => Ok(()),
+        Ok(Flow::Stop) => {
+            pool.merger.stopped = true;
+            Ok(())
+        }
+        Err(e @ Error::Write(_)) => Err(e),
+        Err(e) => {
+            report(&e);
+            Ok(())
         }
     }
 }
