@@ -46,18 +46,7 @@ struct Summary {
 }
 
 fn stats(paths: &[&Path]) -> Report {
-    let out = common::ndjq_sub("stats")
-        .args(["-q", "-f", "json"])
-        .args(paths)
-        .output()
-        .expect("ndjq runs");
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a stats report")
+    common::stats_json(&[], paths)
 }
 
 fn path_str(p: &Path) -> &str {

@@ -17,18 +17,7 @@ fn data(name: &str) -> PathBuf {
 }
 
 fn stats(args: &[&str], paths: &[PathBuf]) -> Report {
-    let out = common::ndjq_sub("stats")
-        .args(["-q", "-f", "json"])
-        .args(args)
-        .args(paths)
-        .output()
-        .expect("run ndjq stats");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a stats report")
+    common::stats_json(args, paths)
 }
 
 fn stats_of_text(text: String) -> Report {

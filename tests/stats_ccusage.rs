@@ -12,17 +12,7 @@ use serde_json::Value;
 use std::path::PathBuf;
 
 fn stats_by_session(paths: &[PathBuf]) -> Report {
-    let out = common::ndjq_sub("stats")
-        .args(["-q", "-f", "json", "--by", "session"])
-        .args(paths)
-        .output()
-        .expect("run ndjq stats");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("a stats report")
+    common::stats_json(&["--by", "session"], paths)
 }
 
 fn expected(name: &str) -> Value {

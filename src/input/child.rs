@@ -492,9 +492,7 @@ fn note_valid(w: &mut Watch, record: &Record<'_>) {
         Some(Dialect::OpenCode) => {
             w.agent = Some(Agent::OpenCode);
             if let Some(id) = string("sessionID") {
-                if w.session_id.as_deref() != Some(id.as_str()) {
-                    w.session_id = Some(id);
-                }
+                w.session_id = Some(id);
             }
             if crate::dialect::opencode::ends_run(value, ty) {
                 w.terminal_at = Some(Instant::now());

@@ -161,3 +161,23 @@ pub fn nesting(bytes: &[u8]) -> usize {
     }
     deepest
 }
+
+/// `ndjq stats -q -f json ARGS PATHS`, which must succeed, read into `T` (a typed report or a
+/// `serde_json::Value`).
+pub fn stats_json<T: serde::de::DeserializeOwned>(
+    args: &[&str],
+    paths: &[impl AsRef<std::ffi::OsStr>],
+) -> T {
+    let out = ndjq_sub("stats")
+        .args(["-q", "-f", "json"])
+        .args(args)
+        .args(paths)
+        .output()
+        .expect("run ndjq stats");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("a stats report")
+}
