@@ -89,6 +89,21 @@ impl<R: Read> Framer<R> {
         }
     }
 
+    /// Reads into `buf`, the buffer an earlier framer gave back ([`Framer::into_buffer`]), so
+    /// a run over many inputs does not allocate and zero a fresh one for each. Its bytes are
+    /// overwritten. Only before the first read.
+    pub fn with_buffer(mut self, buf: Vec<u8>) -> Self {
+        if self.end == 0 && !self.eof {
+            self.buf = buf;
+        }
+        self
+    }
+
+    /// The framer's buffer, for the next framer to reuse.
+    pub fn into_buffer(self) -> Vec<u8> {
+        self.buf
+    }
+
     /// Continues numbering from an earlier part of the same input: the next record is line
     /// `line + 1` at byte `offset`.
     pub fn starting_at(mut self, line: u64, offset: u64) -> Self {

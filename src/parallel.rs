@@ -24,7 +24,7 @@
 
 use crate::dialect::Dialect;
 use crate::error::Error;
-use crate::framing::{Frame, FrameKind, Framer};
+use crate::framing::{Frame, FrameKind};
 use crate::input::{self, Source};
 use crate::pipeline::{Consumer, Flow, Pipeline};
 use std::collections::BTreeMap;
@@ -35,6 +35,10 @@ use std::sync::{Arc, Mutex};
 
 /// Bytes per block handed to a worker.
 pub const BLOCK_BYTES: usize = 1 << 20;
+/// Small files are sent to the workers in batches of up to this many bytes...
+const BATCH_BYTES: usize = 1 << 20;
+/// ... and this many files.
+const BATCH_FILES: usize = 64;
 /// A partial line longer than this ends batching for the rest of the input.
 const MAX_CARRY: usize = 4 * BLOCK_BYTES;
 /// Files up to this size whose records cannot be cut into blocks are one unit too, read by
@@ -45,7 +49,7 @@ const PEEK_BYTES: usize = 64 << 10;
 /// At most this much of a block's end is run again before the next block, as its warm-up.
 const WARM_BYTES: usize = 64 << 10;
 /// Regular files up to this size are one work unit, read whole by a worker.
-pub const WHOLE_FILE_BYTES: u64 = BLOCK_BYTES as u64;
+pub const WHOLE_FILE_BYTES: u64 = 1 << 20;
 /// A whole-file unit reads at most this much into memory; a file that grew past it since
 /// it was listed is read on through the framer.
 const WHOLE_READ_LIMIT: u64 = 2 * WHOLE_FILE_BYTES;
@@ -145,13 +149,31 @@ enum Work {
         offset: u64,
         speculate: bool,
     },
-    /// A small regular file, read whole.
-    File {
-        seq: u64,
-        file: Arc<str>,
-        path: PathBuf,
-        size: u64,
-    },
+    /// Small regular files, each read whole, in order.
+    Files { seq: u64, files: Vec<WholeFile> },
+}
+
+/// A regular file a worker reads whole: its display name, path and listed size.
+struct WholeFile {
+    file: Arc<str>,
+    path: PathBuf,
+    size: u64,
+}
+
+impl WholeFile {
+    /// The bytes of input a worker holds for it: past what is read whole, a framer's
+    /// buffer.
+    fn held(&self) -> usize {
+        self.size.min(WHOLE_READ_LIMIT) as usize
+    }
+}
+
+/// Small files waiting to be sent to the workers as one unit, so a tree of thousands of
+/// files costs hundreds of hand-overs and merges, not thousands.
+#[derive(Default)]
+struct Batch {
+    files: Vec<WholeFile>,
+    held: usize,
 }
 
 /// One unit's result, merged in its place.
@@ -168,8 +190,13 @@ enum Slot<T> {
         line: u64,
         offset: u64,
     },
-    /// A whole file's part, then the error that ended its reading (reported after it).
+    /// A whole file's part (or that of several files in a row), then the error that ended
+    /// the last one's reading (reported after it).
     Part(io::Result<T>, Option<Error>),
+    /// What a batch of small files gave, in order.
+    Batch(Vec<Slot<T>>),
+    /// The start of an input cut into blocks from its first record.
+    Begin(Arc<str>),
     /// The end of an input the calling thread read in blocks.
     End(Arc<str>, Option<Dialect>),
     /// An error reported in its place (an input that could not be opened or listed).
@@ -222,8 +249,9 @@ impl Pipeline {
                 },
                 sent: 0,
                 max_units: threads * 8,
-                max_held: threads * 2 * BLOCK_BYTES,
+                max_held: threads * 4 * WHOLE_FILE_BYTES as usize,
             };
+            let mut batch = Batch::default();
             for source in sources {
                 if pool.merger.stopped {
                     break;
@@ -231,15 +259,21 @@ impl Pipeline {
                 let source = match source {
                     Ok(s) => s,
                     Err(e) => {
+                        pool.send_batch(&mut batch, self, consumer, report)?;
                         pool.local(Slot::Failed(e.duplicate()), self, consumer, report)?;
                         continue;
                     }
                 };
-                if let Source::File(path) = source {
-                    let size = std::fs::metadata(path)
+                // The size of a regular file; a pipe or device named on the command line is
+                // read by this thread, one record at a time.
+                let size = match source {
+                    Source::File(path) => std::fs::metadata(path)
                         .ok()
                         .filter(|m| m.is_file())
-                        .map(|m| m.len());
+                        .map(|m| m.len()),
+                    _ => None,
+                };
+                if let (Source::File(path), Some(_)) = (source, size) {
                     let whole = size.is_some_and(|n| {
                         n <= WHOLE_FILE_BYTES
                             || (n <= WHOLE_STREAM_BYTES
@@ -247,15 +281,41 @@ impl Pipeline {
                                 && !consumer.batchable(self.peek_dialect(path)))
                     });
                     if let (true, Some(size)) = (whole, size) {
-                        let work = Work::File {
-                            seq: pool.sent,
+                        let unit = WholeFile {
                             file: source.display_name(),
                             path: path.clone(),
                             size,
                         };
-                        // Past what is read whole, the worker holds a framer's buffer.
-                        let held = size.min(WHOLE_READ_LIMIT) as usize;
-                        pool.send(work, held, self, consumer, report)?;
+                        if batch.held + unit.held() > BATCH_BYTES {
+                            pool.send_batch(&mut batch, self, consumer, report)?;
+                        }
+                        batch.held += unit.held();
+                        batch.files.push(unit);
+                        if batch.files.len() >= BATCH_FILES {
+                            pool.send_batch(&mut batch, self, consumer, report)?;
+                        }
+                        continue;
+                    }
+                }
+                pool.send_batch(&mut batch, self, consumer, report)?;
+                if let (Source::File(path), Some(_)) = (source, size) {
+                    if let Some(dialect) = self.blocks_from_start(path, consumer) {
+                        match input::open_file(path) {
+                            Ok(handle) => {
+                                let name = source.display_name();
+                                pool.local(Slot::Begin(Arc::clone(&name)), self, consumer, report)?;
+                                let start = Start {
+                                    head: Some(self.options().dialect),
+                                    line: 0,
+                                    offset: 0,
+                                    carry: Vec::new(),
+                                };
+                                self.send_blocks(
+                                    &name, dialect, start, handle, consumer, &mut pool, report,
+                                )?;
+                            }
+                            Err(e) => pool.local(Slot::Failed(e), self, consumer, report)?,
+                        }
                         continue;
                     }
                 }
@@ -266,6 +326,7 @@ impl Pipeline {
                     Err(e) => report(&e),
                 }
             }
+            pool.send_batch(&mut batch, self, consumer, report)?;
             pool.drain(self, consumer, report)
         })
     }
@@ -302,6 +363,32 @@ impl Pipeline {
         dialect
     }
 
+    /// The dialect of a large regular file whose every record, its first included, can go
+    /// to the workers in blocks, so the pool never waits for the calling thread to read its
+    /// head: the consumer takes blocks of that dialect without a warm-up, the head tells the
+    /// dialect, and the file is neither compressed nor one pretty-printed document.
+    fn blocks_from_start<P: Parallel>(
+        &mut self,
+        path: &std::path::Path,
+        consumer: &P,
+    ) -> Option<Option<Dialect>> {
+        if consumer.warm_up() || self.options().recover {
+            return None;
+        }
+        let mut head = [0u8; 256];
+        let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+        let head = &head[..n];
+        let first_line = &head[..memchr::memchr(b'\n', head).unwrap_or(head.len())];
+        if head.starts_with(&[0x1f, 0x8b])
+            || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
+            || crate::pipeline::first_line_opens_document(first_line)
+        {
+            return None;
+        }
+        let dialect = self.peek_dialect(path)?;
+        consumer.batchable(Some(dialect)).then_some(Some(dialect))
+    }
+
     /// Reads one input on the calling thread: its first records one at a time, the rest in
     /// blocks on the pool when it allows. The pool is drained.
     fn read_input<P: Parallel>(
@@ -318,12 +405,20 @@ impl Pipeline {
         } = opened;
         self.use_dialect(self.options().dialect);
         consumer.begin_input(&name).map_err(Error::Write)?;
-        let options = self.options().clone();
-        let framer = Framer::with_read_size(reader, options.max_line_bytes, options.read_size);
+        let framer = self.framer(reader);
         let result = match self.stream(&name, framer, consumer, true) {
             Ok((flow, None)) => Ok(flow),
             Ok((_, Some(framer))) if blocks && consumer.batchable(self.classifier().dialect()) => {
-                return self.send_blocks(&name, framer, consumer, pool, report);
+                let dialect = self.classifier().dialect();
+                let (line, offset) = framer.position();
+                let (carry, reader) = framer.into_parts();
+                let start = Start {
+                    head: None,
+                    line,
+                    offset,
+                    carry,
+                };
+                return self.send_blocks(&name, dialect, start, reader, consumer, pool, report);
             }
             Ok((_, Some(framer))) => self
                 .stream(&name, framer, consumer, false)
@@ -335,19 +430,27 @@ impl Pipeline {
         settle(result, pool, report)
     }
 
-    /// Cuts the rest of an input into blocks for the workers. The input's end (and its read
-    /// error, if any) is merged after its last block; the calling thread goes on meanwhile.
+    /// Cuts the rest of an input into blocks for the workers, read as `dialect`. The input's
+    /// end (and its read error, if any) is merged after its last block; the calling thread
+    /// goes on meanwhile.
+    #[allow(clippy::too_many_arguments)]
     fn send_blocks<R: Read, P: Parallel>(
         &mut self,
         file: &Arc<str>,
-        framer: Framer<R>,
+        dialect: Option<Dialect>,
+        start: Start,
+        mut reader: R,
         consumer: &mut P,
         pool: &mut Pool<P::Part>,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
-        let dialect = self.classifier().dialect();
-        let (mut line, mut offset) = framer.position();
-        let (mut carry, mut reader) = framer.into_parts();
+        let Start {
+            mut head,
+            mut line,
+            mut offset,
+            mut carry,
+        } = start;
+        let from_start = head.is_some();
         let speculate = consumer.warm_up();
         // The last whole lines of the block before: the next block's warm-up.
         let mut warm: Vec<u8> = Vec::new();
@@ -411,7 +514,8 @@ impl Pipeline {
             let work = Work::Block {
                 seq: pool.sent,
                 file: Arc::clone(file),
-                dialect,
+                // The head block detects the dialect as a one-thread pass does.
+                dialect: head.take().unwrap_or(dialect),
                 bytes,
                 warm: w,
                 len: cut,
@@ -426,10 +530,13 @@ impl Pipeline {
         if fallback && !pool.merger.stopped {
             // The rest one record at a time, straight to the consumer.
             pool.drain(self, consumer, report)?;
+            if from_start {
+                // This thread only peeked at the input: its classifier starts where the
+                // blocks sent so far left off.
+                self.use_dialect(head.unwrap_or(dialect));
+            }
             let rest = io::Cursor::new(carry).chain(reader);
-            let options = self.options();
-            let framer = Framer::with_read_size(rest, options.max_line_bytes, options.read_size)
-                .starting_at(line, offset);
+            let framer = self.framer(rest).starting_at(line, offset);
             let result = self
                 .stream(file, framer, consumer, false)
                 .map(|(flow, _)| flow);
@@ -546,6 +653,16 @@ impl Pipeline {
     }
 }
 
+/// Where [`Pipeline::send_blocks`] starts: the line and offset of the first record, the
+/// partial line already read, and for an input cut into blocks from its first record, the
+/// dialect its head block starts with (the forced one, or `None` to detect it).
+struct Start {
+    head: Option<Option<Dialect>>,
+    line: u64,
+    offset: u64,
+    carry: Vec<u8>,
+}
+
 /// How reading a whole file went.
 enum Whole {
     /// Its records went to the shard, then maybe a read error ended it.
@@ -612,25 +729,50 @@ fn work<P: Parallel>(
                     held: len,
                 }
             }
-            Work::File {
-                seq,
-                file,
-                path,
-                size,
-            } => {
-                let slot = match pipeline.read_whole(&file, &path, size, &mut buf, &mut shard) {
-                    Whole::Read(error) => Slot::Part(Ok(P::take(&mut shard)), error),
-                    Whole::Failed(e) => Slot::Failed(e),
-                    Whole::WriteFailed(e) => Slot::Part(Err(e), None),
-                };
-                // A buffer grown for a large file is not kept beyond what small ones need.
-                if buf.capacity() as u64 > WHOLE_READ_LIMIT {
-                    buf = Vec::new();
+            Work::Files { seq, files } => {
+                // One part for the files in a row that read cleanly; a part is cut where
+                // an error has to be reported in its place.
+                let mut slots = Vec::new();
+                let mut pending = false;
+                let mut held = 0;
+                for unit in &files {
+                    held += unit.held();
+                    let whole = pipeline
+                        .read_whole(&unit.file, &unit.path, unit.size, &mut buf, &mut shard);
+                    // A buffer grown for a large file is not kept beyond what small ones
+                    // need.
+                    if buf.capacity() as u64 > WHOLE_READ_LIMIT {
+                        buf = Vec::new();
+                    }
+                    match whole {
+                        Whole::Read(None) => pending = true,
+                        Whole::Read(Some(e)) => {
+                            slots.push(Slot::Part(Ok(P::take(&mut shard)), Some(e)));
+                            pending = false;
+                        }
+                        Whole::Failed(e) => {
+                            if pending {
+                                slots.push(Slot::Part(Ok(P::take(&mut shard)), None));
+                                pending = false;
+                            }
+                            slots.push(Slot::Failed(e));
+                        }
+                        Whole::WriteFailed(e) => {
+                            // The run ends with this error.
+                            P::take(&mut shard);
+                            slots.push(Slot::Part(Err(e), None));
+                            pending = false;
+                            break;
+                        }
+                    }
+                }
+                if pending {
+                    slots.push(Slot::Part(Ok(P::take(&mut shard)), None));
                 }
                 Done {
                     seq,
-                    slot,
-                    held: usize::try_from(size).unwrap_or(usize::MAX),
+                    slot: Slot::Batch(slots),
+                    held,
                 }
             }
         };
@@ -697,6 +839,25 @@ impl<T> Pool<T> {
             self.merger.stopped = true;
         }
         Ok(())
+    }
+
+    /// Sends the small files waiting in `batch` as one unit, if there are any.
+    fn send_batch<P: Parallel<Part = T>>(
+        &mut self,
+        batch: &mut Batch,
+        pipeline: &mut Pipeline,
+        consumer: &mut P,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        if batch.files.is_empty() {
+            return Ok(());
+        }
+        let Batch { files, held } = std::mem::take(batch);
+        let work = Work::Files {
+            seq: self.sent,
+            files,
+        };
+        self.send(work, held, pipeline, consumer, report)
     }
 
     /// A slot made by the calling thread, merged in its place.
@@ -767,47 +928,65 @@ impl<T> Merger<T> {
         self.waiting.insert(done.seq, done.slot);
         while let Some(slot) = self.waiting.remove(&self.next) {
             self.next += 1;
-            match slot {
-                Slot::End(file, dialect) => {
-                    consumer.end_input(&file, dialect).map_err(Error::Write)?;
+            self.apply(slot, pipeline, consumer, report)?;
+        }
+        Ok(())
+    }
+
+    /// Merges one unit's result, the next in input order.
+    fn apply<P: Parallel<Part = T>>(
+        &mut self,
+        slot: Slot<T>,
+        pipeline: &mut Pipeline,
+        consumer: &mut P,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        match slot {
+            Slot::Batch(slots) => {
+                for slot in slots {
+                    self.apply(slot, pipeline, consumer, report)?;
                 }
-                Slot::Block { bytes, .. } if self.stopped => self.free.push(bytes),
-                _ if self.stopped => {}
-                Slot::Block {
-                    part,
-                    bytes,
-                    file,
-                    dialect,
-                    warm,
-                    len,
-                    line,
-                    offset,
-                } => {
-                    let part = part.map_err(Error::Write)?;
-                    let flow = if consumer.fits(&part) {
-                        consumer.merge(part)
-                    } else {
-                        // The guess was wrong: the records again, in order, as one pass.
-                        drop(part);
-                        pipeline.use_dialect(dialect);
-                        pipeline.process_lines(&file, &bytes[warm..len], line, offset, consumer)
-                    };
-                    self.free.push(bytes);
-                    if flow.map_err(Error::Write)? == Flow::Stop {
-                        self.stopped = true;
-                    }
-                }
-                Slot::Part(part, error) => {
-                    let part = part.map_err(Error::Write)?;
-                    if consumer.merge(part).map_err(Error::Write)? == Flow::Stop {
-                        self.stopped = true;
-                    }
-                    if let Some(e) = error {
-                        report(&e);
-                    }
-                }
-                Slot::Failed(e) => report(&e),
             }
+            Slot::Begin(file) => consumer.begin_input(&file).map_err(Error::Write)?,
+            Slot::End(file, dialect) => {
+                consumer.end_input(&file, dialect).map_err(Error::Write)?;
+            }
+            Slot::Block { bytes, .. } if self.stopped => self.free.push(bytes),
+            _ if self.stopped => {}
+            Slot::Block {
+                part,
+                bytes,
+                file,
+                dialect,
+                warm,
+                len,
+                line,
+                offset,
+            } => {
+                let part = part.map_err(Error::Write)?;
+                let flow = if consumer.fits(&part) {
+                    consumer.merge(part)
+                } else {
+                    // The guess was wrong: the records again, in order, as one pass.
+                    drop(part);
+                    pipeline.use_dialect(dialect);
+                    pipeline.process_lines(&file, &bytes[warm..len], line, offset, consumer)
+                };
+                self.free.push(bytes);
+                if flow.map_err(Error::Write)? == Flow::Stop {
+                    self.stopped = true;
+                }
+            }
+            Slot::Part(part, error) => {
+                let part = part.map_err(Error::Write)?;
+                if consumer.merge(part).map_err(Error::Write)? == Flow::Stop {
+                    self.stopped = true;
+                }
+                if let Some(e) = error {
+                    report(&e);
+                }
+            }
+            Slot::Failed(e) => report(&e),
         }
         Ok(())
     }

@@ -138,6 +138,8 @@ pub struct Pipeline {
     /// The dialect the classifier was made with (a worker of batch mode switches between
     /// inputs' detected dialects).
     forced: Option<Dialect>,
+    /// The read buffer of the last input's framer, for the next one.
+    spare: Vec<u8>,
 }
 
 impl Pipeline {
@@ -150,6 +152,7 @@ impl Pipeline {
             diagnostics: Vec::new(),
             recovered: Vec::new(),
             forced: options.dialect,
+            spare: Vec::new(),
             options,
         }
     }
@@ -175,14 +178,34 @@ impl Pipeline {
     ) -> Result<Flow, Error> {
         self.reset_input();
         consumer.begin_input(file).map_err(Error::Write)?;
-        let framer =
-            Framer::with_read_size(reader, self.options.max_line_bytes, self.options.read_size);
+        let framer = self.framer(reader);
         let flow = self
             .stream(file, framer, consumer, false)
             .map(|(flow, _)| flow);
         let dialect = self.classifier.dialect();
         consumer.end_input(file, dialect).map_err(Error::Write)?;
         flow
+    }
+
+    /// A framer over `reader` with this pipeline's limits, reading into the buffer the last
+    /// input's framer left.
+    pub(crate) fn framer<R: Read>(&mut self, reader: R) -> Framer<R> {
+        let options = &self.options;
+        Framer::with_read_size(reader, options.max_line_bytes, options.read_size)
+            .with_buffer(std::mem::take(&mut self.spare))
+    }
+
+    /// Keeps a finished framer's buffer for the next input, unless a long line grew it.
+    fn recycle<R: Read>(&mut self, framer: Framer<R>) {
+        let buf = framer.into_buffer();
+        if buf.len()
+            <= 2 * self
+                .options
+                .read_size
+                .max(crate::framing::DEFAULT_READ_SIZE)
+        {
+            self.spare = buf;
+        }
     }
 
     pub(crate) fn reset_input(&mut self) {
@@ -207,6 +230,28 @@ impl Pipeline {
         consumer: &mut dyn Consumer,
         until_detected: bool,
     ) -> Result<(Flow, Option<Framer<R>>), Error> {
+        let result = self.stream_frames(file, &mut framer, consumer, until_detected);
+        match result {
+            Ok(Some(flow)) => {
+                self.recycle(framer);
+                Ok((flow, None))
+            }
+            Ok(None) => Ok((Flow::Continue, Some(framer))),
+            Err(e) => {
+                self.recycle(framer);
+                Err(e)
+            }
+        }
+    }
+
+    /// [`Pipeline::stream`]'s loop: `None` when it stopped at the detected dialect.
+    fn stream_frames<R: Read>(
+        &mut self,
+        file: &Arc<str>,
+        framer: &mut Framer<R>,
+        consumer: &mut dyn Consumer,
+        until_detected: bool,
+    ) -> Result<Option<Flow>, Error> {
         let read_error = |framer: &Framer<R>, source| {
             let (line, offset) = framer.position();
             Error::Read {
@@ -223,13 +268,13 @@ impl Pipeline {
         let mut document = false;
         loop {
             if until_detected && held.is_empty() && self.classifier.dialect().is_some() {
-                return Ok((Flow::Continue, Some(framer)));
+                return Ok(None);
             }
             let frame = match framer.next_frame() {
                 Ok(Some(frame)) => frame,
                 Ok(None) => {
                     let flow = self.release(file, &mut held, consumer);
-                    return flow.map(|flow| (flow, None)).map_err(Error::Write);
+                    return flow.map(Some).map_err(Error::Write);
                 }
                 Err(e) => {
                     if self
@@ -237,9 +282,9 @@ impl Pipeline {
                         .map_err(Error::Write)?
                         == Flow::Stop
                     {
-                        return Ok((Flow::Stop, None));
+                        return Ok(Some(Flow::Stop));
                     }
-                    return Err(read_error(&framer, e));
+                    return Err(read_error(framer, e));
                 }
             };
             let overlong = frame.kind == FrameKind::Overlong;
@@ -280,12 +325,12 @@ impl Pipeline {
                     match framer.overlong_chunk() {
                         Ok(Some(chunk)) => consumer.overlong_chunk(chunk).map_err(Error::Write)?,
                         Ok(None) => break,
-                        Err(e) => return Err(read_error(&framer, e)),
+                        Err(e) => return Err(read_error(framer, e)),
                     }
                 }
             }
             if flow == Flow::Stop {
-                return Ok((Flow::Stop, None));
+                return Ok(Some(Flow::Stop));
             }
         }
     }

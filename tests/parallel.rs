@@ -193,6 +193,19 @@ fn capture_tree(root: &Path) {
         "p5/big-rpc.jsonl",
         &read("jsonrpc/app-server.jsonl").repeat(400),
     );
+    // A large file whose head does not tell its dialect at once: the head block detects it
+    // on a worker, as one pass does.
+    // (A type no dialect knows is no warning before the dialect is known.)
+    let mut late = b"not json\n\n{\"type\":\"mystery\"}\n{\"cut\": \n[1, 2]\n".to_vec();
+    late.extend(claude_log.repeat(150));
+    write("p0/big-late-dialect.jsonl", &late);
+    // A link to nothing among small files: its error is reported in its place, between
+    // the files read before and after it.
+    #[cfg(unix)]
+    {
+        let link = root.join("p3/s4/dangling.jsonl");
+        std::os::unix::fs::symlink(root.join("nowhere.jsonl"), link).expect("symlink");
+    }
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, &claude_log.repeat(3)).expect("gzip");
     write("p5/packed.jsonl.gz", &gz.finish().expect("gzip"));
@@ -230,7 +243,9 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
     );
     assert!(!rejects.is_empty());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
-    assert_eq!(report["files"], 6 * 11 + 6);
+    assert_eq!(report["files"], 6 * 11 + 7);
+    assert_eq!(out.status.code(), Some(2), "the dangling link is an error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dangling.jsonl"));
     let dialects = report["dialects"].as_object().expect("dialects");
     for d in ["claude", "claude-log", "codex", "codex-log", "jsonrpc"] {
         assert!(dialects.contains_key(d), "{d} in {dialects:?}");
