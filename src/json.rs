@@ -121,6 +121,20 @@ impl<'a> TapeValue<'a> {
         self.doc.text(self.src, node)
     }
 
+    /// Writes string node `node` as serde_json writes its value: the record's own text
+    /// between the quotes when that is already it (most strings), else unescaped and
+    /// escaped again.
+    fn write_string<W: io::Write + ?Sized>(&self, out: &mut W, node: &Node) -> io::Result<()> {
+        match self.doc.canonical_raw(self.src, node) {
+            Some(raw) => {
+                out.write_all(b"\"")?;
+                out.write_all(raw.as_bytes())?;
+                out.write_all(b"\"")
+            }
+            None => write_str(out, self.text(node)),
+        }
+    }
+
     /// Calls `f` with the key node and the value of every entry of an object, in order.
     fn entries(&self, mut f: impl FnMut(&'a Node, TapeValue<'a>)) {
         let Some(node) = self.node().filter(|n| n.tag == Tag::Object) else {
@@ -441,7 +455,7 @@ impl Json<'_> {
             Tag::True => out.write_all(b"true"),
             Tag::False => out.write_all(b"false"),
             Tag::Number => write_number(out, t.number().unwrap_or("0")),
-            Tag::Str | Tag::Escaped => write_str(out, t.text(node)),
+            Tag::Str | Tag::Escaped => t.write_string(out, node),
             Tag::Array => {
                 out.write_all(b"[")?;
                 let mut result = Ok(());
@@ -460,14 +474,14 @@ impl Json<'_> {
                 out.write_all(b"{")?;
                 let mut result = Ok(());
                 let mut first = true;
-                self.for_each_entry(|k, v| {
+                t.entries(|k, v| {
                     if result.is_ok() {
                         let comma = if first { Ok(()) } else { out.write_all(b",") };
                         first = false;
                         result = comma
-                            .and_then(|()| write_str(out, k))
+                            .and_then(|()| t.write_string(out, k))
                             .and_then(|()| out.write_all(b":"))
-                            .and_then(|()| v.write_compact(out));
+                            .and_then(|()| Json::Tape(v).write_compact(out));
                     }
                 });
                 result?;
@@ -609,6 +623,63 @@ mod tests {
                 assert_eq!(j.as_f64(), theirs.as_f64(), "{text} as f64");
             });
         }
+    }
+
+    /// Compact writing copies a string's own text where it can (see
+    /// `Doc::canonical_raw`): over random strings made of every kind of escape, at every
+    /// offset of stage 1's 64-byte blocks, as values and as keys, the bytes written are
+    /// serde_json's for the decoded string.
+    #[test]
+    fn compact_strings_are_written_as_serde_json_writes_them() {
+        let pieces = [
+            "a",
+            "é",
+            "😀",
+            "\u{7f}",
+            "/",
+            r#"\""#,
+            r"\\",
+            r"\/",
+            r"\b",
+            r"\f",
+            r"\n",
+            r"\r",
+            r"\t",
+            r"\u0000",
+            r"\u001f",
+            r"\u001F",
+            r"\u0008",
+            r"\u000a",
+            r"\u00e9",
+            r"\u00E9",
+            r"\u0041",
+            r"\u2028",
+            r"\ud83d\ude00",
+            r"\\u0001",
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut copied = 0;
+        for _ in 0..3000 {
+            let pad = " ".repeat(next(64));
+            let literal: String = (0..next(30)).map(|_| pieces[next(pieces.len())]).collect();
+            let other: String = (0..next(4)).map(|_| pieces[next(pieces.len())]).collect();
+            let text = format!(r#"{pad}[{{"{literal}":"{other}","k":"{literal}"}},"{literal}"]"#);
+            let value: serde_json::Value = serde_json::from_str(&text).expect("valid");
+            let (s, o) = (value[1].as_str().expect("a string"), other.as_str());
+            let o: String = serde_json::from_str(&format!("\"{o}\"")).expect("valid");
+            let q = |s: &str| serde_json::to_string(s).expect("serde_json writes");
+            let expect = format!("[{{{}:{},\"k\":{}}},{}]", q(s), q(&o), q(s), q(s));
+            let ours = with_tape(&text, |j| j.to_compact_string());
+            assert_eq!(ours, expect, "{text}");
+            copied += usize::from(q(s) == format!("\"{literal}\""));
+        }
+        assert!(copied > 100, "the raw copy was taken: {copied}");
     }
 
     fn for_both(text: &str, serde: &serde_json::Value, f: impl Fn(Json<'_>)) {

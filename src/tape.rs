@@ -66,6 +66,8 @@ pub struct Doc {
     slashes: Vec<u64>,
     /// Stage 1: where the `u` of each `\u` escape is.
     unicode: Vec<u32>,
+    /// Stage 1: where the `/` of each `\/` escape is (serde_json writes a plain `/`).
+    solidus: Vec<u32>,
 }
 
 impl Doc {
@@ -82,6 +84,31 @@ impl Doc {
                 None => raw,
             },
             _ => raw,
+        }
+    }
+
+    /// The text between the quotes of string node `node` of record `src`, when it is
+    /// already what serde_json writes for the string's value: a string without escapes
+    /// (its bytes hold no quote, backslash or control character), or one whose every
+    /// escape is the one serde_json would write ([`canonical_escape_len`]). Such a string
+    /// can be copied to JSON output without being unescaped and escaped again; `None`
+    /// sends the caller to [`Doc::text`] and an escaper.
+    pub(crate) fn canonical_raw<'a>(&self, src: &'a str, node: &Node) -> Option<&'a str> {
+        let (a, b) = (node.a as usize, node.b as usize);
+        let raw = src.get(a..b)?;
+        match node.tag {
+            Tag::Str => Some(raw),
+            // Stage 1 listed the escapes that may not be serde_json's: only `\/` and `\u`.
+            Tag::Escaped => {
+                if within(&self.solidus, a, b).next().is_some() {
+                    return None;
+                }
+                for &u in within(&self.unicode, a, b) {
+                    canonical_escape_len(src.as_bytes(), (u as usize).saturating_sub(1))?;
+                }
+                Some(raw)
+            }
+            _ => None,
         }
     }
 
@@ -328,6 +355,15 @@ fn next_bit(bits: &[u64], from: usize) -> Option<usize> {
     Some(w * 64 + m.trailing_zeros() as usize)
 }
 
+/// The positions of a sorted list that fall in `from..to`.
+fn within(list: &[u32], from: usize, to: usize) -> impl Iterator<Item = &u32> {
+    let first = list.partition_point(|&p| (p as usize) < from);
+    list.get(first..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(move |&&p| (p as usize) < to)
+}
+
 /// Whether a bit is set in `from..to`.
 fn any_bit(bits: &[u64], from: usize, to: usize) -> bool {
     if from >= to {
@@ -368,6 +404,7 @@ macro_rules! stage1_body {
         doc.quotes.clear();
         doc.slashes.clear();
         doc.unicode.clear();
+        doc.solidus.clear();
         let words = b.len().div_ceil(64);
         doc.quotes.reserve(words);
         doc.slashes.reserve(words);
@@ -397,8 +434,10 @@ macro_rules! stage1_body {
                 let at = e.trailing_zeros() as usize;
                 let c = block[at];
                 bad |= u64::from(!ESCAPABLE[usize::from(c)]);
-                if c == b'u' {
-                    doc.unicode.push((k * 64 + at) as u32);
+                match c {
+                    b'u' => doc.unicode.push((k * 64 + at) as u32),
+                    b'/' => doc.solidus.push((k * 64 + at) as u32),
+                    _ => {}
                 }
                 e &= e - 1;
             }
@@ -617,6 +656,27 @@ fn hex4(b: &[u8], i: usize) -> Option<u32> {
     Some(n)
 }
 
+/// The length of the escape at `b[i] == b'\\'` when it is the one serde_json writes for
+/// the character it stands for: `\"`, `\\`, one of the short escapes `\b \f \n \r \t`,
+/// or `\u00xx` in lowercase hex for another control character. `None` for any other
+/// escape (`\/`, `\u00e9`, uppercase hex, a surrogate pair, `\u0008` for `\b`): serde_json
+/// writes those characters differently.
+fn canonical_escape_len(b: &[u8], i: usize) -> Option<usize> {
+    match *b.get(i + 1)? {
+        b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => Some(2),
+        b'u' => match *b.get(i + 2..i + 6)? {
+            [b'0', b'0', high @ (b'0' | b'1'), low @ (b'0'..=b'9' | b'a'..=b'f')] => {
+                let low = char::from(low).to_digit(16)?;
+                let unit = u32::from(high - b'0') * 16 + low;
+                // The control characters with a short escape are written short.
+                (!matches!(unit, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d)).then_some(6)
+            }
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The text of a string's contents that `escape_end` accepted.
 /// `base` is where `raw` starts in the record, so the backslashes are found in stage 1's
 /// mask `slashes` rather than searched for again.
@@ -765,7 +825,7 @@ mod tests {
     /// The SSE2 and plain paths give what the path this CPU takes gives.
     #[test]
     fn stage1_is_the_same_on_every_path() {
-        let pool = b"\\\"\"an u0\x01{}[]:,\xc3\xa9";
+        let pool = b"\\\"\"an u0/\x01{}[]:,\xc3\xa9";
         for seed in 0..300u64 {
             let bytes = random_bytes(seed, 1 + (seed as usize * 13) % 400, pool);
             let mut fast = Doc::new();
@@ -775,6 +835,8 @@ mod tests {
             assert_eq!(verdict, plain_verdict, "{bytes:?}");
             assert_eq!(fast.quotes, plain.quotes);
             assert_eq!(fast.slashes, plain.slashes);
+            assert_eq!(fast.unicode, plain.unicode);
+            assert_eq!(fast.solidus, plain.solidus);
             #[cfg(target_arch = "x86_64")]
             {
                 let mut sse2 = Doc::new();
@@ -879,6 +941,70 @@ mod tests {
         assert!(!Doc::new().parse(&nest(5), 4));
         let deep = if cfg!(miri) { 500 } else { 100_000 };
         assert!(!Doc::new().parse(&"[".repeat(deep), 128));
+    }
+
+    /// The raw text of a string is offered for copying exactly when it is what serde_json
+    /// writes for the string's value: one case per kind of escape.
+    #[test]
+    fn canonical_raw_is_offered_only_where_serde_json_writes_the_same() {
+        let cases = [
+            ("\"plain é 😀 \u{7f}\"", true),
+            (r#""""#, true),
+            (r#""a\"b\\c\nd\re\tf\bg\fh""#, true),
+            (r#""\u0000\u0001\u001f\u000b\u001b""#, true),
+            (r#""\/""#, false),
+            (r#""a\u00e9""#, false),
+            (r#""\u001F""#, false),
+            (r#""\u001B""#, false),
+            (r#""\ud83d\ude00""#, false),
+            (r#""\u0008""#, false),
+            (r#""\u0009""#, false),
+            (r#""\u000a""#, false),
+            (r#""\u000c""#, false),
+            (r#""\u000d""#, false),
+            (r#""\u0020""#, false),
+            (r#""\u007f""#, false),
+            (r#""\u0022""#, false),
+            (r#""\u005c""#, false),
+            (r#""\\/""#, true),
+            (r#""\\u00e9""#, true),
+        ];
+        for (literal, canonical) in cases {
+            let mut doc = Doc::new();
+            assert!(doc.parse(literal, 8), "{literal}");
+            let raw = doc.canonical_raw(literal, &doc.nodes[0]);
+            assert_eq!(raw.is_some(), canonical, "{literal}");
+            let value: String = serde_json::from_str(literal).expect("valid");
+            let theirs = serde_json::to_string(&value).expect("serde_json writes");
+            if let Some(raw) = raw {
+                assert_eq!(format!("\"{raw}\""), theirs, "{literal}");
+            }
+        }
+    }
+
+    /// An escape stage 1 listed is looked for in its own string only: the strings around
+    /// one with `\/` or `\u00e9` are still copied, and the one holding it is not.
+    #[test]
+    fn canonical_raw_looks_at_its_own_string_only() {
+        let src = r#"["a\nb", "\/", "c\"d", "\u00e9", "\u0001", {"k\/": "\t"}]"#;
+        let mut doc = Doc::new();
+        assert!(doc.parse(src, 8));
+        let offered: Vec<Option<&str>> = doc.nodes[1..]
+            .iter()
+            .filter(|n| matches!(n.tag, Tag::Str | Tag::Escaped))
+            .map(|n| doc.canonical_raw(src, n))
+            .collect();
+        let expect = [
+            Some(r"a\nb"),
+            None,
+            Some(r#"c\"d"#),
+            None,
+            Some(r"\u0001"),
+            None,
+            Some(r"\t"),
+        ];
+        assert_eq!(offered, expect);
+        assert_eq!(doc.canonical_raw(src, &doc.nodes[0]), None, "not a string");
     }
 
     #[test]

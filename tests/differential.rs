@@ -17,6 +17,7 @@
 
 mod common;
 
+use ndjq::json::{Json, Kind};
 use ndjq::pipeline::{Consumer, Flow, Options, Pipeline, Record, Status};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -152,19 +153,61 @@ fn expected(bytes: &[u8]) -> Expected {
 // ---------------------------------------------------------------------------------------
 // The library: the status and type of every record
 
-/// Each record's line, status, type, and value as ndjq reads it (written out compactly and
-/// read back by serde_json).
+/// One record as ndjq reads it.
+struct Seen {
+    line: u64,
+    status: Status,
+    ty: Option<String>,
+    /// The value, written out compactly and read back by serde_json.
+    value: Option<Value>,
+    /// Whether that compact text is [`reference_compact`]'s.
+    same_text: bool,
+}
+
 #[derive(Default)]
-struct Collect(Vec<(u64, Status, Option<String>, Option<Value>)>);
+struct Collect(Vec<Seen>);
 
 impl Consumer for Collect {
     fn record(&mut self, r: &Record<'_>) -> io::Result<Flow> {
-        let value = r
+        let compact = r
             .value
-            .and_then(|v| serde_json::from_str(&v.to_compact_string()).ok());
-        self.0
-            .push((r.line, r.status, r.info.ty.map(str::to_string), value));
+            .map(|v| (v.to_compact_string(), reference_compact(v)));
+        let value = compact
+            .as_ref()
+            .and_then(|(text, _)| serde_json::from_str(text).ok());
+        let same_text = compact.is_none_or(|(ours, reference)| ours == reference);
+        self.0.push(Seen {
+            line: r.line,
+            status: r.status,
+            ty: r.info.ty.map(str::to_string),
+            value,
+            same_text,
+        });
         Ok(Flow::Continue)
+    }
+}
+
+/// A value ndjq read, written compactly in input order with every key and string as
+/// serde_json writes the string ndjq unescaped (numbers as ndjq writes them: their values
+/// are compared above). ndjq's own compact writing copies most strings from the record
+/// without unescaping them, and must give these bytes.
+fn reference_compact(v: Json<'_>) -> String {
+    let quoted = |s: &str| serde_json::to_string(s).expect("a string serialises");
+    match v.kind() {
+        Kind::String => quoted(v.as_str().unwrap_or_default()),
+        Kind::Array => {
+            let mut items = Vec::new();
+            v.for_each_element(|e| items.push(reference_compact(e)));
+            format!("[{}]", items.join(","))
+        }
+        Kind::Object => {
+            let mut entries = Vec::new();
+            v.for_each_entry(|k, e| {
+                entries.push(format!("{}:{}", quoted(k), reference_compact(e)))
+            });
+            format!("{{{}}}", entries.join(","))
+        }
+        _ => v.to_compact_string(),
     }
 }
 
@@ -183,8 +226,14 @@ fn library_diffs(name: &str, bytes: &[u8], want: &Expected) -> Vec<String> {
         ));
     }
     let wanted = want.verdicts.iter().zip(&want.types).zip(&want.values);
-    for ((line, status, ty, value), ((want_status, want_ty), want_value)) in c.0.iter().zip(wanted)
-    {
+    for (seen, ((want_status, want_ty), want_value)) in c.0.iter().zip(wanted) {
+        let Seen {
+            line,
+            status,
+            ty,
+            value,
+            same_text,
+        } = seen;
         if status != want_status {
             d.push(format!(
                 "{name}:{line}: ndjq {status:?}, serde_json {want_status:?}"
@@ -197,6 +246,11 @@ fn library_diffs(name: &str, bytes: &[u8], want: &Expected) -> Vec<String> {
         }
         if *status == Status::Valid && value != want_value {
             d.push(format!("{name}:{line}: ndjq read a different value"));
+        }
+        if !same_text {
+            d.push(format!(
+                "{name}:{line}: ndjq wrote a string otherwise than serde_json"
+            ));
         }
     }
     d

@@ -1,7 +1,8 @@
 //! Framing and decoding on arbitrary bytes, read in arbitrary pieces: no panic, every byte
 //! in exactly one record, the same records whatever the read boundaries, and each line's
 //! verdict equal to serde_json's under the framing rules of docs/REFERENCE.md; for a valid
-//! line, the value ndjq reads (keys, unescaped strings, numbers) equal to serde_json's.
+//! line, the value ndjq reads (keys, unescaped strings, numbers) equal to serde_json's, and
+//! its strings written back byte for byte as serde_json writes them.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -66,6 +67,12 @@ fuzz_target!(|data: &[u8]| {
                 r.value,
                 oracle_value(&r.raw),
                 "line {}: the value differs from serde_json's on {:?}",
+                r.line,
+                String::from_utf8_lossy(&r.raw)
+            );
+            assert!(
+                r.strings_as_serde,
+                "line {}: a string written otherwise than serde_json writes it, on {:?}",
                 r.line,
                 String::from_utf8_lossy(&r.raw)
             );

@@ -8,6 +8,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use ndjq::dialect::Dialect;
+use ndjq::json::{Json, Kind};
 use ndjq::pipeline::{Consumer, Flow, Options, Pipeline, Record, Status};
 use ndjq::sink::events::{EventFormat, EventWriter};
 use ndjq::sink::Painter;
@@ -29,6 +30,9 @@ pub struct Seen {
     pub dialect: Option<Dialect>,
     /// The value as ndjq read it, written out compactly and read back by serde_json.
     pub value: Option<Value>,
+    /// Whether that compact text is [`reference_compact`]'s: ndjq copies most strings
+    /// from the record as they are, and must write what serde_json would.
+    pub strings_as_serde: bool,
 }
 
 /// Collects every record.
@@ -52,6 +56,9 @@ impl Consumer for Collect {
             value: r
                 .value
                 .and_then(|v| serde_json::from_str(&v.to_compact_string()).ok()),
+            strings_as_serde: r
+                .value
+                .is_none_or(|v| v.to_compact_string() == reference_compact(v)),
         });
         Ok(Flow::Continue)
     }
@@ -61,6 +68,28 @@ impl Consumer for Collect {
             last.raw.extend_from_slice(bytes);
         }
         Ok(())
+    }
+}
+
+/// A value ndjq read, written compactly in input order with every key and string as
+/// serde_json writes the string ndjq unescaped (numbers as ndjq writes them).
+pub fn reference_compact(v: Json<'_>) -> String {
+    let quoted = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    match v.kind() {
+        Kind::String => quoted(v.as_str().unwrap_or_default()),
+        Kind::Array => {
+            let mut items = Vec::new();
+            v.for_each_element(|e| items.push(reference_compact(e)));
+            format!("[{}]", items.join(","))
+        }
+        Kind::Object => {
+            let mut entries = Vec::new();
+            v.for_each_entry(|k, e| {
+                entries.push(format!("{}:{}", quoted(k), reference_compact(e)))
+            });
+            format!("{{{}}}", entries.join(","))
+        }
+        _ => v.to_compact_string(),
     }
 }
 
