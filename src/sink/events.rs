@@ -361,11 +361,16 @@ impl EventWriter {
     }
 
     pub fn write<W: Write + ?Sized>(&mut self, out: &mut W, ev: &Event<'_>) -> io::Result<()> {
-        self.count(ev);
+        self.tally.events += 1;
         match self.format {
             EventFormat::Json => write_json(out, ev),
             EventFormat::Csv => write_csv(out, ev),
-            EventFormat::Text => self.write_text(out, ev),
+            // Only the transcript's closing line reads the rest of the tally; its map of
+            // message ids grows with the input, so JSON and CSV do not keep one.
+            EventFormat::Text => {
+                self.count(ev);
+                self.write_text(out, ev)
+            }
         }
     }
 
@@ -383,9 +388,10 @@ impl EventWriter {
         out.flush()
     }
 
+    /// Counts an event into the tally of the transcript's closing line (the event count
+    /// is kept by [`EventWriter::write`] for every format).
     fn count(&mut self, ev: &Event<'_>) {
         let t = &mut self.tally;
-        t.events += 1;
         match &ev.body {
             Body::ToolUse { .. } => t.tool_calls += 1,
             Body::ToolResult { is_error: true, .. } | Body::Rpc { error: Some(_), .. } => {
@@ -987,6 +993,33 @@ mod tests {
         assert_eq!(widest(plain().with_width(60)), 60);
         assert_eq!(widest(plain().with_width(200)), 200);
         assert_eq!(widest(plain().with_width(5)), MIN_WIDTH);
+    }
+
+    /// The JSON and CSV writers count events only: the transcript's map of message ids,
+    /// which grows with the input, is not kept for them.
+    #[test]
+    fn only_the_transcript_keeps_a_tally_of_messages() {
+        let ids: Vec<String> = (0..50).map(|i| format!("msg_{i}")).collect();
+        for format in [EventFormat::Json, EventFormat::Csv, EventFormat::Text] {
+            let mut writer = EventWriter::new(format, Painter::new(false));
+            let mut out = Vec::new();
+            for id in &ids {
+                let ev = Event {
+                    line: 1,
+                    file: "f",
+                    session: Some("s"),
+                    body: Body::Usage(crate::event::Usage {
+                        message_id: Some(id),
+                        input: Some(3),
+                        ..Default::default()
+                    }),
+                };
+                writer.write(&mut out, &ev).expect("write to a Vec");
+            }
+            assert_eq!(writer.events(), 50, "{format:?}");
+            let kept = writer.tally.messages.len();
+            assert_eq!(kept, if format == EventFormat::Text { 50 } else { 0 });
+        }
     }
 
     #[test]
