@@ -503,15 +503,11 @@ impl Json<'_> {
 /// fits 64 bits as it is, anything else (fractions, exponents, `-0`, bigger integers)
 /// as the f64 it rounds to.
 fn write_number<W: io::Write + ?Sized>(out: &mut W, text: &str) -> io::Result<()> {
-    if is_integer(text) {
-        if let Ok(n) = text.parse::<u64>() {
-            return write!(out, "{n}");
-        }
-        if let Ok(n) = text.parse::<i64>() {
-            if n != 0 {
-                return write!(out, "{n}");
-            }
-        }
+    // JSON's grammar allows no leading zero or `+`: an integer's text is how it prints.
+    if is_integer(text)
+        && (text.parse::<u64>().is_ok() || text.parse::<i64>().is_ok_and(|n| n != 0))
+    {
+        return out.write_all(text.as_bytes());
     }
     let n: f64 = text.parse().unwrap_or(0.0);
     serde_json::to_writer(&mut *out, &n).map_err(io::Error::from)
