@@ -70,7 +70,7 @@
 
 use crate::diagnostic::Code;
 use crate::dialect::Dialect;
-use crate::json::{Json, Kind};
+use crate::json::{write_str, Json, Kind};
 use crate::pipeline::{Record, Status};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -103,15 +103,15 @@ pub enum Body<'a> {
     },
     User {
         uuid: Option<&'a str>,
-        text: Cow<'a, str>,
+        text: Text<'a>,
     },
     Text {
         uuid: Option<&'a str>,
         message_id: Option<&'a str>,
-        text: Cow<'a, str>,
+        text: Text<'a>,
     },
     Thinking {
-        text: Cow<'a, str>,
+        text: Text<'a>,
     },
     ToolUse {
         id: Option<&'a str>,
@@ -205,6 +205,58 @@ impl Direction {
             Direction::Response => "response",
             Direction::Notification => "notification",
         }
+    }
+}
+
+/// The text of a `user`, `text` or `thinking` event: a string of the record, unescaped only
+/// when read, so that JSON output can copy it as the record writes it (see
+/// [`Json::write_compact`]) instead of unescaping it and escaping it again; or text made
+/// here (joined chunks) or read already.
+#[derive(Debug, Clone)]
+pub struct Text<'a>(TextRepr<'a>);
+
+#[derive(Debug, Clone)]
+enum TextRepr<'a> {
+    /// A string value of the record (never another kind of value).
+    Json(Json<'a>),
+    Str(Cow<'a, str>),
+}
+
+impl<'a> Text<'a> {
+    /// The string `v` is; empty when there is no value or it is not a string.
+    pub fn of(v: Option<Json<'a>>) -> Self {
+        match v {
+            Some(j) if j.kind() == Kind::String => Text(TextRepr::Json(j)),
+            _ => Text::from(""),
+        }
+    }
+
+    /// The text, unescaped.
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            TextRepr::Json(j) => j.as_str().unwrap_or_default(),
+            TextRepr::Str(s) => s,
+        }
+    }
+
+    /// Writes the text as a JSON string, byte for byte as serde_json writes it.
+    pub fn write_json<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<()> {
+        match &self.0 {
+            TextRepr::Json(j) => j.write_compact(out),
+            TextRepr::Str(s) => write_str(out, s),
+        }
+    }
+}
+
+impl<'a> From<&'a str> for Text<'a> {
+    fn from(s: &'a str) -> Self {
+        Text(TextRepr::Str(Cow::Borrowed(s)))
+    }
+}
+
+impl From<String> for Text<'_> {
+    fn from(s: String) -> Self {
+        Text(TextRepr::Str(Cow::Owned(s)))
     }
 }
 
@@ -738,10 +790,10 @@ impl Normalizer {
             "agent_message" => Body::Text {
                 uuid: None,
                 message_id: id,
-                text: Cow::Borrowed(str_of(item, "text").unwrap_or_default()),
+                text: Text::of(item.get("text")),
             },
             "reasoning" => Body::Thinking {
-                text: Cow::Borrowed(str_of(item, "text").unwrap_or_default()),
+                text: Text::of(item.get("text")),
             },
             "error" => Body::System {
                 subtype: Some("error"),
@@ -944,13 +996,13 @@ fn claude_block<'a>(
         "text" => Some(Body::Text {
             uuid,
             message_id,
-            text: Cow::Borrowed(str_of(block, "text").unwrap_or_default()),
+            text: Text::of(block.get("text")),
         }),
         "thinking" => Some(Body::Thinking {
-            text: Cow::Borrowed(str_of(block, "thinking").unwrap_or_default()),
+            text: Text::of(block.get("thinking")),
         }),
         "redacted_thinking" => Some(Body::Thinking {
-            text: Cow::Borrowed(""),
+            text: Text::from(""),
         }),
         "tool_use" | "server_tool_use" | "mcp_tool_use" => Some(Body::ToolUse {
             id: str_of(block, "id"),
@@ -983,10 +1035,10 @@ fn claude_user(o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()
     let Some(content) = v.path(&["message", "content"]) else {
         return Ok(());
     };
-    if let Some(text) = content.as_str() {
+    if content.kind() == Kind::String {
         return emit(&o.event(Body::User {
             uuid,
-            text: Cow::Borrowed(text),
+            text: Text::of(Some(content)),
         }));
     }
     let mut result = Ok(());
@@ -997,7 +1049,7 @@ fn claude_user(o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()
         let body = match str_of(block, "type") {
             Some("text") => Body::User {
                 uuid,
-                text: Cow::Borrowed(str_of(block, "text").unwrap_or_default()),
+                text: Text::of(block.get("text")),
             },
             Some("tool_result") => tool_result_block(block),
             _ => return,
@@ -1088,12 +1140,12 @@ fn codex_log_item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result
                     let body = match role {
                         Some("user") => Body::User {
                             uuid: None,
-                            text: Cow::Borrowed(text),
+                            text: Text::from(text),
                         },
                         Some("assistant") => Body::Text {
                             uuid: None,
                             message_id: id,
-                            text: Cow::Borrowed(text),
+                            text: Text::from(text),
                         },
                         // Developer and system instructions are not the conversation.
                         _ => return,
@@ -1116,7 +1168,7 @@ fn codex_log_item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result
             }
             for text in texts {
                 emit(&o.event(Body::Thinking {
-                    text: Cow::Borrowed(text),
+                    text: Text::from(text),
                 }))?;
             }
             Ok(())
@@ -1227,13 +1279,13 @@ impl Normalizer {
         };
         let body = if p.thinking {
             Body::Thinking {
-                text: Cow::Owned(p.text),
+                text: Text::from(p.text),
             }
         } else {
             Body::Text {
                 uuid: None,
                 message_id: None,
-                text: Cow::Owned(p.text),
+                text: Text::from(p.text),
             }
         };
         emit(&Event {
@@ -1297,7 +1349,7 @@ impl Normalizer {
                     emit(&o.event(Body::Text {
                         uuid: None,
                         message_id: None,
-                        text: Cow::Borrowed(text),
+                        text: Text::from(text),
                     }))?;
                 }
                 gemini_model_usage(o, v.path(&["stats", "models"]), emit)?;
@@ -1320,7 +1372,7 @@ impl Normalizer {
                 permission_mode: None,
             })),
             Some("message") => {
-                let text = Cow::Borrowed(str_of(v, "content").unwrap_or_default());
+                let text = Text::of(v.get("content"));
                 emit(&o.event(match str_of(v, "role") {
                     Some("assistant") => Body::Text {
                         uuid: None,
@@ -1417,7 +1469,7 @@ impl Normalizer {
                 if let Some(text) = content.as_str() {
                     return emit(&o.event(Body::User {
                         uuid: id,
-                        text: Cow::Borrowed(text),
+                        text: Text::from(text),
                     }));
                 }
                 // Function responses repeat the tool results of the `gemini` line before.
@@ -1426,7 +1478,7 @@ impl Normalizer {
                     if let (Ok(()), Some(text)) = (&result, str_of(part, "text")) {
                         result = emit(&o.event(Body::User {
                             uuid: id,
-                            text: Cow::Borrowed(text),
+                            text: Text::from(text),
                         }));
                     }
                 });
@@ -1442,7 +1494,7 @@ impl Normalizer {
                             let text = str_of(t, "description").or_else(|| str_of(t, "subject"));
                             if let (Ok(()), Some(text)) = (&result, text) {
                                 result = emit(&o.event(Body::Thinking {
-                                    text: Cow::Borrowed(text),
+                                    text: Text::from(text),
                                 }));
                             }
                         });
@@ -1452,7 +1504,7 @@ impl Normalizer {
                         emit(&o.event(Body::Text {
                             uuid: id,
                             message_id: id,
-                            text: Cow::Borrowed(text),
+                            text: Text::from(text),
                         }))?;
                     }
                     if let Some(tokens) = v.get("tokens").filter(Json::is_object) {
@@ -1549,16 +1601,16 @@ impl Normalizer {
                 let thought = part.get("thought").and_then(|t| t.as_bool()) == Some(true);
                 match ty {
                     _ if thought => Body::Thinking {
-                        text: Cow::Borrowed(text),
+                        text: Text::from(text),
                     },
                     "assistant" => Body::Text {
                         uuid,
                         message_id: uuid,
-                        text: Cow::Borrowed(text),
+                        text: Text::from(text),
                     },
                     "user" => Body::User {
                         uuid,
-                        text: Cow::Borrowed(text),
+                        text: Text::from(text),
                     },
                     _ => return,
                 }
@@ -1676,10 +1728,10 @@ impl Normalizer {
             "text" => emit(&o.event(Body::Text {
                 uuid: at("id"),
                 message_id: at("messageID"),
-                text: Cow::Borrowed(at("text").unwrap_or_default()),
+                text: Text::from(at("text").unwrap_or_default()),
             })),
             "reasoning" => emit(&o.event(Body::Thinking {
-                text: Cow::Borrowed(at("text").unwrap_or_default()),
+                text: Text::from(at("text").unwrap_or_default()),
             })),
             "tool_use" => {
                 let Some(part) = part else { return Ok(()) };
@@ -1762,7 +1814,7 @@ impl Normalizer {
             ),
             "user.message" => emit(&o.event(Body::User {
                 uuid: str_of(v, "id"),
-                text: Cow::Borrowed(at("content").unwrap_or_default()),
+                text: Text::from(at("content").unwrap_or_default()),
             })),
             "assistant.message" => {
                 let message_id = at("messageId");
@@ -1770,7 +1822,7 @@ impl Normalizer {
                     emit(&o.event(Body::Text {
                         uuid: str_of(v, "id"),
                         message_id,
-                        text: Cow::Borrowed(text),
+                        text: Text::from(text),
                     }))?;
                 }
                 if let Some(requests) = data.and_then(|d| d.get("toolRequests")) {
@@ -1797,7 +1849,7 @@ impl Normalizer {
                 }
             }
             "assistant.reasoning" => emit(&o.event(Body::Thinking {
-                text: Cow::Borrowed(at("content").unwrap_or_default()),
+                text: Text::from(at("content").unwrap_or_default()),
             })),
             "tool.execution_complete" => {
                 let failed = data
@@ -1976,6 +2028,34 @@ mod tests {
     use super::*;
     use crate::pipeline::{Consumer, Flow, Options, Pipeline};
 
+    /// An event's text reads as the string it comes from, and is written as serde_json
+    /// writes that string, whether copied from the record or escaped again.
+    #[test]
+    fn texts_read_and_write_as_their_strings() {
+        let src = r#"{"a":"x\ny \"q\"","b":"\u00e9\/","c":3,"d":"plain"}"#;
+        let mut doc = crate::tape::Doc::new();
+        assert!(doc.parse(src, 8));
+        let v = Json::Tape(crate::json::TapeValue::root(&doc, src));
+        let cases = [
+            ("a", "x\ny \"q\""),
+            ("b", "é/"),
+            ("c", ""),
+            ("missing", ""),
+            ("d", "plain"),
+        ];
+        let texts = cases.map(|(key, want)| (Text::of(v.get(key)), want));
+        let owned = [
+            (Text::from(String::from("a\u{1}b")), "a\u{1}b"),
+            (Text::from("\t"), "\t"),
+        ];
+        for (text, want) in texts.into_iter().chain(owned) {
+            assert_eq!(text.as_str(), want);
+            let mut out = Vec::new();
+            text.write_json(&mut out).expect("writes to a Vec");
+            assert_eq!(out, serde_json::to_vec(want).expect("serde_json writes"));
+        }
+    }
+
     /// The events of `input` (read as one input) as compact JSON lines of
     /// `kind:field=value` summaries, for short assertions.
     fn events(input: &str, dialect: Option<Dialect>) -> Vec<String> {
@@ -2019,7 +2099,7 @@ mod tests {
                     method, direction, ..
                 } => s.push_str(&format!(" {} {method:?}", direction.as_str())),
                 Body::Text { text, .. } | Body::User { text, .. } => {
-                    s.push_str(&format!(" {text:?}"))
+                    s.push_str(&format!(" {:?}", text.as_str()))
                 }
                 _ => {}
             }

@@ -20,7 +20,7 @@
 //! escaped, never sent to the terminal.
 
 use super::{csv_row, thousands, Painter};
-use crate::event::{Body, Event, Nested};
+use crate::event::{Body, Event, Nested, Text};
 use crate::json::{write_str, Json};
 use owo_colors::Style;
 use std::borrow::Cow;
@@ -92,6 +92,7 @@ pub const RESULT_CHARS: usize = 200;
 /// One field of an event, as the JSON and CSV writers see it.
 enum Field<'e> {
     Str(&'e str),
+    Text(&'e Text<'e>),
     UInt(u64),
     Float(f64),
     Bool(bool),
@@ -126,7 +127,7 @@ fn fields<'e>(ev: &'e Event<'e>) -> Vec<(&'static str, Field<'e>)> {
         }
         Body::User { uuid, text } => {
             s(&mut f, "uuid", *uuid);
-            f.push(("text", Field::Str(text)));
+            f.push(("text", Field::Text(text)));
         }
         Body::Text {
             uuid,
@@ -135,9 +136,9 @@ fn fields<'e>(ev: &'e Event<'e>) -> Vec<(&'static str, Field<'e>)> {
         } => {
             s(&mut f, "uuid", *uuid);
             s(&mut f, "message_id", *message_id);
-            f.push(("text", Field::Str(text)));
+            f.push(("text", Field::Text(text)));
         }
-        Body::Thinking { text } => f.push(("text", Field::Str(text))),
+        Body::Thinking { text } => f.push(("text", Field::Text(text))),
         Body::ToolUse { id, name, input } => {
             s(&mut f, "id", *id);
             s(&mut f, "name", *name);
@@ -547,17 +548,17 @@ impl EventWriter {
                 self.block(out, &label, &[line], plain, 0)
             }
             Body::User { text, .. } => {
-                let (lines, more) = excerpt(text, TEXT_LINES, TEXT_CHARS);
+                let (lines, more) = excerpt(text.as_str(), TEXT_LINES, TEXT_CHARS);
                 let label = self.label("user", Style::new().green().bold());
                 self.block(out, &label, &lines, plain, more)
             }
             Body::Text { text, .. } => {
-                let (lines, more) = excerpt(text, TEXT_LINES, TEXT_CHARS);
+                let (lines, more) = excerpt(text.as_str(), TEXT_LINES, TEXT_CHARS);
                 let label = self.label("assistant", Style::new().blue().bold());
                 self.block(out, &label, &lines, plain, more)
             }
             Body::Thinking { text } => {
-                let (mut lines, more) = excerpt(text, THINKING_LINES, THINKING_CHARS);
+                let (mut lines, more) = excerpt(text.as_str(), THINKING_LINES, THINKING_CHARS);
                 if lines.is_empty() {
                     lines.push("(not shown in the log)".to_string());
                 }
@@ -745,6 +746,7 @@ fn write_json<W: Write + ?Sized>(out: &mut W, ev: &Event<'_>) -> io::Result<()> 
         out.write_all(b"\":")?;
         match value {
             Field::Str(s) => write_str(out, s)?,
+            Field::Text(t) => t.write_json(out)?,
             Field::UInt(n) => serde_json::to_writer(&mut *out, &n)?,
             Field::Float(x) => serde_json::to_writer(&mut *out, &x)?,
             Field::Bool(b) => out.write_all(if b { b"true" } else { b"false" })?,
@@ -772,6 +774,7 @@ fn write_csv<W: Write + ?Sized>(out: &mut W, ev: &Event<'_>) -> io::Result<()> {
     for (key, value) in fields(ev) {
         let text = match value {
             Field::Str(s) => Cow::Borrowed(s),
+            Field::Text(t) => Cow::Borrowed(t.as_str()),
             Field::UInt(n) => Cow::Owned(n.to_string()),
             Field::Float(x) => Cow::Owned(serde_json::to_string(&x)?),
             Field::Bool(b) => Cow::Borrowed(if b { "true" } else { "false" }),
