@@ -255,7 +255,7 @@ impl Pipeline {
                 },
                 sent: 0,
                 max_units: threads * 8,
-                max_held: threads * 4 * WHOLE_FILE_BYTES as usize,
+                max_held: threads * 2 * BLOCK_BYTES,
             };
             let mut batch = Batch::default();
             for source in sources {
