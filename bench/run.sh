@@ -301,8 +301,9 @@ bench_file() {
     run_row jq_grep      jq_grep  "$jqok" "$RUNS" /dev/null "jq -c '<--grep program>'" -- jq -c "$gprog" "$file"
     # --- end of issue 16 block ---
     # events reads blocks on every core (each checked against the context before it); gaps
-    # reads one input in order on one thread.
+    # and validate --gaps too (workers take each record's gap facts, the merge applies them).
     run_row events    -    0,1 "$RUNS" /dev/null "ndjq events --format json"   -- "$NDJQ" events --format json "$file"
+    run_row validate_gaps - 0,1 "$RUNS" /dev/null "ndjq validate --gaps --format json" -- "$NDJQ" validate --gaps --format json "$file"
     run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
     run_row stats1    -    0   "$RUNS" /dev/null "ndjq stats --format json -j 1" -- "$NDJQ" stats --format json -j 1 "$file"
     run_row gaps      -    0,1 "$RUNS" /dev/null "ndjq gaps --format json"    -- "$NDJQ" gaps --format json "$file"
@@ -336,6 +337,16 @@ bench_file() {
     md "### ${tag} input: \`$(basename "$file")\` - $(fmt_mb "$bytes") MB, $lines lines"
     md ""
     emit_table "$bytes"
+    # The issue-14 ratios: one thread against every core, and events and the gap checks
+    # against validate.
+    stream_ratio() { awk -v a="${R_TIME[${R_IDX[$2]}]}" -v b="${R_TIME[${R_IDX[$3]}]}" -v l="$1" 'BEGIN { if (a > 0 && b > 0) printf "- %s: %.2fx\n", l, a / b }'; }
+    md ""
+    stream_ratio "validate: -j 1 time / default time" validate1 validate >>"$MD"
+    stream_ratio "filter: -j 1 time / default time" filter1 filter >>"$MD"
+    stream_ratio "stats: -j 1 time / default time" stats1 stats >>"$MD"
+    stream_ratio "events time / validate time" events validate >>"$MD"
+    stream_ratio "validate --gaps time / validate time" validate_gaps validate >>"$MD"
+    stream_ratio "gaps time / validate time" gaps validate >>"$MD"
 }
 
 # --- header -----------------------------------------------------------------------------------

@@ -56,7 +56,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
             cand -q 'Print no diagnostics on stderr'
             cand --quiet 'Print no diagnostics on stderr'
-            cand --gaps 'Also report the structural findings of `ndjq gaps` (missing result, orphan tool calls, sequence gaps, unanswered requests). They need every record in order, so inputs are then read on one thread'
+            cand --gaps 'Also report the structural findings of `ndjq gaps` (missing result, orphan tool calls, sequence gaps, unanswered requests). They need every record of an input in order: workers still parse it on every core, and one thread applies what each record tells the trackers'
             cand -h 'Print help'
             cand --help 'Print help'
         }

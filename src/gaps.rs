@@ -36,13 +36,21 @@
 //!   JSON values (their compact text): `"1"` and `1` differ. Requests are tracked whichever
 //!   side sent them.
 //!
+//! Tracking is two steps: what a record tells the trackers is taken from the record alone
+//! (its sequence values and a short list of operations: open a tool call, close one, end
+//! the session in an error, …), then applied to the trackers' state. [`GapTracker::track`]
+//! does both at once. Batch mode does the first on the workers for a block of records
+//! ([`GapTracker::collect`] into [`Facts`]) and the second in order on one thread when the
+//! block is merged ([`GapTracker::replay`]), so the findings are those of one pass while
+//! the parsing runs on every core.
+//!
 //! Memory is bounded: every tracked set holds at most `cap` entries ([`DEFAULT_CAP`]). When
 //! a set is full, one diagnostic says so, the oldest entry is dropped, and tracking goes on;
 //! from then on an answer to nothing (or a parent never seen) may be one that was dropped,
 //! so those are no longer reported for that set.
 
 use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
-use crate::dialect::Dialect;
+use crate::dialect::{Dialect, RecordInfo};
 use crate::json::{Json, Kind};
 use crate::pipeline::{Consumer, Flow, Record, Status};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -53,7 +61,7 @@ use std::sync::Arc;
 pub const DEFAULT_CAP: usize = 100_000;
 
 /// The fields looked at for a sequence number when none is given, in order of preference.
-pub const SEQ_FIELDS: &[&str] = &["seq", "sequence", "event_id"];
+pub const SEQ_FIELDS: &[&str] = &SEQ_FIELDS_N;
 
 /// How many valid records auto-detection of the sequence field looks at.
 const SEQ_DETECTION_WINDOW: u64 = 64;
@@ -213,6 +221,8 @@ impl Labels {
 #[derive(Debug, Default)]
 struct Sequence {
     field: Option<String>,
+    /// The auto-detected field's index in [`SEQ_FIELDS`].
+    detected: Option<usize>,
     max: Option<u64>,
     looked_at: u64,
 }
@@ -238,6 +248,8 @@ pub struct GapTracker {
     /// Diagnostics found and not yet taken (the [`Consumer`] use).
     found: Vec<Diagnostic>,
     labels: Labels,
+    /// Reused list of a record's operations.
+    scratch: Vec<Op>,
 }
 
 impl GapTracker {
@@ -264,6 +276,7 @@ impl GapTracker {
             open_session: None,
             found: Vec::new(),
             labels: Labels::default(),
+            scratch: Vec::new(),
         }
     }
 
@@ -286,31 +299,69 @@ impl GapTracker {
 
     /// Looks at one record; the gaps it reveals are pushed onto `out`.
     pub fn track(&mut self, record: &Record<'_>, out: &mut Vec<Diagnostic>) {
-        if record.status != Status::Valid {
+        let Some(value) = tracked_value(record) else {
             return;
-        }
-        let Some(value) = record.value else { return };
-        if !value.is_object() {
+        };
+        let mut ops = std::mem::take(&mut self.scratch);
+        ops.clear();
+        let seq = self.extract(&record.info, value, &mut ops);
+        let at = At {
+            file: record.file,
+            line: record.line,
+            offset: record.offset,
+            raw: record.raw,
+        };
+        self.apply(seq, &ops, &at, out);
+        self.scratch = ops;
+    }
+
+    /// Takes what `record` tells the trackers into `facts` without using the tracker's
+    /// state, so a worker can do it for a block of records while [`GapTracker::replay`]
+    /// applies the facts in order on one thread: the findings are exactly those of
+    /// [`GapTracker::track`] over the same records. `mark` is handed back with each finding
+    /// (where the caller's own output for the record ended).
+    pub fn collect(&self, record: &Record<'_>, mark: usize, facts: &mut Facts) {
+        let Some(value) = tracked_value(record) else {
             return;
-        }
-        let at = At { record };
-        self.track_seq(value, &at, out);
-        match record.info.dialect {
-            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor) => {
-                self.track_claude_session(value, &at, out);
-                self.track_claude_tools(value, &at, out);
-                self.track_cursor_tool(value, &at, out);
-            }
-            Some(Dialect::Gemini) => self.track_gemini(value, &at, out),
-            Some(Dialect::OpenCode) => self.track_opencode(value, &at, out),
-            Some(Dialect::Copilot) => self.track_copilot(value, &at, out),
-            Some(Dialect::ClaudeLog) => {
-                self.track_chain(value, &at, out);
-                self.track_claude_tools(value, &at, out);
-            }
-            Some(Dialect::Codex) => self.track_codex(value, &at, out),
-            Some(Dialect::JsonRpc) => self.track_rpc(value, &at, out),
-            _ => {}
+        };
+        let seq = self.extract(&record.info, value, &mut facts.ops);
+        facts.records.push(FactRecord {
+            line: record.line,
+            offset: record.offset,
+            len: record.raw.len(),
+            seq,
+            ops_end: facts.ops.len(),
+            mark,
+        });
+    }
+
+    /// Applies the facts of a block, in order: `block` holds the block's records, the first
+    /// at byte `block_offset` of the input. Each finding is pushed onto `out` with the mark
+    /// of the record it was found at.
+    pub fn replay(
+        &mut self,
+        facts: &Facts,
+        block: &[u8],
+        block_offset: u64,
+        out: &mut Vec<(usize, Diagnostic)>,
+    ) {
+        let mut found = Vec::new();
+        let mut start = 0;
+        let file = Arc::clone(&self.file);
+        for r in &facts.records {
+            let from = usize::try_from(r.offset.saturating_sub(block_offset)).unwrap_or(0);
+            let raw = block
+                .get(from..from.saturating_add(r.len))
+                .unwrap_or_default();
+            let at = At {
+                file: &file,
+                line: r.line,
+                offset: r.offset,
+                raw,
+            };
+            self.apply(r.seq, &facts.ops[start..r.ops_end], &at, &mut found);
+            start = r.ops_end;
+            out.extend(found.drain(..).map(|d| (r.mark, d)));
         }
     }
 
@@ -388,7 +439,7 @@ impl GapTracker {
         }
     }
 
-    fn capped(&self, code: Code, severity: Severity, at: &At<'_, '_>, what: &str) -> Diagnostic {
+    fn capped(&self, code: Code, severity: Severity, at: &At<'_>, what: &str) -> Diagnostic {
         let mut d = at.diag(
             code,
             format!(
@@ -400,27 +451,170 @@ impl GapTracker {
         d
     }
 
-    // ---- sequence numbers ----
+    // ---- what a record tells the trackers (no state) ----
 
-    fn track_seq(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        let n = match &self.seq.field {
-            Some(f) => value.get(f).and_then(|v| v.as_u64()),
-            None => {
-                if self.seq.looked_at >= SEQ_DETECTION_WINDOW {
-                    return;
-                }
-                self.seq.looked_at += 1;
-                let found = SEQ_FIELDS
-                    .iter()
-                    .find_map(|f| value.get(f).and_then(|v| v.as_u64()).map(|n| (f, n)));
-                match found {
-                    Some((f, n)) => {
-                        self.seq.field = Some((*f).to_string());
-                        Some(n)
+    /// The record's facts: its sequence candidates (returned) and its operations (pushed
+    /// onto `ops`), in the order the trackers take them.
+    fn extract(&self, info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) -> SeqValues {
+        let seq = match &self.seq_field {
+            Some(f) => [value.get(f).and_then(|v| v.as_u64()), None, None],
+            None => value
+                .get_many(SEQ_FIELDS_N)
+                .map(|v| v.and_then(|v| v.as_u64())),
+        };
+        match info.dialect {
+            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor) => {
+                claude_session(info, value, ops);
+                claude_tools(info, value, ops);
+                cursor_tool(info, value, ops);
+            }
+            Some(Dialect::Gemini) => gemini(info, value, ops),
+            Some(Dialect::OpenCode) => opencode(info, value, ops),
+            Some(Dialect::Copilot) => copilot(info, value, ops),
+            Some(Dialect::ClaudeLog) => {
+                chain(value, ops);
+                claude_tools(info, value, ops);
+            }
+            Some(Dialect::Codex) => codex(info, value, ops),
+            Some(Dialect::JsonRpc) => rpc(value, ops),
+            _ => {}
+        }
+        seq
+    }
+
+    // ---- what the trackers make of it (the state) ----
+
+    fn apply(&mut self, seq: SeqValues, ops: &[Op], at: &At<'_>, out: &mut Vec<Diagnostic>) {
+        self.track_seq(seq, at, out);
+        for op in ops {
+            match op {
+                Op::Chain {
+                    sidechain,
+                    parent,
+                    uuid,
+                } => {
+                    if *sidechain {
+                        self.sidechain = true;
                     }
-                    None => None,
+                    if let Some(parent) = parent {
+                        if !self.sidechain && !self.uuids.capped && !self.uuids.contains(parent) {
+                            out.push(at.diag(
+                                Code::SeqGap,
+                                format!(
+                                    "parentUuid {} never appeared (broken chain)",
+                                    printable(parent)
+                                ),
+                            ));
+                        }
+                    }
+                    if let Some(uuid) = uuid {
+                        let opened = at.opened(self.labels.get(""));
+                        if self.uuids.insert(uuid, opened) {
+                            out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
+                        }
+                    }
+                }
+                Op::Init => self.saw_init = true,
+                Op::NoInit(kind) => {
+                    if !self.saw_init && !self.reported_no_init {
+                        self.reported_no_init = true;
+                        out.push(at.diag(Code::SessNoInit, kind.message()));
+                    }
+                }
+                Op::Open { replace } => {
+                    if *replace || self.open_session.is_none() {
+                        self.open_session = Some(at.opened(self.labels.get("")));
+                    }
+                }
+                Op::End(error) => {
+                    self.open_session = None;
+                    if let Some(message) = error {
+                        out.push(at.diag(Code::SessErrorResult, message.clone()));
+                    }
+                }
+                Op::CodexThread => {
+                    // `exec resume` starts a new process: what the last one left open stays
+                    // open for good, and item ids start again from item_0.
+                    if self.saw_init {
+                        self.close_codex_process(out, "the process ended");
+                    }
+                    self.saw_init = true;
+                }
+                Op::OpenTool { id, name, if_new } => {
+                    if !*if_new || !self.tools.contains(id) {
+                        self.open_tool(id, name, at, out);
+                    }
+                }
+                Op::CloseTool { id, failed } => self.close_tool(id, *failed, at, out),
+                Op::OpenItem { id, kind } => {
+                    let opened = at.opened(self.labels.get(kind));
+                    if self.items.insert(id, opened) {
+                        out.push(self.capped(
+                            Code::ToolOrphanUse,
+                            Severity::Warning,
+                            at,
+                            "open items",
+                        ));
+                    }
+                }
+                Op::CloseItem { id } => {
+                    self.items.remove(id);
+                }
+                Op::Request { key, method } => {
+                    let method = self.labels.get(method);
+                    if let Some(first) = self.requests.get(key) {
+                        out.push(at.diag(
+                            Code::RpcDuplicateId,
+                            format!(
+                                "request id {} reused while the request at line {} ({}) is still open",
+                                printable(key),
+                                first.line,
+                                printable(&first.label)
+                            ),
+                        ));
+                    }
+                    if self.requests.insert(key, at.opened(method)) {
+                        out.push(self.capped(
+                            Code::RpcUnanswered,
+                            Severity::Warning,
+                            at,
+                            "open requests",
+                        ));
+                    }
+                }
+                Op::Response { key } => {
+                    if self.requests.remove(key).is_none() && !self.requests.capped {
+                        out.push(at.diag(
+                            Code::RpcUnmatchedResponse,
+                            format!(
+                                "response id {}: no open request with that id",
+                                printable(key)
+                            ),
+                        ));
+                    }
                 }
             }
+        }
+    }
+
+    // ---- sequence numbers ----
+
+    fn track_seq(&mut self, values: SeqValues, at: &At<'_>, out: &mut Vec<Diagnostic>) {
+        let n = if self.seq_field.is_some() {
+            values[0]
+        } else if let Some(i) = self.seq.detected {
+            values[i]
+        } else {
+            if self.seq.looked_at >= SEQ_DETECTION_WINDOW {
+                return;
+            }
+            self.seq.looked_at += 1;
+            let found = values.iter().position(Option::is_some);
+            if let Some(i) = found {
+                self.seq.detected = Some(i);
+                self.seq.field = Some(SEQ_FIELDS[i].to_string());
+            }
+            found.and_then(|i| values[i])
         };
         let Some(n) = n else { return };
         let field = self.seq.field.as_deref().unwrap_or_default();
@@ -446,207 +640,6 @@ impl GapTracker {
                 Code::SeqOutOfOrder,
                 format!("{field} {n} after {max}: out of order"),
             )),
-        }
-    }
-
-    // ---- Claude transcripts: parentUuid chains ----
-
-    fn track_chain(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        if value.get("isSidechain").and_then(|v| v.as_bool()) == Some(true) {
-            self.sidechain = true;
-        }
-        if let Some(parent) = value.get("parentUuid").and_then(|v| v.as_str()) {
-            if !self.sidechain && !self.uuids.capped && !self.uuids.contains(parent) {
-                out.push(at.diag(
-                    Code::SeqGap,
-                    format!(
-                        "parentUuid {} never appeared (broken chain)",
-                        printable(parent)
-                    ),
-                ));
-            }
-        }
-        if let Some(uuid) = value.get("uuid").and_then(|v| v.as_str()) {
-            let opened = at.opened(self.labels.get(""));
-            if self.uuids.insert(uuid, opened) {
-                out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
-            }
-        }
-    }
-
-    // ---- Claude stream-json sessions ----
-
-    fn track_claude_session(
-        &mut self,
-        value: Json<'_>,
-        at: &At<'_, '_>,
-        out: &mut Vec<Diagnostic>,
-    ) {
-        let ty = at.record.info.ty.unwrap_or_default();
-        let subtype = at.record.info.subtype.unwrap_or_default();
-        if ty == "system" && subtype == "init" {
-            self.saw_init = true;
-            if self.open_session.is_none() {
-                self.open_session = Some(at.opened(self.labels.get("")));
-            }
-            return;
-        }
-        if !matches!(ty, "assistant" | "user" | "result" | "stream_event") {
-            return;
-        }
-        if !self.saw_init && !self.reported_no_init {
-            self.reported_no_init = true;
-            out.push(at.diag(
-                Code::SessNoInit,
-                format!("`{ty}` before any system/init: the session has no start"),
-            ));
-        }
-        if self.open_session.is_none() {
-            self.open_session = Some(at.opened(self.labels.get("")));
-        }
-        if ty != "result" {
-            return;
-        }
-        self.open_session = None;
-        let mut why = Vec::new();
-        if subtype.starts_with("error") {
-            why.push(format!("subtype `{}`", printable(subtype)));
-        }
-        if value.get("is_error").and_then(|v| v.as_bool()) == Some(true) {
-            if why.is_empty() {
-                why.push(format!("is_error true (subtype `{}`)", printable(subtype)));
-            } else {
-                why.push("is_error true".to_string());
-            }
-        }
-        if let Some(status) = value.get("api_error_status") {
-            if status.kind() != Kind::Null {
-                why.push(format!("api_error_status {}", status.to_compact_string()));
-            }
-        }
-        if !why.is_empty() {
-            out.push(at.diag(
-                Code::SessErrorResult,
-                format!("the session ended in an error: {}", why.join(", ")),
-            ));
-        }
-    }
-
-    // ---- tool_use / tool_result (Claude stream-json and transcripts) ----
-
-    fn track_claude_tools(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        let ty = at.record.info.ty.unwrap_or_default();
-        if ty != "assistant" && ty != "user" {
-            return;
-        }
-        let Some(content) = value.get("message").and_then(|m| m.get("content")) else {
-            return;
-        };
-        if content.kind() != Kind::Array {
-            return;
-        }
-        content.for_each_element(|block| self.track_block(block, at, out));
-    }
-
-    /// One content block: a tool_use opens a call, a tool_result closes one.
-    fn track_block(&mut self, block: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        // One walk over the block for the fields either kind needs.
-        let [ty, id, name, use_id, is_error] =
-            block.get_many(["type", "id", "name", "tool_use_id", "is_error"]);
-        match ty.and_then(|t| t.as_str()) {
-            Some("tool_use") => {
-                let Some(id) = id.and_then(|v| v.as_str()) else {
-                    return;
-                };
-                let name = name.and_then(|v| v.as_str()).unwrap_or("?");
-                let opened = at.opened(self.labels.get(name));
-                if self.tools.insert(id, opened) {
-                    out.push(self.capped(
-                        Code::ToolOrphanUse,
-                        Severity::Warning,
-                        at,
-                        "open tool calls",
-                    ));
-                }
-            }
-            Some("tool_result") => {
-                let Some(id) = use_id.and_then(|v| v.as_str()) else {
-                    return;
-                };
-                let is_error = is_error.and_then(|v| v.as_bool()) == Some(true);
-                self.close_tool(id, is_error, at, out);
-            }
-            _ => {}
-        }
-    }
-
-    // ---- codex exec ----
-
-    fn track_codex(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        let ty = at.record.info.ty.unwrap_or_default();
-        match ty {
-            "thread.started" => {
-                // `exec resume` starts a new process: what the last one left open stays
-                // open for good, and item ids start again from item_0.
-                if self.saw_init {
-                    self.close_codex_process(out, "the process ended");
-                }
-                self.saw_init = true;
-                return;
-            }
-            "turn.started" | "turn.completed" | "turn.failed" | "item.started" | "item.updated"
-            | "item.completed" => {}
-            _ => return,
-        }
-        if !self.saw_init && !self.reported_no_init {
-            self.reported_no_init = true;
-            out.push(at.diag(
-                Code::SessNoInit,
-                format!("`{ty}` before any thread.started: the session has no start"),
-            ));
-        }
-        match ty {
-            "turn.started" => self.open_session = Some(at.opened(self.labels.get(""))),
-            "turn.completed" => self.open_session = None,
-            "turn.failed" => {
-                self.open_session = None;
-                let message = value
-                    .get("error")
-                    .and_then(|e| e.get("message"))
-                    .and_then(|m| m.as_str())
-                    .map(|m| format!(": {}", printable(&m.chars().take(120).collect::<String>())))
-                    .unwrap_or_default();
-                out.push(at.diag(Code::SessErrorResult, format!("the turn failed{message}")));
-            }
-            "item.started" => {
-                let item = value.get("item");
-                let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
-                if let Some(id) = id {
-                    let kind = item
-                        .and_then(|i| i.get("type"))
-                        .and_then(|v| v.as_str())
-                        .unwrap_or("?");
-                    let opened = at.opened(self.labels.get(kind));
-                    if self.items.insert(id, opened) {
-                        out.push(self.capped(
-                            Code::ToolOrphanUse,
-                            Severity::Warning,
-                            at,
-                            "open items",
-                        ));
-                    }
-                }
-            }
-            "item.completed" => {
-                let id = value
-                    .get("item")
-                    .and_then(|i| i.get("id"))
-                    .and_then(|v| v.as_str());
-                if let Some(id) = id {
-                    self.items.remove(id);
-                }
-            }
-            _ => {}
         }
     }
 
@@ -679,7 +672,7 @@ impl GapTracker {
     // ---- Gemini CLI, Cursor, OpenCode, Copilot ----
 
     /// Opens a tool call (`id`, named `name`).
-    fn open_tool(&mut self, id: &str, name: &str, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+    fn open_tool(&mut self, id: &str, name: &str, at: &At<'_>, out: &mut Vec<Diagnostic>) {
         let opened = at.opened(self.labels.get(name));
         if self.tools.insert(id, opened) {
             out.push(self.capped(
@@ -692,7 +685,7 @@ impl GapTracker {
     }
 
     /// Closes a tool call; an error result is TOOL_ERROR, an answer to nothing an orphan.
-    fn close_tool(&mut self, id: &str, is_error: bool, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
+    fn close_tool(&mut self, id: &str, is_error: bool, at: &At<'_>, out: &mut Vec<Diagnostic>) {
         match self.tools.remove(id) {
             Some(o) => {
                 if is_error {
@@ -726,254 +719,518 @@ impl GapTracker {
             }
         }
     }
+}
 
-    /// A record of a session that has begun: opens it if it is not open (reporting a
-    /// missing start once, where the dialect has one).
-    fn session_record(&mut self, has_init: bool, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        if has_init && !self.saw_init && !self.reported_no_init {
-            self.reported_no_init = true;
-            let ty = at.record.info.ty.unwrap_or("(none)");
-            out.push(at.diag(
-                Code::SessNoInit,
-                format!(
-                    "`{}` before any init: the session has no start",
-                    printable(ty)
-                ),
-            ));
-        }
-        if self.open_session.is_none() {
-            self.open_session = Some(at.opened(self.labels.get("")));
+/// The candidates of a record for the sequence field: the one named with `--seq-field`
+/// first, else one per [`SEQ_FIELDS`].
+type SeqValues = [Option<u64>; 3];
+
+const SEQ_FIELDS_N: [&str; 3] = ["seq", "sequence", "event_id"];
+
+/// One thing a record tells the trackers, taken from the record alone.
+#[derive(Debug, Clone)]
+enum Op {
+    /// A Claude transcript's chain: the record is a sidechain's, names a parent, has a uuid.
+    Chain {
+        sidechain: bool,
+        parent: Option<Box<str>>,
+        uuid: Option<Box<str>>,
+    },
+    /// A session start (system/init, init, the Gemini document).
+    Init,
+    /// A record that needs a session start before it.
+    NoInit(NoInit),
+    /// The session is open from here: always (`replace`), or unless one is open.
+    Open {
+        replace: bool,
+    },
+    /// The session ends here, in an error when there is a message.
+    End(Option<String>),
+    /// A codex `thread.started`: a new process.
+    CodexThread,
+    /// A tool call opens (`if_new`: unless one with that id is open).
+    OpenTool {
+        id: Box<str>,
+        name: Box<str>,
+        if_new: bool,
+    },
+    CloseTool {
+        id: Box<str>,
+        failed: bool,
+    },
+    /// A codex item starts or completes.
+    OpenItem {
+        id: Box<str>,
+        kind: Box<str>,
+    },
+    CloseItem {
+        id: Box<str>,
+    },
+    /// A JSON-RPC request or response, by the compact text of its id.
+    Request {
+        key: Box<str>,
+        method: Box<str>,
+    },
+    Response {
+        key: Box<str>,
+    },
+}
+
+/// A record of type `ty` came before any session start.
+#[derive(Debug, Clone)]
+enum NoInit {
+    Claude(&'static str),
+    Codex(&'static str),
+    Other(Box<str>),
+}
+
+impl NoInit {
+    fn message(&self) -> String {
+        match self {
+            NoInit::Claude(ty) => {
+                format!("`{ty}` before any system/init: the session has no start")
+            }
+            NoInit::Codex(ty) => {
+                format!("`{ty}` before any thread.started: the session has no start")
+            }
+            NoInit::Other(ty) => format!(
+                "`{}` before any init: the session has no start",
+                printable(ty)
+            ),
         }
     }
+}
 
-    /// The session's terminal event: closes it, and reports it when it is an error.
-    fn session_end(&mut self, error: Option<String>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        self.open_session = None;
-        if let Some(why) = error {
-            let why: String = why.chars().take(160).collect();
-            out.push(at.diag(
-                Code::SessErrorResult,
-                format!("the session ended in an error: {}", printable(&why)),
-            ));
+/// What the records of blocks of one input tell the trackers, in order: made by workers
+/// with [`GapTracker::collect`], applied by [`GapTracker::replay`].
+#[derive(Debug, Default)]
+pub struct Facts {
+    records: Vec<FactRecord>,
+    ops: Vec<Op>,
+}
+
+impl Facts {
+    pub fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
+
+#[derive(Debug)]
+struct FactRecord {
+    line: u64,
+    offset: u64,
+    len: usize,
+    seq: SeqValues,
+    /// Its operations are `ops[previous record's ops_end..ops_end]`.
+    ops_end: usize,
+    mark: usize,
+}
+
+/// The value the trackers look at: a valid record's, when it is an object.
+fn tracked_value<'a>(record: &Record<'a>) -> Option<Json<'a>> {
+    if record.status != Status::Valid {
+        return None;
+    }
+    record.value.filter(|v| v.is_object())
+}
+
+fn boxed(s: &str) -> Box<str> {
+    Box::from(s)
+}
+
+/// The message of a session that ended in an error (the reason cut to 160 characters).
+fn session_error(why: &str) -> String {
+    let why: String = why.chars().take(160).collect();
+    format!("the session ended in an error: {}", printable(&why))
+}
+
+/// Claude transcripts: parentUuid chains.
+fn chain(value: Json<'_>, ops: &mut Vec<Op>) {
+    let [sidechain, parent, uuid] = value.get_many(["isSidechain", "parentUuid", "uuid"]);
+    let sidechain = sidechain.and_then(|v| v.as_bool()) == Some(true);
+    let parent = parent.and_then(|v| v.as_str()).map(boxed);
+    let uuid = uuid.and_then(|v| v.as_str()).map(boxed);
+    if sidechain || parent.is_some() || uuid.is_some() {
+        ops.push(Op::Chain {
+            sidechain,
+            parent,
+            uuid,
+        });
+    }
+}
+
+/// Claude stream-json sessions (and Qwen's, Cursor's): system/init … result.
+fn claude_session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+    let ty = info.ty.unwrap_or_default();
+    let subtype = info.subtype.unwrap_or_default();
+    if ty == "system" && subtype == "init" {
+        ops.push(Op::Init);
+        ops.push(Op::Open { replace: false });
+        return;
+    }
+    let ty: &'static str = match ty {
+        "assistant" => "assistant",
+        "user" => "user",
+        "result" => "result",
+        "stream_event" => "stream_event",
+        _ => return,
+    };
+    ops.push(Op::NoInit(NoInit::Claude(ty)));
+    ops.push(Op::Open { replace: false });
+    if ty != "result" {
+        return;
+    }
+    let mut why = Vec::new();
+    if subtype.starts_with("error") {
+        why.push(format!("subtype `{}`", printable(subtype)));
+    }
+    let [is_error, api_error_status] = value.get_many(["is_error", "api_error_status"]);
+    if is_error.and_then(|v| v.as_bool()) == Some(true) {
+        if why.is_empty() {
+            why.push(format!("is_error true (subtype `{}`)", printable(subtype)));
+        } else {
+            why.push("is_error true".to_string());
         }
     }
+    if let Some(status) = api_error_status {
+        if status.kind() != Kind::Null {
+            why.push(format!("api_error_status {}", status.to_compact_string()));
+        }
+    }
+    let error =
+        (!why.is_empty()).then(|| format!("the session ended in an error: {}", why.join(", ")));
+    ops.push(Op::End(error));
+}
 
-    fn track_gemini(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        let str_at = |k: &str| value.get(k).and_then(|v| v.as_str());
-        let Some(ty) = at.record.info.ty else {
-            // The `-o json` document: a whole session in one record.
-            if crate::dialect::gemini::is_document(value) {
-                self.saw_init = true;
-                self.session_record(true, at, out);
-                let error = value
-                    .get("error")
-                    .filter(|e| e.kind() == Kind::Object)
-                    .map(|e| {
-                        e.get("message")
-                            .and_then(|m| m.as_str())
-                            .unwrap_or("error")
-                            .to_string()
+/// tool_use / tool_result content blocks (Claude stream-json and transcripts).
+fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+    let ty = info.ty.unwrap_or_default();
+    if ty != "assistant" && ty != "user" {
+        return;
+    }
+    let Some(content) = value.get("message").and_then(|m| m.get("content")) else {
+        return;
+    };
+    if content.kind() != Kind::Array {
+        return;
+    }
+    content.for_each_element(|block| {
+        // One walk over the block for the fields either kind needs.
+        let [ty, id, name, use_id, is_error] =
+            block.get_many(["type", "id", "name", "tool_use_id", "is_error"]);
+        match ty.and_then(|t| t.as_str()) {
+            Some("tool_use") => {
+                if let Some(id) = id.and_then(|v| v.as_str()) {
+                    let name = name.and_then(|v| v.as_str()).unwrap_or("?");
+                    ops.push(Op::OpenTool {
+                        id: boxed(id),
+                        name: boxed(name),
+                        if_new: false,
                     });
-                self.session_end(error, at, out);
-            }
-            return;
-        };
-        if ty == "init" {
-            self.saw_init = true;
-            self.open_session = Some(at.opened(self.labels.get("")));
-            return;
-        }
-        self.session_record(true, at, out);
-        match ty {
-            "tool_use" => {
-                if let Some(id) = str_at("tool_id") {
-                    self.open_tool(id, str_at("tool_name").unwrap_or("?"), at, out);
                 }
             }
-            "tool_result" => {
-                if let Some(id) = str_at("tool_id") {
-                    let failed = str_at("status") == Some("error")
-                        || str_at("output").is_some_and(crate::event::reports_failure);
-                    self.close_tool(id, failed, at, out);
+            Some("tool_result") => {
+                if let Some(id) = use_id.and_then(|v| v.as_str()) {
+                    let failed = is_error.and_then(|v| v.as_bool()) == Some(true);
+                    ops.push(Op::CloseTool {
+                        id: boxed(id),
+                        failed,
+                    });
                 }
-            }
-            "result" => {
-                let status = str_at("status").unwrap_or("?");
-                let error = (status != "success").then(|| {
-                    let message = value
-                        .path(&["error", "message"])
-                        .and_then(|m| m.as_str())
-                        .unwrap_or("");
-                    format!("status `{status}` {message}")
-                        .trim_end()
-                        .to_string()
-                });
-                self.session_end(error, at, out);
             }
             _ => {}
         }
-    }
+    });
+}
 
-    fn track_cursor_tool(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        if at.record.info.ty != Some("tool_call") {
+/// Cursor's tool_call started/completed.
+fn cursor_tool(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+    if info.ty != Some("tool_call") {
+        return;
+    }
+    let Some(id) = value.get("call_id").and_then(|v| v.as_str()) else {
+        return;
+    };
+    let mut name = None;
+    let mut failed = false;
+    if let Some(call) = value.get("tool_call") {
+        call.for_each_entry(|k, inner| {
+            if name.is_none() {
+                name = Some(k.strip_suffix("ToolCall").unwrap_or(k));
+                let result = inner.get("result");
+                failed = result.is_some_and(|r| r.has("failure") || r.has("error"))
+                    || result
+                        .and_then(|r| r.path(&["success", "exitCode"]))
+                        .and_then(|c| c.as_f64())
+                        .is_some_and(|c| c != 0.0);
+            }
+        });
+    }
+    match info.subtype {
+        Some("started") => ops.push(Op::OpenTool {
+            id: boxed(id),
+            name: boxed(name.unwrap_or("?")),
+            if_new: false,
+        }),
+        Some("completed") => ops.push(Op::CloseTool {
+            id: boxed(id),
+            failed,
+        }),
+        _ => {}
+    }
+}
+
+/// codex exec: thread.started, turn.started … turn.completed / turn.failed, items.
+fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+    let ty: &'static str = match info.ty.unwrap_or_default() {
+        "thread.started" => {
+            ops.push(Op::CodexThread);
             return;
         }
-        let Some(id) = value.get("call_id").and_then(|v| v.as_str()) else {
-            return;
-        };
-        let mut name = None;
-        let mut failed = false;
-        if let Some(call) = value.get("tool_call") {
-            call.for_each_entry(|k, inner| {
-                if name.is_none() {
-                    name = Some(k.strip_suffix("ToolCall").unwrap_or(k));
-                    let result = inner.get("result");
-                    failed = result.is_some_and(|r| r.has("failure") || r.has("error"))
-                        || result
-                            .and_then(|r| r.path(&["success", "exitCode"]))
-                            .and_then(|c| c.as_f64())
-                            .is_some_and(|c| c != 0.0);
-                }
-            });
+        "turn.started" => "turn.started",
+        "turn.completed" => "turn.completed",
+        "turn.failed" => "turn.failed",
+        "item.started" => "item.started",
+        "item.updated" => "item.updated",
+        "item.completed" => "item.completed",
+        _ => return,
+    };
+    ops.push(Op::NoInit(NoInit::Codex(ty)));
+    match ty {
+        "turn.started" => ops.push(Op::Open { replace: true }),
+        "turn.completed" => ops.push(Op::End(None)),
+        "turn.failed" => {
+            let message = value
+                .get("error")
+                .and_then(|e| e.get("message"))
+                .and_then(|m| m.as_str())
+                .map(|m| format!(": {}", printable(&m.chars().take(120).collect::<String>())))
+                .unwrap_or_default();
+            ops.push(Op::End(Some(format!("the turn failed{message}"))));
         }
-        match at.record.info.subtype {
-            Some("started") => self.open_tool(id, name.unwrap_or("?"), at, out),
-            Some("completed") => self.close_tool(id, failed, at, out),
-            _ => {}
-        }
-    }
-
-    fn track_opencode(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        let ty = at.record.info.ty.unwrap_or_default();
-        // OpenCode has no init: every record belongs to the run it names.
-        self.session_record(false, at, out);
-        match ty {
-            "tool_use" => {
-                let part = value.get("part");
-                let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
-                let Some(id) = id else { return };
-                let name = part
-                    .and_then(|p| p.get("tool"))
+        "item.started" => {
+            let item = value.get("item");
+            let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
+            if let Some(id) = id {
+                let kind = item
+                    .and_then(|i| i.get("type"))
                     .and_then(|v| v.as_str())
                     .unwrap_or("?");
-                let state = part.and_then(|p| p.get("state"));
-                let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
-                if !self.tools.contains(id) {
-                    self.open_tool(id, name, at, out);
-                }
-                if matches!(status, Some("completed" | "error")) {
-                    let exit = state
-                        .and_then(|s| s.path(&["metadata", "exit"]))
-                        .and_then(|c| c.as_f64());
-                    let failed = status == Some("error") || exit.is_some_and(|c| c != 0.0);
-                    self.close_tool(id, failed, at, out);
-                }
+                ops.push(Op::OpenItem {
+                    id: boxed(id),
+                    kind: boxed(kind),
+                });
             }
-            "error" => {
-                let e = value.get("error");
-                let message = e
-                    .and_then(|e| e.path(&["data", "message"]))
+        }
+        "item.completed" => {
+            let id = value
+                .get("item")
+                .and_then(|i| i.get("id"))
+                .and_then(|v| v.as_str());
+            if let Some(id) = id {
+                ops.push(Op::CloseItem { id: boxed(id) });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A record of a session that has begun: opens it if it is not open (after reporting a
+/// missing start once, where the dialect has one).
+fn session_record(info: &RecordInfo<'_>, has_init: bool, ops: &mut Vec<Op>) {
+    if has_init {
+        ops.push(Op::NoInit(NoInit::Other(boxed(
+            info.ty.unwrap_or("(none)"),
+        ))));
+    }
+    ops.push(Op::Open { replace: false });
+}
+
+/// Gemini CLI: init … result, tool_use / tool_result by `tool_id`; the `-o json` document.
+fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+    let str_at = |k: &str| value.get(k).and_then(|v| v.as_str());
+    let Some(ty) = info.ty else {
+        // The `-o json` document: a whole session in one record.
+        if crate::dialect::gemini::is_document(value) {
+            let error = value
+                .get("error")
+                .filter(|e| e.kind() == Kind::Object)
+                .map(|e| {
+                    session_error(e.get("message").and_then(|m| m.as_str()).unwrap_or("error"))
+                });
+            ops.push(Op::Init);
+            ops.push(Op::Open { replace: false });
+            ops.push(Op::End(error));
+        }
+        return;
+    };
+    if ty == "init" {
+        ops.push(Op::Init);
+        ops.push(Op::Open { replace: true });
+        return;
+    }
+    session_record(info, true, ops);
+    match ty {
+        "tool_use" => {
+            if let Some(id) = str_at("tool_id") {
+                ops.push(Op::OpenTool {
+                    id: boxed(id),
+                    name: boxed(str_at("tool_name").unwrap_or("?")),
+                    if_new: false,
+                });
+            }
+        }
+        "tool_result" => {
+            if let Some(id) = str_at("tool_id") {
+                let failed = str_at("status") == Some("error")
+                    || str_at("output").is_some_and(crate::event::reports_failure);
+                ops.push(Op::CloseTool {
+                    id: boxed(id),
+                    failed,
+                });
+            }
+        }
+        "result" => {
+            let status = str_at("status").unwrap_or("?");
+            let error = (status != "success").then(|| {
+                let message = value
+                    .path(&["error", "message"])
                     .and_then(|m| m.as_str())
-                    .or_else(|| e.and_then(|e| e.get("name")).and_then(|n| n.as_str()))
-                    .unwrap_or("error");
-                self.session_end(Some(message.to_string()), at, out);
-            }
-            _ if crate::dialect::opencode::ends_run(value, ty) => self.session_end(None, at, out),
-            _ => {}
+                    .unwrap_or("");
+                session_error(format!("status `{status}` {message}").trim_end())
+            });
+            ops.push(Op::End(error));
         }
-    }
-
-    fn track_copilot(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        let ty = at.record.info.ty.unwrap_or_default();
-        self.session_record(false, at, out);
-        let data = value.get("data");
-        let data_str = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
-        match ty {
-            "tool.execution_start" => {
-                if let Some(id) = data_str("toolCallId") {
-                    self.open_tool(id, data_str("toolName").unwrap_or("?"), at, out);
-                }
-            }
-            "tool.execution_complete" => {
-                if let Some(id) = data_str("toolCallId") {
-                    let failed = data
-                        .and_then(|d| d.get("success"))
-                        .and_then(|s| s.as_bool())
-                        == Some(false);
-                    self.close_tool(id, failed, at, out);
-                }
-            }
-            "result" => {
-                let code = value.get("exitCode").and_then(|c| c.as_f64());
-                let error = match code {
-                    Some(c) => (c != 0.0).then(|| format!("exitCode {c}")),
-                    None => Some("no exitCode".to_string()),
-                };
-                self.session_end(error, at, out);
-            }
-            _ => {}
-        }
-    }
-
-    // ---- JSON-RPC ----
-
-    fn track_rpc(&mut self, value: Json<'_>, at: &At<'_, '_>, out: &mut Vec<Diagnostic>) {
-        let Some(id) = value.get("id") else { return };
-        let key = id.to_compact_string();
-        if let Some(method) = value.get("method") {
-            let method = self.labels.get(method.as_str().unwrap_or("?"));
-            if let Some(first) = self.requests.get(&key) {
-                out.push(at.diag(
-                    Code::RpcDuplicateId,
-                    format!(
-                        "request id {} reused while the request at line {} ({}) is still open",
-                        printable(&key),
-                        first.line,
-                        printable(&first.label)
-                    ),
-                ));
-            }
-            if self.requests.insert(&key, at.opened(method)) {
-                out.push(self.capped(Code::RpcUnanswered, Severity::Warning, at, "open requests"));
-            }
-        } else if (value.has("result") || value.has("error"))
-            && self.requests.remove(&key).is_none()
-            && !self.requests.capped
-        {
-            out.push(at.diag(
-                Code::RpcUnmatchedResponse,
-                format!(
-                    "response id {}: no open request with that id",
-                    printable(&key)
-                ),
-            ));
-        }
+        _ => {}
     }
 }
 
-/// The record a diagnostic is about.
-struct At<'r, 'a> {
-    record: &'r Record<'a>,
+/// OpenCode: no init and no result; a run ends at its last step or an error.
+fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+    let ty = info.ty.unwrap_or_default();
+    // OpenCode has no init: every record belongs to the run it names.
+    session_record(info, false, ops);
+    match ty {
+        "tool_use" => {
+            let part = value.get("part");
+            let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
+            let Some(id) = id else { return };
+            let name = part
+                .and_then(|p| p.get("tool"))
+                .and_then(|v| v.as_str())
+                .unwrap_or("?");
+            let state = part.and_then(|p| p.get("state"));
+            let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
+            ops.push(Op::OpenTool {
+                id: boxed(id),
+                name: boxed(name),
+                if_new: true,
+            });
+            if matches!(status, Some("completed" | "error")) {
+                let exit = state
+                    .and_then(|s| s.path(&["metadata", "exit"]))
+                    .and_then(|c| c.as_f64());
+                let failed = status == Some("error") || exit.is_some_and(|c| c != 0.0);
+                ops.push(Op::CloseTool {
+                    id: boxed(id),
+                    failed,
+                });
+            }
+        }
+        "error" => {
+            let e = value.get("error");
+            let message = e
+                .and_then(|e| e.path(&["data", "message"]))
+                .and_then(|m| m.as_str())
+                .or_else(|| e.and_then(|e| e.get("name")).and_then(|n| n.as_str()))
+                .unwrap_or("error");
+            ops.push(Op::End(Some(session_error(message))));
+        }
+        _ if crate::dialect::opencode::ends_run(value, ty) => ops.push(Op::End(None)),
+        _ => {}
+    }
 }
 
-impl At<'_, '_> {
+/// Copilot CLI: tool executions, and the result's exit code.
+fn copilot(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+    let ty = info.ty.unwrap_or_default();
+    session_record(info, false, ops);
+    let data = value.get("data");
+    let data_str = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
+    match ty {
+        "tool.execution_start" => {
+            if let Some(id) = data_str("toolCallId") {
+                ops.push(Op::OpenTool {
+                    id: boxed(id),
+                    name: boxed(data_str("toolName").unwrap_or("?")),
+                    if_new: false,
+                });
+            }
+        }
+        "tool.execution_complete" => {
+            if let Some(id) = data_str("toolCallId") {
+                let failed = data
+                    .and_then(|d| d.get("success"))
+                    .and_then(|s| s.as_bool())
+                    == Some(false);
+                ops.push(Op::CloseTool {
+                    id: boxed(id),
+                    failed,
+                });
+            }
+        }
+        "result" => {
+            let code = value.get("exitCode").and_then(|c| c.as_f64());
+            let error = match code {
+                Some(c) => (c != 0.0).then(|| format!("exitCode {c}")),
+                None => Some("no exitCode".to_string()),
+            };
+            ops.push(Op::End(error.as_deref().map(session_error)));
+        }
+        _ => {}
+    }
+}
+
+/// JSON-RPC: requests and responses by id.
+fn rpc(value: Json<'_>, ops: &mut Vec<Op>) {
+    let Some(id) = value.get("id") else { return };
+    let key = id.to_compact_string().into_boxed_str();
+    if let Some(method) = value.get("method") {
+        ops.push(Op::Request {
+            key,
+            method: boxed(method.as_str().unwrap_or("?")),
+        });
+    } else if value.has("result") || value.has("error") {
+        ops.push(Op::Response { key });
+    }
+}
+
+/// Where a diagnostic about a record points.
+struct At<'r> {
+    file: &'r Arc<str>,
+    line: u64,
+    offset: u64,
+    raw: &'r [u8],
+}
+
+impl At<'_> {
     fn diag(&self, code: Code, message: String) -> Diagnostic {
         Diagnostic {
-            file: self.record.file.clone(),
-            line: self.record.line,
+            file: self.file.clone(),
+            line: self.line,
             column: None,
-            offset: self.record.offset,
+            offset: self.offset,
             code,
             severity: code.severity(),
             message,
-            excerpt: excerpt(trim_newline(self.record.raw), None),
+            excerpt: excerpt(trim_newline(self.raw), None),
         }
     }
 
     fn opened(&self, label: Arc<str>) -> Opened {
         Opened {
-            line: self.record.line,
-            offset: self.record.offset,
+            line: self.line,
+            offset: self.offset,
             label,
         }
     }

@@ -105,6 +105,12 @@ pub trait Parallel: Consumer {
     /// shard saw `begin_input` and `end_input`); a block's part is a run of records of the
     /// input the consumer itself was told about.
     fn merge(&mut self, part: Self::Part) -> io::Result<Flow>;
+
+    /// Adds a block's part: `block` holds the block's records, the first at byte `offset`
+    /// of the input (gap findings, found while merging, point into it).
+    fn merge_block(&mut self, part: Self::Part, _block: &[u8], _offset: u64) -> io::Result<Flow> {
+        self.merge(part)
+    }
 }
 
 /// An input the calling thread reads: its display name, a (decompressing) reader, and
@@ -249,7 +255,7 @@ impl Pipeline {
                 },
                 sent: 0,
                 max_units: threads * 8,
-                max_held: threads * 4 * WHOLE_FILE_BYTES as usize,
+                max_held: threads * 2 * BLOCK_BYTES,
             };
             let mut batch = Batch::default();
             for source in sources {
@@ -965,7 +971,7 @@ impl<T> Merger<T> {
             } => {
                 let part = part.map_err(Error::Write)?;
                 let flow = if consumer.fits(&part) {
-                    consumer.merge(part)
+                    consumer.merge_block(part, &bytes[warm..len], offset)
                 } else {
                     // The guess was wrong: the records again, in order, as one pass.
                     drop(part);

@@ -206,6 +206,52 @@ fn capture_tree(root: &Path) {
         let link = root.join("p3/s4/dangling.jsonl");
         std::os::unix::fs::symlink(root.join("nowhere.jsonl"), link).expect("symlink");
     }
+    // Every other agent's session many times over, some cut short and some missing their
+    // second record, so gaps open in one block and close (or never do) in another.
+    let agents = [
+        ("gemini", "jnarowski__agentcmd__gemini.md.L635.jsonl", 700),
+        ("copilot", "sortie-ai__sortie__tool_use_session.jsonl", 400),
+        (
+            "opencode",
+            "sortie-ai__sortie__opencode-adapter-notes.md.L313-315.jsonl",
+            1100,
+        ),
+        (
+            "cursor",
+            "arockwell__emdx__cursor-vs-claude-cli-examples.md.L398-401.jsonl",
+            1500,
+        ),
+    ];
+    for (agent, file, copies) in agents {
+        let session = read(&format!("other-agents/{agent}/{file}"));
+        let lines: Vec<&[u8]> = session.split_inclusive(|&b| b == b'\n').collect();
+        let mut big = Vec::new();
+        for copy in 0..copies {
+            for (i, line) in lines.iter().enumerate() {
+                let cut = copy % 7 == 3 && i == lines.len() - 1;
+                // (Copilot's second record is no gap; its tool start is.)
+                let gap = copy % 11 == 5 && i == if agent == "copilot" { 3 } else { 1 };
+                if agent == "cursor" && copy % 11 == 5 && i == lines.len() - 1 {
+                    // A result that is an error.
+                    let line = String::from_utf8_lossy(line);
+                    big.extend(
+                        line.replace(r#""is_error":false"#, r#""is_error":true"#)
+                            .bytes(),
+                    );
+                } else if !cut && !gap {
+                    big.extend_from_slice(line);
+                }
+            }
+            if agent == "opencode" && copy % 9 == 4 {
+                // OpenCode's own failure record ends its run in an error.
+                big.extend_from_slice(
+                    br#"{"type":"error","timestamp":1777197446700,"sessionID":"ses_236c713fcffel8QozOz4ca0AYK","error":{"name":"APIError","data":{"message":"rate limited"}}}"#,
+                );
+                big.push(b'\n');
+            }
+        }
+        write(&format!("p5/big-{agent}.jsonl"), &big);
+    }
     let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
     std::io::Write::write_all(&mut gz, &claude_log.repeat(3)).expect("gzip");
     write("p5/packed.jsonl.gz", &gz.finish().expect("gzip"));
@@ -243,11 +289,33 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
     );
     assert!(!rejects.is_empty());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
-    assert_eq!(report["files"], 6 * 11 + 7);
+    assert_eq!(report["files"], 6 * 11 + 11);
     assert_eq!(out.status.code(), Some(2), "the dangling link is an error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("dangling.jsonl"));
+    // Gaps were found in the other agents' large files, which are read in blocks.
+    let (gaps, _) = run(
+        &["gaps", "-f", "json", tree.to_str().expect("path")],
+        "2",
+        &dir.path().join("r"),
+    );
+    let gaps = String::from_utf8_lossy(&gaps.stdout);
+    for agent in ["gemini", "copilot", "opencode", "cursor"] {
+        let file = format!("big-{agent}.jsonl");
+        let found = gaps.lines().filter(|l| l.contains(&file)).count();
+        assert!(found > 10, "{found} gaps in {file}");
+    }
     let dialects = report["dialects"].as_object().expect("dialects");
-    for d in ["claude", "claude-log", "codex", "codex-log", "jsonrpc"] {
+    for d in [
+        "claude",
+        "claude-log",
+        "codex",
+        "codex-log",
+        "jsonrpc",
+        "gemini",
+        "copilot",
+        "opencode",
+        "cursor",
+    ] {
         assert!(dialects.contains_key(d), "{d} in {dialects:?}");
     }
 }

@@ -370,8 +370,9 @@ pub struct ValidateArgs {
     pub max_errors: Option<u64>,
 
     /// Also report the structural findings of `ndjq gaps` (missing result, orphan tool
-    /// calls, sequence gaps, unanswered requests). They need every record in order, so
-    /// inputs are then read on one thread.
+    /// calls, sequence gaps, unanswered requests). They need every record of an input in
+    /// order: workers still parse it on every core, and one thread applies what each
+    /// record tells the trackers.
     #[arg(long)]
     pub gaps: bool,
 

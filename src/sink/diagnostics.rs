@@ -57,15 +57,43 @@ struct SummaryJson<'a> {
 /// Streams diagnostics to `out` in a chosen format.
 #[derive(Debug)]
 pub struct DiagnosticWriter<W: Write> {
-    out: W,
+    out: Counted<W>,
     format: Format,
     painter: Painter,
+}
+
+/// A writer that counts the bytes written through it.
+#[derive(Debug)]
+struct Counted<W> {
+    inner: W,
+    written: usize,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n;
+        Ok(n)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.inner.write_all(buf)?;
+        self.written += buf.len();
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 impl<W: Write> DiagnosticWriter<W> {
     pub fn new(out: W, format: Format, painter: Painter) -> io::Result<Self> {
         let mut writer = DiagnosticWriter {
-            out,
+            out: Counted {
+                inner: out,
+                written: 0,
+            },
             format,
             painter,
         };
@@ -81,10 +109,18 @@ impl<W: Write> DiagnosticWriter<W> {
     /// A writer continuing another's output: no CSV header.
     pub fn continuation(out: W, format: Format, painter: Painter) -> Self {
         DiagnosticWriter {
-            out,
+            out: Counted {
+                inner: out,
+                written: 0,
+            },
             format,
             painter,
         }
+    }
+
+    /// The bytes written so far (since the output was last taken).
+    pub fn written(&self) -> usize {
+        self.out.written
     }
 
     pub fn write(&mut self, d: &Diagnostic) -> io::Result<()> {
@@ -195,6 +231,26 @@ impl<W: Write> DiagnosticWriter<W> {
         self.out.flush()
     }
 
+    /// Writes a shard's output with diagnostics found while merging it put in their places:
+    /// each after `text` up to its mark (see [`DiagnosticWriter::written`]); `each` is told
+    /// of every one.
+    pub fn write_interleaved(
+        &mut self,
+        text: &[u8],
+        found: &[(usize, Diagnostic)],
+        mut each: impl FnMut(&Diagnostic),
+    ) -> io::Result<()> {
+        let mut pos = 0;
+        for (mark, d) in found {
+            let mark = (*mark).clamp(pos, text.len());
+            self.out.write_all(&text[pos..mark])?;
+            pos = mark;
+            each(d);
+            self.write(d)?;
+        }
+        self.out.write_all(&text[pos..])
+    }
+
     /// Writes bytes as they are, without flushing (merging a shard's output).
     pub fn write_raw_unflushed(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.out.write_all(bytes)
@@ -251,6 +307,7 @@ fn escape_property(s: &str) -> String {
 impl DiagnosticWriter<Vec<u8>> {
     /// Takes what was written so far.
     pub fn take_output(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.out)
+        self.out.written = 0;
+        std::mem::take(&mut self.out.inner)
     }
 }

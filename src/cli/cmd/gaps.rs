@@ -3,8 +3,10 @@
 //! summary; exit 1 when any is at or above `--fail-on` (default: warning, so that any gap
 //! fails a CI job). The records' own diagnostics (PROTO_*) go to stderr, as for `stats`.
 //!
-//! Gaps depend on the records before them in the same input: each input is read by one
-//! thread, in order; small files are read in parallel with each other and merged in order.
+//! Gaps depend on the records before them in the same input. Small files are read whole
+//! in parallel with each other; a large one is cut into blocks whose records' gap facts
+//! workers take ([`GapTracker::collect`]) and the merge applies in order
+//! ([`GapTracker::replay`]): the findings are those of one pass.
 
 use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::GapsArgs;
@@ -13,7 +15,7 @@ use crate::cli::exit::Outcome;
 use anyhow::Result;
 use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
-use ndjq::gaps::GapTracker;
+use ndjq::gaps::{Facts, GapTracker};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::{DiagnosticWriter, Format, Painter, Reporter};
@@ -34,6 +36,10 @@ struct GapsRun<W: Write, R: Write> {
     seq_field: Option<String>,
     format: Format,
     painter: Painter,
+    /// Between `begin_input` and `end_input`: the tracker follows the input. Otherwise
+    /// (a shard reading a block) records' gap facts are collected.
+    in_input: bool,
+    facts: Facts,
 }
 
 impl<W: Write, R: Write> GapsRun<W, R> {
@@ -53,6 +59,7 @@ impl<W: Write, R: Write> GapsRun<W, R> {
 impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
     fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
+        self.in_input = true;
         self.tracker.begin(file);
         Ok(())
     }
@@ -65,8 +72,13 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
         if let Some(r) = self.rejects.as_mut() {
             r.offer(record)?;
         }
-        self.tracker.track(record, &mut self.found);
-        self.write_found()?;
+        if self.in_input {
+            self.tracker.track(record, &mut self.found);
+            self.write_found()?;
+        } else {
+            let mark = self.writer.written();
+            self.tracker.collect(record, mark, &mut self.facts);
+        }
         Ok(Flow::Continue)
     }
 
@@ -79,6 +91,7 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
     }
 
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        self.in_input = false;
         self.tracker.end(dialect, &mut self.found);
         self.write_found()
     }
@@ -95,6 +108,8 @@ struct Part {
     summary: Summary,
     diagnostics: Vec<Diagnostic>,
     rejects: Option<(Vec<u8>, u64)>,
+    /// A block's gap facts.
+    facts: Facts,
 }
 
 impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
@@ -104,11 +119,6 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
     /// A part is an input's gaps, not its records.
     fn small_parts(&self) -> bool {
         true
-    }
-
-    /// The trackers follow an input from its first record: never cut into blocks.
-    fn batchable(&self, _dialect: Option<Dialect>) -> bool {
-        false
     }
 
     fn shard(&self) -> Self::Shard {
@@ -123,6 +133,8 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
             seq_field: self.seq_field.clone(),
             format: self.format,
             painter: self.painter,
+            in_input: false,
+            facts: Facts::default(),
         }
     }
 
@@ -132,11 +144,21 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
             summary: std::mem::take(&mut shard.summary),
             diagnostics: shard.diagnostics.take(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
+            facts: std::mem::take(&mut shard.facts),
         }
     }
 
     fn merge(&mut self, part: Part) -> io::Result<Flow> {
-        self.writer.write_raw_unflushed(&part.text)?;
+        self.merge_block(part, &[], 0)
+    }
+
+    /// The block's gap facts are applied in order.
+    fn merge_block(&mut self, part: Part, block: &[u8], offset: u64) -> io::Result<Flow> {
+        let mut found = Vec::new();
+        self.tracker.replay(&part.facts, block, offset, &mut found);
+        let summary = &mut self.summary;
+        self.writer
+            .write_interleaved(&part.text, &found, |d| summary.add_diagnostic(d))?;
         self.summary.merge(&part.summary);
         for d in &part.diagnostics {
             self.diagnostics.report(d)?;
@@ -169,6 +191,8 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         seq_field: args.seq_field.clone(),
         format,
         painter,
+        in_input: false,
+        facts: Facts::default(),
     };
     let ran = crate::cli::run_sources(&common, &mut run, true)?;
     if let Some(r) = run.rejects.as_mut() {

@@ -1,8 +1,9 @@
 //! `ndjq validate`: every diagnostic with its location, then a summary; exit 1 when any
 //! is at or above `--fail-on`. With `--gaps`, it also reports the findings of `ndjq gaps`
-//! (at the record where each becomes known, or at the end of the input): those depend on
-//! the records before in the same input, so each input is then read by one thread (files
-//! still in parallel with each other). Without it, files are read on every core.
+//! (at the record where each becomes known, or at the end of the input). Those depend on
+//! the records before in the same input: a worker reading a block takes each record's
+//! gap facts ([`GapTracker::collect`]) and the merge applies them in order
+//! ([`GapTracker::replay`]), putting each finding after its record's own diagnostics.
 
 use super::Rejects;
 use crate::cli::args::ValidateArgs;
@@ -11,7 +12,7 @@ use crate::cli::exit::Outcome;
 use anyhow::Result;
 use ndjq::diagnostic::{Diagnostic, Severity};
 use ndjq::dialect::Dialect;
-use ndjq::gaps::GapTracker;
+use ndjq::gaps::{Facts, GapTracker};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::{DiagnosticWriter, Format, Painter};
@@ -33,6 +34,10 @@ struct Validate<W: Write, R: Write> {
     tracker: Option<GapTracker>,
     /// Reused list of what the tracker found at the current record.
     found: Vec<Diagnostic>,
+    /// Between `begin_input` and `end_input`: the tracker follows the input. Otherwise
+    /// (a shard reading a block) records' gap facts are collected.
+    in_input: bool,
+    facts: Facts,
 }
 
 impl<W: Write, R: Write> Validate<W, R> {
@@ -49,6 +54,7 @@ impl<W: Write, R: Write> Validate<W, R> {
 impl<W: Write, R: Write> Consumer for Validate<W, R> {
     fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
+        self.in_input = true;
         if let Some(t) = self.tracker.as_mut() {
             t.begin(file);
         }
@@ -60,8 +66,10 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         for d in record.diagnostics {
             self.writer.write(d)?;
         }
-        if let Some(t) = self.tracker.as_mut() {
-            t.track(record, &mut self.found);
+        match self.tracker.as_mut() {
+            Some(t) if self.in_input => t.track(record, &mut self.found),
+            Some(t) => t.collect(record, self.writer.written(), &mut self.facts),
+            None => {}
         }
         let wrote = !record.diagnostics.is_empty() || !self.found.is_empty();
         self.write_found()?;
@@ -98,6 +106,7 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
     }
 
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        self.in_input = false;
         // Stopped at --max-errors: the rest of the input was not read, so what is still
         // open is not known to stay open.
         if self.stopped_early {
@@ -120,6 +129,8 @@ struct Part {
     text: Vec<u8>,
     rejects: Option<(Vec<u8>, u64)>,
     summary: Summary,
+    /// With `--gaps`, a block's gap facts.
+    facts: Facts,
 }
 
 impl<W: Write, R: Write> Parallel for Validate<W, R> {
@@ -129,12 +140,6 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
     /// With `--gaps`, the part is what one input adds: its diagnostics.
     fn small_parts(&self) -> bool {
         self.tracker.is_some()
-    }
-
-    /// The gap checks follow an input from its first record: with `--gaps`, an input is
-    /// read whole by one thread (small files still in parallel).
-    fn batchable(&self, _dialect: Option<Dialect>) -> bool {
-        self.tracker.is_none()
     }
 
     fn shard(&self) -> Self::Shard {
@@ -150,6 +155,8 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             tracker: self.tracker.as_ref().map(|_| GapTracker::new(None)),
             found: Vec::new(),
+            in_input: false,
+            facts: Facts::default(),
         }
     }
 
@@ -158,11 +165,24 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
             text: shard.writer.take_output(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
             summary: std::mem::take(&mut shard.summary),
+            facts: std::mem::take(&mut shard.facts),
         }
     }
 
     fn merge(&mut self, part: Part) -> io::Result<Flow> {
-        self.writer.write_raw_unflushed(&part.text)?;
+        self.merge_block(part, &[], 0)
+    }
+
+    /// The block's gap facts are applied in order; each finding is written after its
+    /// record's own diagnostics.
+    fn merge_block(&mut self, part: Part, block: &[u8], offset: u64) -> io::Result<Flow> {
+        let mut found = Vec::new();
+        if let Some(t) = self.tracker.as_mut() {
+            t.replay(&part.facts, block, offset, &mut found);
+        }
+        let summary = &mut self.summary;
+        self.writer
+            .write_interleaved(&part.text, &found, |d| summary.add_diagnostic(d))?;
         if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
             r.merge(&bytes, n)?;
         }
@@ -194,6 +214,8 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         rejects,
         tracker: args.gaps.then(|| GapTracker::new(None)),
         found: Vec::new(),
+        in_input: false,
+        facts: Facts::default(),
     };
     // --max-errors stops at an exact record: one record at a time.
     let parallel_ok = args.max_errors.is_none();
