@@ -248,8 +248,8 @@ pub struct GapTracker {
     /// Diagnostics found and not yet taken (the [`Consumer`] use).
     found: Vec<Diagnostic>,
     labels: Labels,
-    /// Reused list of a record's operations.
-    scratch: Vec<Op>,
+    /// Reused list of a record's operations, and their strings.
+    scratch: (Vec<Op>, String),
 }
 
 impl GapTracker {
@@ -276,7 +276,7 @@ impl GapTracker {
             open_session: None,
             found: Vec::new(),
             labels: Labels::default(),
-            scratch: Vec::new(),
+            scratch: (Vec::new(), String::new()),
         }
     }
 
@@ -302,17 +302,18 @@ impl GapTracker {
         let Some(value) = tracked_value(record) else {
             return;
         };
-        let mut ops = std::mem::take(&mut self.scratch);
+        let (mut ops, mut text) = std::mem::take(&mut self.scratch);
         ops.clear();
-        let seq = self.extract(&record.info, value, &mut ops);
+        text.clear();
+        self.extract(&record.info, value, &mut ops, &mut text);
         let at = At {
             file: record.file,
             line: record.line,
             offset: record.offset,
             raw: record.raw,
         };
-        self.apply(seq, &ops, &at, out);
-        self.scratch = ops;
+        self.apply(&ops, &text, &at, out);
+        self.scratch = (ops, text);
     }
 
     /// Takes what `record` tells the trackers into `facts` without using the tracker's
@@ -324,14 +325,15 @@ impl GapTracker {
         let Some(value) = tracked_value(record) else {
             return;
         };
-        let seq = self.extract(&record.info, value, &mut facts.ops);
+        self.extract(&record.info, value, &mut facts.ops, &mut facts.text);
+        // A block's records and output stay far below 4 GiB (a longer line ends batching).
+        let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         facts.records.push(FactRecord {
             line: record.line,
             offset: record.offset,
-            len: record.raw.len(),
-            seq,
-            ops_end: facts.ops.len(),
-            mark,
+            len: small(record.raw.len()),
+            ops_end: small(facts.ops.len()),
+            mark: small(mark),
         });
     }
 
@@ -351,7 +353,7 @@ impl GapTracker {
         for r in &facts.records {
             let from = usize::try_from(r.offset.saturating_sub(block_offset)).unwrap_or(0);
             let raw = block
-                .get(from..from.saturating_add(r.len))
+                .get(from..from.saturating_add(r.len as usize))
                 .unwrap_or_default();
             let at = At {
                 file: &file,
@@ -359,9 +361,11 @@ impl GapTracker {
                 offset: r.offset,
                 raw,
             };
-            self.apply(r.seq, &facts.ops[start..r.ops_end], &at, &mut found);
-            start = r.ops_end;
-            out.extend(found.drain(..).map(|d| (r.mark, d)));
+            let end = r.ops_end as usize;
+            let ops = facts.ops.get(start..end).unwrap_or_default();
+            self.apply(ops, &facts.text, &at, &mut found);
+            start = end;
+            out.extend(found.drain(..).map(|d| (r.mark as usize, d)));
         }
     }
 
@@ -453,41 +457,56 @@ impl GapTracker {
 
     // ---- what a record tells the trackers (no state) ----
 
-    /// The record's facts: its sequence candidates (returned) and its operations (pushed
-    /// onto `ops`), in the order the trackers take them.
-    fn extract(&self, info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) -> SeqValues {
+    /// The record's facts, pushed onto `ops` in the order the trackers take them: its
+    /// sequence candidates first (when it has any), then what its dialect says.
+    fn extract(
+        &self,
+        info: &RecordInfo<'_>,
+        value: Json<'_>,
+        ops: &mut Vec<Op>,
+        text: &mut String,
+    ) {
         let seq = match &self.seq_field {
             Some(f) => [value.get(f).and_then(|v| v.as_u64()), None, None],
             None => value
                 .get_many(SEQ_FIELDS_N)
                 .map(|v| v.and_then(|v| v.as_u64())),
         };
+        if seq.iter().any(Option::is_some) {
+            ops.push(Op::Seq(seq));
+        }
         match info.dialect {
             Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor) => {
-                claude_session(info, value, ops);
-                claude_tools(info, value, ops);
-                cursor_tool(info, value, ops);
+                claude_session(info, value, ops, text);
+                claude_tools(info, value, ops, text);
+                cursor_tool(info, value, ops, text);
             }
-            Some(Dialect::Gemini) => gemini(info, value, ops),
-            Some(Dialect::OpenCode) => opencode(info, value, ops),
-            Some(Dialect::Copilot) => copilot(info, value, ops),
+            Some(Dialect::Gemini) => gemini(info, value, ops, text),
+            Some(Dialect::OpenCode) => opencode(info, value, ops, text),
+            Some(Dialect::Copilot) => copilot(info, value, ops, text),
             Some(Dialect::ClaudeLog) => {
-                chain(value, ops);
-                claude_tools(info, value, ops);
+                chain(value, ops, text);
+                claude_tools(info, value, ops, text);
             }
-            Some(Dialect::Codex) => codex(info, value, ops),
-            Some(Dialect::JsonRpc) => rpc(value, ops),
+            Some(Dialect::Codex) => codex(info, value, ops, text),
+            Some(Dialect::JsonRpc) => rpc(value, ops, text),
             _ => {}
         }
-        seq
     }
 
     // ---- what the trackers make of it (the state) ----
 
-    fn apply(&mut self, seq: SeqValues, ops: &[Op], at: &At<'_>, out: &mut Vec<Diagnostic>) {
+    /// Applies a record's operations (every record the trackers look at, with or without
+    /// any: the sequence field is looked for on a window of records).
+    fn apply(&mut self, ops: &[Op], text: &str, at: &At<'_>, out: &mut Vec<Diagnostic>) {
+        let seq = match ops.first() {
+            Some(Op::Seq(values)) => *values,
+            _ => [None; 3],
+        };
         self.track_seq(seq, at, out);
         for op in ops {
             match op {
+                Op::Seq(_) => {}
                 Op::Chain {
                     sidechain,
                     parent,
@@ -496,7 +515,7 @@ impl GapTracker {
                     if *sidechain {
                         self.sidechain = true;
                     }
-                    if let Some(parent) = parent {
+                    if let Some(parent) = parent.map(|p| p.of(text)) {
                         if !self.sidechain && !self.uuids.capped && !self.uuids.contains(parent) {
                             out.push(at.diag(
                                 Code::SeqGap,
@@ -507,7 +526,7 @@ impl GapTracker {
                             ));
                         }
                     }
-                    if let Some(uuid) = uuid {
+                    if let Some(uuid) = uuid.map(|u| u.of(text)) {
                         let opened = at.opened(self.labels.get(""));
                         if self.uuids.insert(uuid, opened) {
                             out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
@@ -518,7 +537,7 @@ impl GapTracker {
                 Op::NoInit(kind) => {
                     if !self.saw_init && !self.reported_no_init {
                         self.reported_no_init = true;
-                        out.push(at.diag(Code::SessNoInit, kind.message()));
+                        out.push(at.diag(Code::SessNoInit, kind.message(text)));
                     }
                 }
                 Op::Open { replace } => {
@@ -529,7 +548,8 @@ impl GapTracker {
                 Op::End(error) => {
                     self.open_session = None;
                     if let Some(message) = error {
-                        out.push(at.diag(Code::SessErrorResult, message.clone()));
+                        let message = message.of(text).to_string();
+                        out.push(at.diag(Code::SessErrorResult, message));
                     }
                 }
                 Op::CodexThread => {
@@ -541,13 +561,15 @@ impl GapTracker {
                     self.saw_init = true;
                 }
                 Op::OpenTool { id, name, if_new } => {
+                    let (id, name) = (id.of(text), name.of(text));
                     if !*if_new || !self.tools.contains(id) {
                         self.open_tool(id, name, at, out);
                     }
                 }
-                Op::CloseTool { id, failed } => self.close_tool(id, *failed, at, out),
+                Op::CloseTool { id, failed } => self.close_tool(id.of(text), *failed, at, out),
                 Op::OpenItem { id, kind } => {
-                    let opened = at.opened(self.labels.get(kind));
+                    let id = id.of(text);
+                    let opened = at.opened(self.labels.get(kind.of(text)));
                     if self.items.insert(id, opened) {
                         out.push(self.capped(
                             Code::ToolOrphanUse,
@@ -558,10 +580,11 @@ impl GapTracker {
                     }
                 }
                 Op::CloseItem { id } => {
-                    self.items.remove(id);
+                    self.items.remove(id.of(text));
                 }
                 Op::Request { key, method } => {
-                    let method = self.labels.get(method);
+                    let key = key.of(text);
+                    let method = self.labels.get(method.of(text));
                     if let Some(first) = self.requests.get(key) {
                         out.push(at.diag(
                             Code::RpcDuplicateId,
@@ -583,6 +606,7 @@ impl GapTracker {
                     }
                 }
                 Op::Response { key } => {
+                    let key = key.of(text);
                     if self.requests.remove(key).is_none() && !self.requests.capped {
                         out.push(at.diag(
                             Code::RpcUnmatchedResponse,
@@ -730,11 +754,13 @@ const SEQ_FIELDS_N: [&str; 3] = ["seq", "sequence", "event_id"];
 /// One thing a record tells the trackers, taken from the record alone.
 #[derive(Debug, Clone)]
 enum Op {
+    /// The record's sequence candidates (first, when it has any).
+    Seq(SeqValues),
     /// A Claude transcript's chain: the record is a sidechain's, names a parent, has a uuid.
     Chain {
         sidechain: bool,
-        parent: Option<Box<str>>,
-        uuid: Option<Box<str>>,
+        parent: Option<Span>,
+        uuid: Option<Span>,
     },
     /// A session start (system/init, init, the Gemini document).
     Init,
@@ -745,34 +771,34 @@ enum Op {
         replace: bool,
     },
     /// The session ends here, in an error when there is a message.
-    End(Option<String>),
+    End(Option<Span>),
     /// A codex `thread.started`: a new process.
     CodexThread,
     /// A tool call opens (`if_new`: unless one with that id is open).
     OpenTool {
-        id: Box<str>,
-        name: Box<str>,
+        id: Span,
+        name: Span,
         if_new: bool,
     },
     CloseTool {
-        id: Box<str>,
+        id: Span,
         failed: bool,
     },
     /// A codex item starts or completes.
     OpenItem {
-        id: Box<str>,
-        kind: Box<str>,
+        id: Span,
+        kind: Span,
     },
     CloseItem {
-        id: Box<str>,
+        id: Span,
     },
     /// A JSON-RPC request or response, by the compact text of its id.
     Request {
-        key: Box<str>,
-        method: Box<str>,
+        key: Span,
+        method: Span,
     },
     Response {
-        key: Box<str>,
+        key: Span,
     },
 }
 
@@ -781,11 +807,11 @@ enum Op {
 enum NoInit {
     Claude(&'static str),
     Codex(&'static str),
-    Other(Box<str>),
+    Other(Span),
 }
 
 impl NoInit {
-    fn message(&self) -> String {
+    fn message(&self, text: &str) -> String {
         match self {
             NoInit::Claude(ty) => {
                 format!("`{ty}` before any system/init: the session has no start")
@@ -795,7 +821,7 @@ impl NoInit {
             }
             NoInit::Other(ty) => format!(
                 "`{}` before any init: the session has no start",
-                printable(ty)
+                printable(ty.of(text))
             ),
         }
     }
@@ -807,6 +833,8 @@ impl NoInit {
 pub struct Facts {
     records: Vec<FactRecord>,
     ops: Vec<Op>,
+    /// The operations' strings.
+    text: String,
 }
 
 impl Facts {
@@ -819,11 +847,10 @@ impl Facts {
 struct FactRecord {
     line: u64,
     offset: u64,
-    len: usize,
-    seq: SeqValues,
+    len: u32,
     /// Its operations are `ops[previous record's ops_end..ops_end]`.
-    ops_end: usize,
-    mark: usize,
+    ops_end: u32,
+    mark: u32,
 }
 
 /// The value the trackers look at: a valid record's, when it is an object.
@@ -834,8 +861,30 @@ fn tracked_value<'a>(record: &Record<'a>) -> Option<Json<'a>> {
     record.value.filter(|v| v.is_object())
 }
 
-fn boxed(s: &str) -> Box<str> {
-    Box::from(s)
+/// Keeps `s` in `text`, where the facts' strings are: one buffer, not an allocation each.
+fn put(text: &mut String, s: &str) -> Span {
+    let start = text.len();
+    text.push_str(s);
+    let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Span {
+        start: small(start),
+        len: small(s.len()),
+    }
+}
+
+/// A string [`put`] in a text buffer.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    start: u32,
+    len: u32,
+}
+
+impl Span {
+    fn of(self, text: &str) -> &str {
+        let start = self.start as usize;
+        text.get(start..start + self.len as usize)
+            .unwrap_or_default()
+    }
 }
 
 /// The message of a session that ended in an error (the reason cut to 160 characters).
@@ -845,11 +894,11 @@ fn session_error(why: &str) -> String {
 }
 
 /// Claude transcripts: parentUuid chains.
-fn chain(value: Json<'_>, ops: &mut Vec<Op>) {
+fn chain(value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let [sidechain, parent, uuid] = value.get_many(["isSidechain", "parentUuid", "uuid"]);
     let sidechain = sidechain.and_then(|v| v.as_bool()) == Some(true);
-    let parent = parent.and_then(|v| v.as_str()).map(boxed);
-    let uuid = uuid.and_then(|v| v.as_str()).map(boxed);
+    let parent = parent.and_then(|v| v.as_str()).map(|s| put(text, s));
+    let uuid = uuid.and_then(|v| v.as_str()).map(|s| put(text, s));
     if sidechain || parent.is_some() || uuid.is_some() {
         ops.push(Op::Chain {
             sidechain,
@@ -860,7 +909,7 @@ fn chain(value: Json<'_>, ops: &mut Vec<Op>) {
 }
 
 /// Claude stream-json sessions (and Qwen's, Cursor's): system/init … result.
-fn claude_session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+fn claude_session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let ty = info.ty.unwrap_or_default();
     let subtype = info.subtype.unwrap_or_default();
     if ty == "system" && subtype == "init" {
@@ -899,11 +948,11 @@ fn claude_session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
     }
     let error =
         (!why.is_empty()).then(|| format!("the session ended in an error: {}", why.join(", ")));
-    ops.push(Op::End(error));
+    ops.push(Op::End(error.map(|e| put(text, &e))));
 }
 
 /// tool_use / tool_result content blocks (Claude stream-json and transcripts).
-fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let ty = info.ty.unwrap_or_default();
     if ty != "assistant" && ty != "user" {
         return;
@@ -923,8 +972,8 @@ fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 if let Some(id) = id.and_then(|v| v.as_str()) {
                     let name = name.and_then(|v| v.as_str()).unwrap_or("?");
                     ops.push(Op::OpenTool {
-                        id: boxed(id),
-                        name: boxed(name),
+                        id: put(text, id),
+                        name: put(text, name),
                         if_new: false,
                     });
                 }
@@ -933,7 +982,7 @@ fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 if let Some(id) = use_id.and_then(|v| v.as_str()) {
                     let failed = is_error.and_then(|v| v.as_bool()) == Some(true);
                     ops.push(Op::CloseTool {
-                        id: boxed(id),
+                        id: put(text, id),
                         failed,
                     });
                 }
@@ -944,7 +993,7 @@ fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
 }
 
 /// Cursor's tool_call started/completed.
-fn cursor_tool(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+fn cursor_tool(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     if info.ty != Some("tool_call") {
         return;
     }
@@ -968,12 +1017,12 @@ fn cursor_tool(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
     }
     match info.subtype {
         Some("started") => ops.push(Op::OpenTool {
-            id: boxed(id),
-            name: boxed(name.unwrap_or("?")),
+            id: put(text, id),
+            name: put(text, name.unwrap_or("?")),
             if_new: false,
         }),
         Some("completed") => ops.push(Op::CloseTool {
-            id: boxed(id),
+            id: put(text, id),
             failed,
         }),
         _ => {}
@@ -981,7 +1030,7 @@ fn cursor_tool(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
 }
 
 /// codex exec: thread.started, turn.started … turn.completed / turn.failed, items.
-fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let ty: &'static str = match info.ty.unwrap_or_default() {
         "thread.started" => {
             ops.push(Op::CodexThread);
@@ -1006,7 +1055,8 @@ fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 .and_then(|m| m.as_str())
                 .map(|m| format!(": {}", printable(&m.chars().take(120).collect::<String>())))
                 .unwrap_or_default();
-            ops.push(Op::End(Some(format!("the turn failed{message}"))));
+            let message = put(text, &format!("the turn failed{message}"));
+            ops.push(Op::End(Some(message)));
         }
         "item.started" => {
             let item = value.get("item");
@@ -1017,8 +1067,8 @@ fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                     .and_then(|v| v.as_str())
                     .unwrap_or("?");
                 ops.push(Op::OpenItem {
-                    id: boxed(id),
-                    kind: boxed(kind),
+                    id: put(text, id),
+                    kind: put(text, kind),
                 });
             }
         }
@@ -1028,7 +1078,7 @@ fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 .and_then(|i| i.get("id"))
                 .and_then(|v| v.as_str());
             if let Some(id) = id {
-                ops.push(Op::CloseItem { id: boxed(id) });
+                ops.push(Op::CloseItem { id: put(text, id) });
             }
         }
         _ => {}
@@ -1037,9 +1087,10 @@ fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
 
 /// A record of a session that has begun: opens it if it is not open (after reporting a
 /// missing start once, where the dialect has one).
-fn session_record(info: &RecordInfo<'_>, has_init: bool, ops: &mut Vec<Op>) {
+fn session_record(info: &RecordInfo<'_>, has_init: bool, ops: &mut Vec<Op>, text: &mut String) {
     if has_init {
-        ops.push(Op::NoInit(NoInit::Other(boxed(
+        ops.push(Op::NoInit(NoInit::Other(put(
+            text,
             info.ty.unwrap_or("(none)"),
         ))));
     }
@@ -1047,7 +1098,7 @@ fn session_record(info: &RecordInfo<'_>, has_init: bool, ops: &mut Vec<Op>) {
 }
 
 /// Gemini CLI: init … result, tool_use / tool_result by `tool_id`; the `-o json` document.
-fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let str_at = |k: &str| value.get(k).and_then(|v| v.as_str());
     let Some(ty) = info.ty else {
         // The `-o json` document: a whole session in one record.
@@ -1060,7 +1111,7 @@ fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 });
             ops.push(Op::Init);
             ops.push(Op::Open { replace: false });
-            ops.push(Op::End(error));
+            ops.push(Op::End(error.map(|e| put(text, &e))));
         }
         return;
     };
@@ -1069,13 +1120,13 @@ fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
         ops.push(Op::Open { replace: true });
         return;
     }
-    session_record(info, true, ops);
+    session_record(info, true, ops, text);
     match ty {
         "tool_use" => {
             if let Some(id) = str_at("tool_id") {
                 ops.push(Op::OpenTool {
-                    id: boxed(id),
-                    name: boxed(str_at("tool_name").unwrap_or("?")),
+                    id: put(text, id),
+                    name: put(text, str_at("tool_name").unwrap_or("?")),
                     if_new: false,
                 });
             }
@@ -1085,7 +1136,7 @@ fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 let failed = str_at("status") == Some("error")
                     || str_at("output").is_some_and(crate::event::reports_failure);
                 ops.push(Op::CloseTool {
-                    id: boxed(id),
+                    id: put(text, id),
                     failed,
                 });
             }
@@ -1099,17 +1150,17 @@ fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                     .unwrap_or("");
                 session_error(format!("status `{status}` {message}").trim_end())
             });
-            ops.push(Op::End(error));
+            ops.push(Op::End(error.map(|e| put(text, &e))));
         }
         _ => {}
     }
 }
 
 /// OpenCode: no init and no result; a run ends at its last step or an error.
-fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let ty = info.ty.unwrap_or_default();
     // OpenCode has no init: every record belongs to the run it names.
-    session_record(info, false, ops);
+    session_record(info, false, ops, text);
     match ty {
         "tool_use" => {
             let part = value.get("part");
@@ -1122,8 +1173,8 @@ fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
             let state = part.and_then(|p| p.get("state"));
             let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
             ops.push(Op::OpenTool {
-                id: boxed(id),
-                name: boxed(name),
+                id: put(text, id),
+                name: put(text, name),
                 if_new: true,
             });
             if matches!(status, Some("completed" | "error")) {
@@ -1132,7 +1183,7 @@ fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                     .and_then(|c| c.as_f64());
                 let failed = status == Some("error") || exit.is_some_and(|c| c != 0.0);
                 ops.push(Op::CloseTool {
-                    id: boxed(id),
+                    id: put(text, id),
                     failed,
                 });
             }
@@ -1144,7 +1195,7 @@ fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 .and_then(|m| m.as_str())
                 .or_else(|| e.and_then(|e| e.get("name")).and_then(|n| n.as_str()))
                 .unwrap_or("error");
-            ops.push(Op::End(Some(session_error(message))));
+            ops.push(Op::End(Some(put(text, &session_error(message)))));
         }
         _ if crate::dialect::opencode::ends_run(value, ty) => ops.push(Op::End(None)),
         _ => {}
@@ -1152,17 +1203,17 @@ fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
 }
 
 /// Copilot CLI: tool executions, and the result's exit code.
-fn copilot(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
+fn copilot(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let ty = info.ty.unwrap_or_default();
-    session_record(info, false, ops);
+    session_record(info, false, ops, text);
     let data = value.get("data");
     let data_str = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
     match ty {
         "tool.execution_start" => {
             if let Some(id) = data_str("toolCallId") {
                 ops.push(Op::OpenTool {
-                    id: boxed(id),
-                    name: boxed(data_str("toolName").unwrap_or("?")),
+                    id: put(text, id),
+                    name: put(text, data_str("toolName").unwrap_or("?")),
                     if_new: false,
                 });
             }
@@ -1174,7 +1225,7 @@ fn copilot(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                     .and_then(|s| s.as_bool())
                     == Some(false);
                 ops.push(Op::CloseTool {
-                    id: boxed(id),
+                    id: put(text, id),
                     failed,
                 });
             }
@@ -1185,20 +1236,21 @@ fn copilot(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>) {
                 Some(c) => (c != 0.0).then(|| format!("exitCode {c}")),
                 None => Some("no exitCode".to_string()),
             };
-            ops.push(Op::End(error.as_deref().map(session_error)));
+            let error = error.as_deref().map(session_error);
+            ops.push(Op::End(error.map(|e| put(text, &e))));
         }
         _ => {}
     }
 }
 
 /// JSON-RPC: requests and responses by id.
-fn rpc(value: Json<'_>, ops: &mut Vec<Op>) {
+fn rpc(value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
     let Some(id) = value.get("id") else { return };
-    let key = id.to_compact_string().into_boxed_str();
+    let key = put(text, &id.to_compact_string());
     if let Some(method) = value.get("method") {
         ops.push(Op::Request {
             key,
-            method: boxed(method.as_str().unwrap_or("?")),
+            method: put(text, method.as_str().unwrap_or("?")),
         });
     } else if value.has("result") || value.has("error") {
         ops.push(Op::Response { key });

@@ -267,6 +267,18 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// An integer value, negative or not.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            // `-0` is a float to serde_json.
+            Json::Tape(t) => t
+                .number()
+                .filter(|text| *text != "-0")
+                .and_then(|text| text.parse().ok()),
+            Json::Serde(v) => v.as_i64(),
+        }
+    }
+
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             // Correctly rounded, so an integer reads as `n as f64` would give.
@@ -528,6 +540,24 @@ mod tests {
         let mut doc = Doc::new();
         assert!(doc.parse(text, 128), "valid");
         f(Json::Tape(TapeValue::root(&doc, text)))
+    }
+
+    #[test]
+    fn integers_read_as_serde_json_reads_them() {
+        for text in [
+            "0",
+            "-0",
+            "-1",
+            "7",
+            "1.0",
+            "1e2",
+            "-9223372036854775808",
+            "9223372036854775808",
+        ] {
+            let serde: serde_json::Value = serde_json::from_str(text).expect("json");
+            let ours = with_tape(text, |v| v.as_i64());
+            assert_eq!(ours, serde.as_i64(), "{text}");
+        }
     }
 
     #[test]

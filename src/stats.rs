@@ -2101,11 +2101,11 @@ fn codex_tool_name<'a>(payload_type: &'a str, name: &'a str) -> &'a str {
 /// Whether a rollout tool output reports a non-zero exit: `Process exited with code N` or
 /// `Exit code: N` in its text, or `metadata.exit_code` in the JSON document it holds.
 fn codex_output_failed(output: Json<'_>) -> bool {
-    let text = match output.as_str() {
-        Some(t) => t.to_string(),
+    let text: std::borrow::Cow<'_, str> = match output.as_str() {
+        Some(t) => t.into(),
         None => match output.get("content").and_then(|c| c.as_str()) {
-            Some(t) => t.to_string(),
-            None => output.to_compact_string(),
+            Some(t) => t.into(),
+            None => output.to_compact_string().into(),
         },
     };
     let code_after = |marker: &str| -> Option<i64> {
@@ -2118,15 +2118,33 @@ fn codex_output_failed(output: Json<'_>) -> bool {
         rest[..end].parse().ok()
     };
     if text.starts_with('{') {
-        if let Ok(doc) = serde_json::from_str::<serde_json::Value>(&text) {
-            if let Some(code) = doc.pointer("/metadata/exit_code").and_then(|c| c.as_i64()) {
-                return code != 0;
-            }
+        if let Some(code) = document_exit_code(&text) {
+            return code != 0;
         }
     }
     code_after("Process exited with code")
         .or_else(|| code_after("Exit code:"))
         .is_some_and(|code| code != 0)
+}
+
+thread_local! {
+    /// The parser of JSON documents held in a string (a Codex tool output), one per thread.
+    static NESTED: std::cell::RefCell<crate::decode::Decoder> =
+        std::cell::RefCell::new(crate::decode::Decoder::new(128));
+}
+
+/// `metadata.exit_code` of the JSON document `text`, read with the project's parser (the
+/// verdict on what is JSON stays serde_json's: a document the tape refuses is parsed by it).
+fn document_exit_code(text: &str) -> Option<i64> {
+    NESTED.with(|decoder| {
+        let mut decoder = decoder.try_borrow_mut().ok()?;
+        decoder.decode(text.as_bytes(), |value| {
+            value
+                .ok()?
+                .path(&["metadata", "exit_code"])
+                .and_then(|c| c.as_i64())
+        })
+    })
 }
 
 /// FNV-1a, 64 bits: a digest that stays the same across versions and machines, since it
