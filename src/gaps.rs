@@ -61,7 +61,7 @@ use std::sync::Arc;
 pub const DEFAULT_CAP: usize = 100_000;
 
 /// The fields looked at for a sequence number when none is given, in order of preference.
-pub const SEQ_FIELDS: &[&str] = &SEQ_FIELDS_N;
+pub const SEQ_FIELDS: [&str; 3] = ["seq", "sequence", "event_id"];
 
 /// How many valid records auto-detection of the sequence field looks at.
 const SEQ_DETECTION_WINDOW: u64 = 64;
@@ -469,7 +469,7 @@ impl GapTracker {
         let seq = match &self.seq_field {
             Some(f) => [value.get(f).and_then(|v| v.as_u64()), None, None],
             None => value
-                .get_many(SEQ_FIELDS_N)
+                .get_many(SEQ_FIELDS)
                 .map(|v| v.and_then(|v| v.as_u64())),
         };
         if seq.iter().any(Option::is_some) {
@@ -749,8 +749,6 @@ impl GapTracker {
 /// first, else one per [`SEQ_FIELDS`].
 type SeqValues = [Option<u64>; 3];
 
-const SEQ_FIELDS_N: [&str; 3] = ["seq", "sequence", "event_id"];
-
 /// One thing a record tells the trackers, taken from the record alone.
 #[derive(Debug, Clone)]
 enum Op {
@@ -835,12 +833,6 @@ pub struct Facts {
     ops: Vec<Op>,
     /// The operations' strings.
     text: String,
-}
-
-impl Facts {
-    pub fn is_empty(&self) -> bool {
-        self.records.is_empty()
-    }
 }
 
 #[derive(Debug)]

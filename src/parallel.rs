@@ -317,7 +317,13 @@ impl Pipeline {
                                     carry: Vec::new(),
                                 };
                                 self.send_blocks(
-                                    &name, dialect, start, handle, consumer, &mut pool, report,
+                                    &name,
+                                    Some(dialect),
+                                    start,
+                                    handle,
+                                    consumer,
+                                    &mut pool,
+                                    report,
                                 )?;
                             }
                             Err(e) => pool.local(Slot::Failed(e), self, consumer, report)?,
@@ -340,14 +346,16 @@ impl Pipeline {
     /// The dialect of a file as its first records tell it (the forced one, if any), read
     /// from its head; `None` when the head does not tell (or is compressed).
     fn peek_dialect(&mut self, path: &std::path::Path) -> Option<Dialect> {
-        let forced = self.options().dialect;
-        if forced.is_some() {
-            return forced;
+        match self.options().dialect {
+            Some(forced) => Some(forced),
+            None => self.detect_in(&read_head(path)?),
         }
-        let mut head = Vec::with_capacity(PEEK_BYTES);
-        let file = std::fs::File::open(path).ok()?;
-        file.take(PEEK_BYTES as u64).read_to_end(&mut head).ok()?;
-        let end = memchr::memrchr(b'\n', &head).map_or(0, |i| i + 1);
+    }
+
+    /// The dialect the whole lines of `head` tell, as a one-thread pass detects it.
+    fn detect_in(&mut self, head: &[u8]) -> Option<Dialect> {
+        let forced = self.options().dialect;
+        let end = memchr::memrchr(b'\n', head).map_or(0, |i| i + 1);
         self.use_dialect(None);
         let name: Arc<str> = Arc::from("");
         let mut pos = 0;
@@ -377,22 +385,20 @@ impl Pipeline {
         &mut self,
         path: &std::path::Path,
         consumer: &P,
-    ) -> Option<Option<Dialect>> {
+    ) -> Option<Dialect> {
         if consumer.warm_up() || self.options().recover {
             return None;
         }
-        let mut head = [0u8; 256];
-        let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
-        let head = &head[..n];
-        let first_line = &head[..memchr::memchr(b'\n', head).unwrap_or(head.len())];
-        if head.starts_with(&[0x1f, 0x8b])
-            || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd])
-            || crate::pipeline::first_line_opens_document(first_line)
-        {
+        let head = read_head(path)?;
+        let first_line = &head[..memchr::memchr(b'\n', &head).unwrap_or(head.len())];
+        if input::is_compressed(&head) || crate::pipeline::first_line_opens_document(first_line) {
             return None;
         }
-        let dialect = self.peek_dialect(path)?;
-        consumer.batchable(Some(dialect)).then_some(Some(dialect))
+        let dialect = match self.options().dialect {
+            Some(forced) => forced,
+            None => self.detect_in(&head)?,
+        };
+        consumer.batchable(Some(dialect)).then_some(dialect)
     }
 
     /// Reads one input on the calling thread: its first records one at a time, the rest in
@@ -615,8 +621,7 @@ impl Pipeline {
         buf.clear();
         buf.reserve(size.min(WHOLE_READ_LIMIT) as usize + 1);
         let read = (&mut handle).take(WHOLE_READ_LIMIT).read_to_end(buf);
-        let compressed =
-            buf.starts_with(&[0x1f, 0x8b]) || buf.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+        let compressed = input::is_compressed(buf);
         self.use_dialect(self.options().dialect);
         let first_line = &buf[..memchr::memchr(b'\n', buf).unwrap_or(buf.len())];
         let document =
@@ -657,6 +662,14 @@ impl Pipeline {
             source,
         }))
     }
+}
+
+/// The first [`PEEK_BYTES`] of a file.
+fn read_head(path: &std::path::Path) -> Option<Vec<u8>> {
+    let mut head = Vec::with_capacity(PEEK_BYTES);
+    let file = std::fs::File::open(path).ok()?;
+    file.take(PEEK_BYTES as u64).read_to_end(&mut head).ok()?;
+    Some(head)
 }
 
 /// Where [`Pipeline::send_blocks`] starts: the line and offset of the first record, the

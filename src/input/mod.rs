@@ -156,6 +156,14 @@ pub fn open_file(path: &Path) -> Result<fs::File, Error> {
     })
 }
 
+/// Whether `head`, the start of an input, is gzip or zstd (by their magic bytes).
+pub fn is_compressed(head: &[u8]) -> bool {
+    head.starts_with(GZIP_MAGIC) || head.starts_with(ZSTD_MAGIC)
+}
+
+const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
+const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
+
 /// Wraps a reader so gzip and zstd input (recognised by magic bytes, so stdin works too)
 /// comes out decompressed; anything else passes unchanged.
 pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>> {
@@ -167,9 +175,9 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
             Err(e) => return Err(e),
         }
     };
-    if head.starts_with(&[0x1f, 0x8b]) {
+    if head.starts_with(GZIP_MAGIC) {
         Ok(Box::new(flate2::read::MultiGzDecoder::new(buffered)))
-    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+    } else if head.starts_with(ZSTD_MAGIC) {
         Ok(Box::new(zstd::stream::read::Decoder::with_buffer(
             buffered,
         )?))
