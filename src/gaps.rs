@@ -248,6 +248,9 @@ pub struct GapTracker {
     /// Diagnostics found and not yet taken (the [`Consumer`] use).
     found: Vec<Diagnostic>,
     labels: Labels,
+    /// Between [`GapTracker::begin`] and [`GapTracker::end`]: records are tracked as they
+    /// come. Otherwise (a worker reading a block) [`GapTracker::see`] collects their facts.
+    following: bool,
     /// Reused list of a record's operations, and their strings.
     scratch: (Vec<Op>, String),
 }
@@ -276,12 +279,14 @@ impl GapTracker {
             open_session: None,
             found: Vec::new(),
             labels: Labels::default(),
+            following: false,
             scratch: (Vec::new(), String::new()),
         }
     }
 
     /// A new input begins: nothing carries over from the one before.
     pub fn begin(&mut self, file: &Arc<str>) {
+        self.following = true;
         self.file = file.clone();
         self.seq = Sequence {
             field: self.seq_field.clone(),
@@ -314,6 +319,23 @@ impl GapTracker {
         };
         self.apply(&ops, &text, &at, out);
         self.scratch = (ops, text);
+    }
+
+    /// A record as a consumer of a whole input or of blocks meets it: tracked, its gaps
+    /// pushed onto `found`, when the tracker follows its input (it was told of its begin);
+    /// else its facts collected into `facts` with `mark` ([`GapTracker::collect`]).
+    pub fn see(
+        &mut self,
+        record: &Record<'_>,
+        mark: usize,
+        found: &mut Vec<Diagnostic>,
+        facts: &mut Facts,
+    ) {
+        if self.following {
+            self.track(record, found);
+        } else {
+            self.collect(record, mark, facts);
+        }
     }
 
     /// Takes what `record` tells the trackers into `facts` without using the tracker's
@@ -372,6 +394,7 @@ impl GapTracker {
     /// The input ended: what was opened and never closed, in the order of the lines that
     /// opened it, is pushed onto `out`.
     pub fn end(&mut self, dialect: Option<Dialect>, out: &mut Vec<Diagnostic>) {
+        self.following = false;
         let mut end = Vec::new();
         match dialect {
             Some(

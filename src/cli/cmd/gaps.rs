@@ -36,9 +36,6 @@ struct GapsRun<W: Write, R: Write> {
     seq_field: Option<String>,
     format: Format,
     painter: Painter,
-    /// Between `begin_input` and `end_input`: the tracker follows the input. Otherwise
-    /// (a shard reading a block) records' gap facts are collected.
-    in_input: bool,
     facts: Facts,
 }
 
@@ -59,7 +56,6 @@ impl<W: Write, R: Write> GapsRun<W, R> {
 impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
     fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
-        self.in_input = true;
         self.tracker.begin(file);
         Ok(())
     }
@@ -72,13 +68,11 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
         if let Some(r) = self.rejects.as_mut() {
             r.offer(record)?;
         }
-        if self.in_input {
-            self.tracker.track(record, &mut self.found);
-            self.write_found()?;
-        } else {
-            let mark = self.writer.written();
-            self.tracker.collect(record, mark, &mut self.facts);
-        }
+        // A shard reading a block collects gap facts for the merge to apply.
+        let mark = self.writer.written();
+        self.tracker
+            .see(record, mark, &mut self.found, &mut self.facts);
+        self.write_found()?;
         Ok(Flow::Continue)
     }
 
@@ -91,7 +85,6 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
     }
 
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
-        self.in_input = false;
         self.tracker.end(dialect, &mut self.found);
         self.write_found()
     }
@@ -133,7 +126,6 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
             seq_field: self.seq_field.clone(),
             format: self.format,
             painter: self.painter,
-            in_input: false,
             facts: Facts::default(),
         }
     }
@@ -191,7 +183,6 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         seq_field: args.seq_field.clone(),
         format,
         painter,
-        in_input: false,
         facts: Facts::default(),
     };
     let ran = crate::cli::run_sources(&common, &mut run, true)?;

@@ -34,9 +34,6 @@ struct Validate<W: Write, R: Write> {
     tracker: Option<GapTracker>,
     /// Reused list of what the tracker found at the current record.
     found: Vec<Diagnostic>,
-    /// Between `begin_input` and `end_input`: the tracker follows the input. Otherwise
-    /// (a shard reading a block) records' gap facts are collected.
-    in_input: bool,
     facts: Facts,
 }
 
@@ -54,7 +51,6 @@ impl<W: Write, R: Write> Validate<W, R> {
 impl<W: Write, R: Write> Consumer for Validate<W, R> {
     fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         self.summary.files += 1;
-        self.in_input = true;
         if let Some(t) = self.tracker.as_mut() {
             t.begin(file);
         }
@@ -66,10 +62,14 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         for d in record.diagnostics {
             self.writer.write(d)?;
         }
-        match self.tracker.as_mut() {
-            Some(t) if self.in_input => t.track(record, &mut self.found),
-            Some(t) => t.collect(record, self.writer.written(), &mut self.facts),
-            None => {}
+        if let Some(t) = self.tracker.as_mut() {
+            // A shard reading a block collects gap facts for the merge to apply.
+            t.see(
+                record,
+                self.writer.written(),
+                &mut self.found,
+                &mut self.facts,
+            );
         }
         let wrote = !record.diagnostics.is_empty() || !self.found.is_empty();
         self.write_found()?;
@@ -106,7 +106,6 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
     }
 
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
-        self.in_input = false;
         // Stopped at --max-errors: the rest of the input was not read, so what is still
         // open is not known to stay open.
         if self.stopped_early {
@@ -155,7 +154,6 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             tracker: self.tracker.as_ref().map(|_| GapTracker::new(None)),
             found: Vec::new(),
-            in_input: false,
             facts: Facts::default(),
         }
     }
@@ -214,7 +212,6 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
         rejects,
         tracker: args.gaps.then(|| GapTracker::new(None)),
         found: Vec::new(),
-        in_input: false,
         facts: Facts::default(),
     };
     // --max-errors stops at an exact record: one record at a time.
