@@ -247,6 +247,27 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// A string as the record writes it between the quotes, when none of its escapes is a
+    /// `\u` one. Then each character of the value is in that text either as itself or as
+    /// one of the two-byte escapes (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`),
+    /// so a reader can find a word without `"`, `\` or control characters in it without
+    /// unescaping the string. `None` for a string with a `\u` escape, for anything but a
+    /// string, and for a value serde_json decoded.
+    pub fn raw_str(&self) -> Option<&'a str> {
+        match self {
+            Json::Tape(t) => match t.node() {
+                Some(n) if matches!(n.tag, Tag::Str | Tag::Escaped) => {
+                    if t.doc.has_unicode_escape(n) {
+                        return None;
+                    }
+                    t.src.get(n.a as usize..n.b as usize)
+                }
+                _ => None,
+            },
+            Json::Serde(_) => None,
+        }
+    }
+
     pub fn as_bool(&self) -> Option<bool> {
         match self {
             Json::Tape(t) => match t.node().map(|n| n.tag) {

@@ -44,6 +44,7 @@ use std::ops::AddAssign;
 use store::{join, Key, Keyed, LastWins, View};
 
 mod agents;
+mod codex_output;
 mod store;
 
 /// The version of the JSON shape; a field is never renamed without a new version.
@@ -1149,7 +1150,7 @@ impl Stats {
                 let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) else {
                     return;
                 };
-                if payload.get("output").is_some_and(codex_output_failed) {
+                if payload.get("output").is_some_and(codex_output::failed) {
                     self.tool_errors.push(Key::of(&[id]));
                 }
             }
@@ -2096,55 +2097,6 @@ fn codex_tool_name<'a>(payload_type: &'a str, name: &'a str) -> &'a str {
         (_, "web_search" | "web_search_call") => "web_search",
         _ => name,
     }
-}
-
-/// Whether a rollout tool output reports a non-zero exit: `Process exited with code N` or
-/// `Exit code: N` in its text, or `metadata.exit_code` in the JSON document it holds.
-fn codex_output_failed(output: Json<'_>) -> bool {
-    let text: std::borrow::Cow<'_, str> = match output.as_str() {
-        Some(t) => t.into(),
-        None => match output.get("content").and_then(|c| c.as_str()) {
-            Some(t) => t.into(),
-            None => output.to_compact_string().into(),
-        },
-    };
-    let code_after = |marker: &str| -> Option<i64> {
-        let at = text.find(marker)? + marker.len();
-        let rest = text[at..].trim_start();
-        let end = rest
-            .char_indices()
-            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
-            .map_or(rest.len(), |(i, _)| i);
-        rest[..end].parse().ok()
-    };
-    if text.starts_with('{') {
-        if let Some(code) = document_exit_code(&text) {
-            return code != 0;
-        }
-    }
-    code_after("Process exited with code")
-        .or_else(|| code_after("Exit code:"))
-        .is_some_and(|code| code != 0)
-}
-
-thread_local! {
-    /// The parser of JSON documents held in a string (a Codex tool output), one per thread.
-    static NESTED: std::cell::RefCell<crate::decode::Decoder> =
-        std::cell::RefCell::new(crate::decode::Decoder::new(128));
-}
-
-/// `metadata.exit_code` of the JSON document `text`, read with the project's parser (the
-/// verdict on what is JSON stays serde_json's: a document the tape refuses is parsed by it).
-fn document_exit_code(text: &str) -> Option<i64> {
-    NESTED.with(|decoder| {
-        let mut decoder = decoder.try_borrow_mut().ok()?;
-        decoder.decode(text.as_bytes(), |value| {
-            value
-                .ok()?
-                .path(&["metadata", "exit_code"])
-                .and_then(|c| c.as_i64())
-        })
-    })
 }
 
 /// FNV-1a, 64 bits: a digest that stays the same across versions and machines, since it

@@ -112,6 +112,14 @@ impl Doc {
         }
     }
 
+    /// Whether string node `node` holds a `\u` escape (stage 1 listed them all).
+    pub(crate) fn has_unicode_escape(&self, node: &Node) -> bool {
+        node.tag == Tag::Escaped
+            && within(&self.unicode, node.a as usize, node.b as usize)
+                .next()
+                .is_some()
+    }
+
     /// Parses `src` as one JSON value (surrounding JSON whitespace allowed) nested at most
     /// `max_depth` deep. `false` when it is not JSON as serde_json reads it, or when the
     /// record is too big for the tape's 32-bit offsets (serde_json decides those).

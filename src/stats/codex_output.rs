@@ -1,0 +1,582 @@
+//! Whether a Codex rollout's tool output reports a failure, and reading that without
+//! unescaping the output.
+//!
+//! An output (`function_call_output`'s `output`) is a string, often a JSON document
+//! written inside it: `"{\"output\":\"…\",\"metadata\":{\"exit_code\":1}}"`. The rule
+//! ([`failed_exact`]): when the text is a JSON document with an integer
+//! `metadata.exit_code`, that code decides; otherwise a `Process exited with code N` or
+//! `Exit code: N` in the text does. Read that way, every output is unescaped and parsed a
+//! second time, which cost more than all the rest of `stats`.
+//!
+//! [`failed`] gives the same answer from the string as the record writes it, when it has
+//! no `\u` escape (so every character is itself or a two-byte escape). It finds the
+//! markers in the escaped text (they hold no character that is ever escaped), and reads
+//! the top-level keys of the document, jumping over its strings with `memchr`, without
+//! checking the document is JSON. That reading is right for every document the parser
+//! accepts; for one it refuses, the rule falls back to the markers. So the shortcut
+//! answers only when the markers and the read code agree (or no code is read): then both
+//! branches of the rule give that answer. When they do not (a command failed, and its
+//! output does not say so in words), or the reading cannot tell (a key with escapes, a
+//! string that is not closed), the document is unescaped into a reused buffer and parsed.
+//! An output with a `\u` escape, or one that is not a string, goes to [`failed_exact`].
+
+use crate::json::Json;
+use memchr::memmem::{Finder, FinderRev};
+use std::sync::LazyLock;
+
+/// Whether a rollout tool output reports a non-zero exit (see the module docs).
+pub(super) fn failed(output: Json<'_>) -> bool {
+    output
+        .raw_str()
+        .and_then(failed_escaped)
+        .unwrap_or_else(|| failed_exact(output))
+}
+
+/// The reference: unescapes the output and parses the document it holds.
+pub(super) fn failed_exact(output: Json<'_>) -> bool {
+    let text: std::borrow::Cow<'_, str> = match output.as_str() {
+        Some(t) => t.into(),
+        None => match output.get("content").and_then(|c| c.as_str()) {
+            Some(t) => t.into(),
+            None => output.to_compact_string().into(),
+        },
+    };
+    let code_after = |marker: &str| -> Option<i64> {
+        let at = text.find(marker)? + marker.len();
+        let rest = text[at..].trim_start();
+        let end = rest
+            .char_indices()
+            .find(|&(i, c)| !(c.is_ascii_digit() || (i == 0 && c == '-')))
+            .map_or(rest.len(), |(i, _)| i);
+        rest[..end].parse().ok()
+    };
+    if text.starts_with('{') {
+        if let Some(code) = document_exit_code(&text) {
+            return code != 0;
+        }
+    }
+    code_after(PROCESS_EXITED)
+        .or_else(|| code_after(EXIT_CODE))
+        .is_some_and(|code| code != 0)
+}
+
+const PROCESS_EXITED: &str = "Process exited with code";
+const EXIT_CODE: &str = "Exit code:";
+
+/// Searchers for the markers and the key, built once: an output is searched thrice.
+static FIND_PROCESS_EXITED: LazyLock<Finder<'static>> =
+    LazyLock::new(|| Finder::new(PROCESS_EXITED));
+static FIND_EXIT_CODE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(EXIT_CODE));
+static FIND_METADATA_KEY: LazyLock<FinderRev<'static>> =
+    LazyLock::new(|| FinderRev::new(METADATA_KEY));
+/// The key `"metadata"` as a document held in a string writes it.
+const METADATA_KEY: &[u8] = b"\\\"metadata\\\"";
+
+/// The parser of JSON documents held in a string (a Codex tool output), with the buffer
+/// such a document is unescaped into.
+struct Nested {
+    decoder: crate::decode::Decoder,
+    text: Vec<u8>,
+}
+
+thread_local! {
+    /// One per thread, reused from output to output.
+    static NESTED: std::cell::RefCell<Nested> = std::cell::RefCell::new(Nested {
+        decoder: crate::decode::Decoder::new(128),
+        text: Vec::new(),
+    });
+}
+
+/// `metadata.exit_code` of the JSON document `text`, read with the project's parser (the
+/// verdict on what is JSON stays serde_json's: a document the tape refuses is parsed by it).
+fn document_exit_code(text: &str) -> Option<i64> {
+    NESTED.with(|nested| {
+        let mut nested = nested.try_borrow_mut().ok()?;
+        exit_code_of(&mut nested.decoder, text.as_bytes())
+    })
+}
+
+fn exit_code_of(decoder: &mut crate::decode::Decoder, text: &[u8]) -> Option<i64> {
+    decoder.decode(text, |value| {
+        value
+            .ok()?
+            .path(&["metadata", "exit_code"])
+            .and_then(|c| c.as_i64())
+    })
+}
+
+/// [`document_exit_code`] of the value of the escaped text `raw` of a string without `\u`
+/// escapes, unescaped into the reused buffer rather than a new string. `None` inside for
+/// a document without an integer code; `None` outside for an escape that is not one.
+fn escaped_document_exit_code(raw: &[u8]) -> Option<Option<i64>> {
+    NESTED.with(|nested| {
+        let mut nested = nested.try_borrow_mut().ok()?;
+        let Nested { decoder, text } = &mut *nested;
+        text.clear();
+        let mut i = 0;
+        while let Some(at) = memchr::memchr(b'\\', raw.get(i..)?) {
+            let at = i + at;
+            text.extend_from_slice(raw.get(i..at)?);
+            text.push(match raw.get(at + 1)? {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                b'/' => b'/',
+                b'b' => 0x08,
+                b'f' => 0x0c,
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b't' => b'\t',
+                _ => return None,
+            });
+            i = at + 2;
+        }
+        text.extend_from_slice(raw.get(i..)?);
+        Some(exit_code_of(decoder, text))
+    })
+}
+
+/// [`failed_exact`]'s answer from the escaped text `raw` of a string without `\u`
+/// escapes, or `None` when it cannot tell cheaply.
+fn failed_escaped(raw: &str) -> Option<bool> {
+    let markers = match marker_code(raw, &FIND_PROCESS_EXITED)? {
+        Some(code) => Some(code),
+        None => marker_code(raw, &FIND_EXIT_CODE)?,
+    };
+    let by_markers = markers.is_some_and(|code| code != 0);
+    if !raw.starts_with('{') {
+        return Some(by_markers);
+    }
+    let code = match (Escaped { b: raw.as_bytes() }).exit_code() {
+        Some(Some(code)) if (code != 0) != by_markers => {
+            // Which it is depends on whether the document is JSON: parse it.
+            escaped_document_exit_code(raw.as_bytes())?
+        }
+        Some(_) => return Some(by_markers),
+        None => escaped_document_exit_code(raw.as_bytes())?,
+    };
+    Some(code.map_or(by_markers, |code| code != 0))
+}
+
+/// `code_after(marker)` of [`failed_exact`] on the escaped text: the integer after the
+/// first `marker` (past white space), `Ok`-like `Some(None)` when there is none, `None`
+/// when the text cannot be read without unescaping it.
+fn marker_code(text: &str, marker: &Finder<'_>) -> Option<Option<i64>> {
+    // The marker's first byte is no escape's letter and it holds no `\`, so it is in the
+    // escaped text exactly where it is in the value, and the first one is the first one.
+    let raw = text.as_bytes();
+    let Some(at) = marker.find(raw) else {
+        return Some(None);
+    };
+    let mut i = at + marker.needle().len();
+    // `trim_start`: white space is a character itself or an escape (`\n`, `\t`, `\r`, `\f`).
+    loop {
+        match raw.get(i) {
+            Some(b'\\') => match raw.get(i + 1)? {
+                b'n' | b't' | b'r' | b'f' => i += 2,
+                b'"' | b'\\' | b'/' | b'b' => break,
+                _ => return None,
+            },
+            Some(_) => {
+                let c = text.get(i..)?.chars().next()?;
+                if !c.is_whitespace() {
+                    break;
+                }
+                i += c.len_utf8();
+            }
+            None => break,
+        }
+    }
+    // A sign and digits are never escaped: the number is the bytes as they are.
+    let start = i;
+    if raw.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    while raw.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    Some(text.get(start..i)?.parse().ok())
+}
+
+/// The escaped text of a JSON document held in a string without `\u` escapes, read for
+/// its `metadata.exit_code` as the parser would read it if the document is JSON.
+///
+/// In such a text the document's structural characters and number bytes are themselves,
+/// its white space is ` ` or `\n`, `\t`, `\r`, and its quotes are all `\"`: one that
+/// follows `2k+1` backslashes is a quote of the document when `k` is even, else a `\"`
+/// escape inside one of its strings.
+struct Escaped<'a> {
+    b: &'a [u8],
+}
+
+impl Escaped<'_> {
+    /// `metadata.exit_code` as an `i64`: `Some(None)` when the document (if it is JSON) has
+    /// none, `None` when this reading cannot tell.
+    fn exit_code(&self) -> Option<Option<i64>> {
+        let metadata = match self.last_entry_metadata() {
+            Some(at) => Some(at),
+            None => self.last_value_of(0, b"metadata")?.map(|(start, _)| start),
+        };
+        let Some(start) = metadata else {
+            return Some(None);
+        };
+        if self.b.get(start) != Some(&b'{') {
+            return Some(None);
+        }
+        let Some((start, end)) = self.last_value_of(start, b"exit_code")? else {
+            return Some(None);
+        };
+        // A number is its own bytes; `-0` is a float to serde_json, and so are `1e2` and
+        // `1.0`, which `parse` refuses as it refuses anything past 64 bits.
+        let text = std::str::from_utf8(self.b.get(start..end)?).ok()?;
+        Some(match text {
+            "-0" => None,
+            _ => text.parse().ok(),
+        })
+    }
+
+    /// Where the value of `metadata` starts when it is the last entry of the document (as
+    /// Codex writes it: after the long `output`), found from the end without reading the
+    /// rest; `None` when the document ends otherwise.
+    ///
+    /// The last `\"metadata\"` whose quotes are the document's is the string
+    /// `"metadata"` (between the document's strings there are no letters but literals);
+    /// followed by `:`, a value, `}` and nothing but white space, it is a key of the
+    /// top-level object, and its last one.
+    fn last_entry_metadata(&self) -> Option<usize> {
+        let at = FIND_METADATA_KEY.rfind(self.b)?;
+        let run = 1 + self.b[..at]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count();
+        if run % 4 != 1 {
+            return None;
+        }
+        let i = self.ws(at + METADATA_KEY.len())?;
+        if self.b.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = self.ws(i + 1)?;
+        let end = self.ws(self.value_end(start)?)?;
+        (self.b.get(end) == Some(&b'}') && self.ws(end + 1)? == self.b.len()).then_some(start)
+    }
+
+    /// The span of the last value of `key` in the object starting at `at` (`Some(None)`
+    /// when it has none).
+    fn last_value_of(&self, at: usize, key: &[u8]) -> Option<Option<(usize, usize)>> {
+        let mut i = self.ws(at + 1)?;
+        let mut found = None;
+        if self.b.get(i) == Some(&b'}') {
+            return Some(None);
+        }
+        loop {
+            let (k0, k1, next) = self.string(i)?;
+            let name = self.b.get(k0..k1)?;
+            if name.contains(&b'\\') {
+                // an escape in a key: its value needs unescaping
+                return None;
+            }
+            i = self.ws(next)?;
+            if self.b.get(i) != Some(&b':') {
+                return None;
+            }
+            let v0 = self.ws(i + 1)?;
+            let v1 = self.value_end(v0)?;
+            if name == key {
+                found = Some((v0, v1));
+            }
+            i = self.ws(v1)?;
+            match self.b.get(i)? {
+                b',' => i = self.ws(i + 1)?,
+                b'}' => return Some(found),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The index after the white space at `i`.
+    fn ws(&self, mut i: usize) -> Option<usize> {
+        loop {
+            match self.b.get(i) {
+                Some(b' ') => i += 1,
+                Some(b'\\') => match self.b.get(i + 1)? {
+                    b'n' | b't' | b'r' => i += 2,
+                    _ => return Some(i),
+                },
+                _ => return Some(i),
+            }
+        }
+    }
+
+    /// The string whose opening `\"` is at `i`: its contents' span and the index after it.
+    fn string(&self, i: usize) -> Option<(usize, usize, usize)> {
+        if self.b.get(i..i + 2)? != b"\\\"" {
+            return None;
+        }
+        let start = i + 2;
+        let mut from = start;
+        loop {
+            let q = from + memchr::memchr(b'"', self.b.get(from..)?)?;
+            let run = self.b[start..q]
+                .iter()
+                .rev()
+                .take_while(|&&c| c == b'\\')
+                .count();
+            // `run` is odd (the record's own escape of the quote); the rest are the
+            // document's backslashes, two bytes each.
+            if run % 2 == 1 && (run / 2) % 2 == 0 {
+                return Some((start, q - 1, q + 1));
+            }
+            from = q + 1;
+        }
+    }
+
+    /// The index after the value starting at `i`.
+    fn value_end(&self, i: usize) -> Option<usize> {
+        match self.b.get(i)? {
+            b'\\' => self.string(i).map(|(_, _, end)| end),
+            b'{' | b'[' => {
+                let mut depth = 0usize;
+                let mut i = i;
+                loop {
+                    match self.b.get(i)? {
+                        b'{' | b'[' => {
+                            depth += 1;
+                            i += 1;
+                        }
+                        b'}' | b']' => {
+                            depth -= 1;
+                            i += 1;
+                            if depth == 0 {
+                                return Some(i);
+                            }
+                        }
+                        b'\\' => match self.b.get(i + 1)? {
+                            b'"' => i = self.string(i)?.2,
+                            _ => i += 2,
+                        },
+                        _ => i += 1,
+                    }
+                }
+            }
+            _ => {
+                // a number or a literal: up to the next delimiter or white space
+                let len = self.b[i..]
+                    .iter()
+                    .position(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\\'))
+                    .unwrap_or(self.b.len() - i);
+                Some(i + len)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decode::Decoder;
+
+    /// Both readings of `output` (the JSON text of the record's `output` value).
+    fn both(output: &str) -> (bool, bool) {
+        let record = format!("{{\"output\":{output}}}");
+        let mut decoder = Decoder::new(128);
+        decoder.decode(record.as_bytes(), |v| {
+            let v = v.expect("test record is JSON");
+            let out = v.get("output").expect("has output");
+            (failed(out), failed_exact(out))
+        })
+    }
+
+    /// The JSON text of a string holding `s`.
+    fn quoted(s: &str) -> String {
+        serde_json::to_string(s).expect("a string serializes")
+    }
+
+    #[track_caller]
+    fn agree(output: &str) {
+        let (fast, exact) = both(output);
+        assert_eq!(fast, exact, "output {output}");
+    }
+
+    #[test]
+    fn tricky_outputs_read_as_the_exact_reading() {
+        let docs = [
+            r#"{"output":"ok","metadata":{"exit_code":0,"duration_seconds":1.5}}"#,
+            r#"{"output":"boom","metadata":{"exit_code":1}}"#,
+            r#"{"output":"Exit code: 2","metadata":{"exit_code":0}}"#,
+            r#"{"output":"Exit code: 0","metadata":{"exit_code":3}}"#,
+            r#"{"output":"a \"metadata\":{\"exit_code\":1}","metadata":{"exit_code":0}}"#,
+            r#"{"output":"\\\"metadata\\\":{\"exit_code\":1}","metadata":{"exit_code":0}}"#,
+            r#"{"output":"x\\","metadata":{"exit_code":5}}"#,
+            r#"{"output":"x\\\\\"","metadata":{"exit_code":5}}"#,
+            r#"{"metadata":{"exit_code":1},"metadata":{"exit_code":0}}"#,
+            r#"{"metadata":{"exit_code":0},"metadata":{"exit_code":1}}"#,
+            r#"{"metadata":{"exit_code":1},"metadata":[1]}"#,
+            r#"{"metadata":{"exit_code":1,"exit_code":0}}"#,
+            r#"{"metadata":{"exit_code":0,"exit_code":1}}"#,
+            r#"{"metadata":{"inner":{"exit_code":1},"exit_code":0}}"#,
+            r#"{"metadata":{"exit_code":1e2}}"#,
+            r#"{"metadata":{"exit_code":1E2}, "o":"Exit code: 1"}"#,
+            r#"{"metadata":{"exit_code":1.0}}"#,
+            r#"{"metadata":{"exit_code":-0}}"#,
+            r#"{"metadata":{"exit_code":-0},"o":"Exit code: 4"}"#,
+            r#"{"metadata":{"exit_code":-1}}"#,
+            r#"{"metadata":{"exit_code":99999999999999999999}}"#,
+            r#"{"metadata":{"exit_code":9223372036854775807}}"#,
+            r#"{"metadata":{"exit_code":-9223372036854775808}}"#,
+            r#"{"metadata":{"exit_code":"1"}}"#,
+            r#"{"metadata":{"exit_code":null},"o":"Process exited with code 7"}"#,
+            r#"{"metadata":{"exit_code":true}}"#,
+            r#"{"metadata":"exit_code"}"#,
+            r#"{"m\u0065tadata":{"exit_code":1}}"#,
+            r#"{"metadata":{"exit\u005fcode":1}}"#,
+            r#"{"metadata":{"exit_code":1}"#,
+            r#"{"metadata":{"exit_code":1}} trailing"#,
+            r#"{"metadata":{"exit_code":1}}  "#,
+            r#"{"metadata":{"exit_code":01}}"#,
+            r#"{"metadata":{"exit_code":1,}}"#,
+            r#"{"output":"\ud800","metadata":{"exit_code":1}}"#,
+            r#"{"output":"tab	in string","metadata":{"exit_code":1}}"#,
+            "{\"output\":\"new\nline\",\"metadata\":{\"exit_code\":1}}",
+            "{\"output\":\"back\u{8}space\",\"metadata\":{\"exit_code\":1}}",
+            "{\n  \"output\" : \"x\" ,\n\t\"metadata\" :\r\n {\"exit_code\" : 1 }\n}",
+            "{\"a\":[{\"b\":[1,2,{\"c\":\"]}\"}]}],\"metadata\":{\"exit_code\":1}}",
+            r#"{"a":{"metadata":{"exit_code":1}},"metadata":{}}"#,
+            r#"{"output":"Exit code: 1","metadata":{"exit_code":0},"a\"metadata":{"exit_code":1}}"#,
+            r#"{"output":"Exit code: 0","metadata":{"exit_code":1},"a\\\"metadata":{"exit_code":0}}"#,
+            r#"{"output":"Exit code: 1","a\\":{"metadata":{"exit_code":1}},"metadata":{"exit_code":0}}"#,
+            r#"{"output":"Exit code: 1","x":"metadata","metadata":{"exit_code":0},"y":"\"metadata\":{\"exit_code\":1}"}"#,
+            r#"{}"#,
+            r#"{ }"#,
+            r#"{"#,
+            r#"{"metadata""#,
+            r#"{"metadata":"#,
+            r#"{"metadata":{"exit_code""#,
+            r#"{"metadata":{"exit_code":"#,
+            r#"{"metadata":{"exit_code":2"#,
+            r#"{"output":"unterminated"#,
+            r#"{"output":"Exit code: 1"#,
+            r#"{"output":"Process exited with code 0\nExit code: 1"}"#,
+            r#"{"output":"Process exited with code x Exit code: 1"}"#,
+            r#"{"output":"Process exited with code   -3"}"#,
+            r#"{"output":"Process exited with code -"}"#,
+            r#"{"output":"Exit code:\n\t 12abc"}"#,
+            r#"{"output":"Exit code:  007"}"#,
+            r#"{"output":"Exit code: 99999999999999999999"}"#,
+            "{\"output\":\"Exit code:\u{a0}\u{3000}5\"}",
+            "{\"output\":\"Exit code:\u{b}5\"}",
+            "{\"output\":\"Exit code:\u{1f}5\"}",
+        ];
+        for doc in docs {
+            // The document as a string, written as serde_json writes it, and with other
+            // escapes: `\/`, `\u0022` for a quote, `\u007b` for the brace.
+            agree(&quoted(doc));
+            agree(&quoted(doc).replace('/', "\\/"));
+            agree(&quoted(doc).replacen("\\\"", "\\u0022", 1));
+            agree(&quoted(doc).replacen('{', "\\u007b", 1));
+        }
+        // Plain text outputs, and outputs that are not strings.
+        for text in [
+            "Process exited with code 1",
+            "Process exited with code 0",
+            "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 2\nOutput:\n",
+            "Exit code: 1\nWall time: 2s",
+            "Exit code:\t\t-1",
+            "Exit code:\u{2028}3",
+            "Exit code:\u{c}3",
+            "Exit code:\u{8}3",
+            "Exit code: \"1\"",
+            "Exit code: 0\n{\"metadata\":{\"exit_code\":1}}",
+            "{not json Exit code: 1",
+            "",
+        ] {
+            agree(&quoted(text));
+        }
+        agree(r#""Exit code:\u00201""#);
+        agree(r#""\u0045xit code: 1""#);
+        agree(r#""Exit code: \u0031""#);
+        agree(r#"{"content":"Exit code: 1"}"#);
+        agree(r#"{"metadata":{"exit_code":1}}"#);
+        agree("17");
+        // The shortcut answers by itself in the common cases.
+        for doc in [
+            r#"{"output":"ok","metadata":{"exit_code":0}}"#,
+            r#"{"output":"x \"y\" \\","metadata":{"exit_code":0}}"#,
+            "Process exited with code 1",
+        ] {
+            let raw = quoted(doc);
+            let raw = &raw[1..raw.len() - 1];
+            assert!(failed_escaped(raw).is_some(), "{doc}");
+        }
+        let (fast, _) = both(&quoted(r#"{"metadata":{"exit_code":1}}"#));
+        assert!(fast);
+    }
+
+    /// Random documents built from the pieces the shortcut looks at.
+    #[test]
+    fn random_outputs_read_as_the_exact_reading() {
+        const PIECES: [&str; 34] = [
+            "{",
+            "}",
+            "[",
+            "]",
+            ":",
+            ",",
+            " ",
+            "\n",
+            "\t",
+            "\"",
+            "\\",
+            "\\\"",
+            "\\\\",
+            "\"metadata\"",
+            "\"exit_code\"",
+            "metadata",
+            "exit_code",
+            "0",
+            "1",
+            "-0",
+            "-",
+            "1e2",
+            "12",
+            "2.5",
+            "null",
+            "true",
+            "Exit code:",
+            "Process exited with code",
+            " 3",
+            "\"output\"",
+            "\\u0022",
+            "\u{a0}",
+            "é",
+            "x",
+        ];
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let templates = [
+            r#"{"output":"#,
+            r#"{"metadata":{"exit_code":"#,
+            r#"{"output":"","metadata":{"#,
+            "",
+        ];
+        for _ in 0..20_000 {
+            let mut doc = templates[next(templates.len())].to_string();
+            for _ in 0..next(12) {
+                doc.push_str(PIECES[next(PIECES.len())]);
+            }
+            agree(&quoted(&doc));
+            // and a well-formed document around it
+            let whole = format!(
+                "{{\"output\":{},\"metadata\":{{\"exit_code\":{}}}}}",
+                quoted(&doc),
+                ["0", "1", "-0", "1e2", "2"][next(5)]
+            );
+            agree(&quoted(&whole));
+        }
+    }
+}
