@@ -87,6 +87,26 @@ fn needs_escape(w: u64) -> bool {
     (below_space | quote | backslash) != 0
 }
 
+/// `a == b` for object keys, which are short: compared as a few words rather than by a
+/// call to `memcmp`, since every record's keys are compared with the ones asked for.
+#[inline]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    match (a.first_chunk::<8>(), a.last_chunk::<8>()) {
+        (Some(a0), Some(a1)) if a.len() <= 16 => {
+            Some(a0) == b.first_chunk::<8>() && Some(a1) == b.last_chunk::<8>()
+        }
+        _ => match (a.first_chunk::<4>(), a.last_chunk::<4>()) {
+            (Some(a0), Some(a1)) if a.len() <= 8 => {
+                Some(a0) == b.first_chunk::<4>() && Some(a1) == b.last_chunk::<4>()
+            }
+            _ => a == b,
+        },
+    }
+}
+
 /// A borrowed JSON value.
 #[derive(Debug, Clone, Copy)]
 pub enum Json<'a> {
@@ -312,7 +332,7 @@ impl<'a> Json<'a> {
     pub fn get(&self, key: &str) -> Option<Json<'a>> {
         let mut found = None;
         self.for_each_key(|k, v| {
-            if k == key.as_bytes() {
+            if same_key(k, key.as_bytes()) {
                 found = Some(v);
             }
         });
@@ -325,7 +345,7 @@ impl<'a> Json<'a> {
         let mut found = [None; N];
         self.for_each_key(|k, v| {
             for (slot, key) in found.iter_mut().zip(keys) {
-                if k == key.as_bytes() {
+                if same_key(k, key.as_bytes()) {
                     *slot = Some(v);
                 }
             }
@@ -736,6 +756,27 @@ mod tests {
 
     /// The same bytes as serde_json for every ASCII and control character alone, at every
     /// position of an 8-byte word, and for text mixing multi-byte characters and escapes.
+    #[test]
+    fn keys_compare_as_bytes() {
+        let words: Vec<Vec<u8>> = (0..=20)
+            .flat_map(|n| {
+                let base: Vec<u8> = (0..n).map(|i| b'a' + (i % 26) as u8).collect();
+                let mut out = vec![base.clone()];
+                for at in 0..n {
+                    let mut w = base.clone();
+                    w[at] = b'Z';
+                    out.push(w);
+                }
+                out
+            })
+            .collect();
+        for a in &words {
+            for b in &words {
+                assert_eq!(same_key(a, b), a == b, "{a:?} {b:?}");
+            }
+        }
+    }
+
     #[test]
     fn write_str_matches_serde_json() {
         let mut cases: Vec<String> = Vec::new();

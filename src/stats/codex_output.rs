@@ -113,10 +113,25 @@ fn escaped_document_exit_code(raw: &[u8]) -> Option<Option<i64>> {
         let mut nested = nested.try_borrow_mut().ok()?;
         let Nested { decoder, text } = &mut *nested;
         text.clear();
+        text.reserve(raw.len());
         let mut i = 0;
-        while let Some(at) = memchr::memchr(b'\\', raw.get(i..)?) {
-            let at = i + at;
-            text.extend_from_slice(raw.get(i..at)?);
+        loop {
+            // Escapes come every few bytes in tool output: look eight bytes at a time
+            // rather than search for each backslash.
+            if let Some(word) = raw.get(i..).and_then(|r| r.first_chunk::<8>()) {
+                if !has_backslash(u64::from_le_bytes(*word)) {
+                    text.extend_from_slice(word);
+                    i += 8;
+                    continue;
+                }
+            }
+            let Some(&c) = raw.get(i) else { break };
+            if c != b'\\' {
+                text.push(c);
+                i += 1;
+                continue;
+            }
+            let at = i;
             text.push(match raw.get(at + 1)? {
                 b'"' => b'"',
                 b'\\' => b'\\',
@@ -130,9 +145,15 @@ fn escaped_document_exit_code(raw: &[u8]) -> Option<Option<i64>> {
             });
             i = at + 2;
         }
-        text.extend_from_slice(raw.get(i..)?);
         Some(exit_code_of(decoder, text))
     })
+}
+
+/// Whether one of the eight bytes of `w` is a backslash.
+fn has_backslash(w: u64) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = w ^ (ONES * u64::from(b'\\'));
+    x.wrapping_sub(ONES) & !x & (ONES << 7) != 0
 }
 
 /// [`failed_exact`]'s answer from the escaped text `raw` of a string without `\u`
@@ -146,9 +167,13 @@ fn failed_escaped(raw: &str) -> Option<bool> {
     if !raw.starts_with('{') {
         return Some(by_markers);
     }
-    let code = match (Escaped { b: raw.as_bytes() }).exit_code() {
+    let doc = Escaped { b: raw.as_bytes() };
+    let code = match doc.exit_code() {
         Some(Some(code)) if (code != 0) != by_markers => {
-            // Which it is depends on whether the document is JSON: parse it.
+            // Which it is depends on whether the document is JSON.
+            if doc.is_surely_json() {
+                return Some(code != 0);
+            }
             escaped_document_exit_code(raw.as_bytes())?
         }
         Some(_) => return Some(by_markers),
@@ -289,6 +314,137 @@ impl Escaped<'_> {
             match self.b.get(i)? {
                 b',' => i = self.ws(i + 1)?,
                 b'}' => return Some(found),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Whether the document is JSON the parser accepts, checked without unescaping it.
+    /// `false` also for what this check leaves to the parser: a control character or a
+    /// UTF-16 surrogate escaped in a string, an exponent, a long number, deep nesting.
+    fn is_surely_json(&self) -> bool {
+        self.checked_value(0, 0)
+            .and_then(|end| self.ws(end))
+            .is_some_and(|end| end == self.b.len())
+    }
+
+    /// The index after the JSON value at `i`, `depth` containers deep.
+    fn checked_value(&self, i: usize, depth: usize) -> Option<usize> {
+        // Far from the parser's limit of 128.
+        const DEEPEST: usize = 64;
+        let (close, object) = match self.b.get(i)? {
+            b'{' => (b'}', true),
+            b'[' => (b']', false),
+            b'\\' => return self.checked_string(i),
+            b't' => return self.literal(i, b"true"),
+            b'f' => return self.literal(i, b"false"),
+            b'n' => return self.literal(i, b"null"),
+            _ => return self.checked_number(i),
+        };
+        if depth >= DEEPEST {
+            return None;
+        }
+        let mut i = self.ws(i + 1)?;
+        if self.b.get(i) == Some(&close) {
+            return Some(i + 1);
+        }
+        loop {
+            if object {
+                i = self.ws(self.checked_string(i)?)?;
+                if self.b.get(i) != Some(&b':') {
+                    return None;
+                }
+                i = self.ws(i + 1)?;
+            }
+            i = self.ws(self.checked_value(i, depth + 1)?)?;
+            match self.b.get(i)? {
+                b',' => i = self.ws(i + 1)?,
+                c if *c == close => return Some(i + 1),
+                _ => return None,
+            }
+        }
+    }
+
+    fn literal(&self, i: usize, word: &[u8]) -> Option<usize> {
+        (self.b.get(i..i + word.len())? == word).then_some(i + word.len())
+    }
+
+    /// A number without exponent and not long (so surely in the range of an `f64`).
+    fn checked_number(&self, i: usize) -> Option<usize> {
+        let b = self.b;
+        let mut j = i;
+        if b.get(j) == Some(&b'-') {
+            j += 1;
+        }
+        match b.get(j)? {
+            b'0' => j += 1,
+            b'1'..=b'9' => {
+                while b.get(j).is_some_and(u8::is_ascii_digit) {
+                    j += 1;
+                }
+            }
+            _ => return None,
+        }
+        if b.get(j) == Some(&b'.') {
+            j += 1;
+            if !b.get(j).is_some_and(u8::is_ascii_digit) {
+                return None;
+            }
+            while b.get(j).is_some_and(u8::is_ascii_digit) {
+                j += 1;
+            }
+        }
+        let leave = matches!(b.get(j), Some(b'e' | b'E')) || j - i > 100;
+        (!leave).then_some(j)
+    }
+
+    /// The index after the string whose opening `\"` is at `i`, when its contents are
+    /// valid in a JSON string.
+    fn checked_string(&self, i: usize) -> Option<usize> {
+        let b = self.b;
+        if b.get(i..i + 2)? != b"\\\"" {
+            return None;
+        }
+        let mut j = i + 2;
+        loop {
+            // Any character but a control one (the record has none) may stand as itself.
+            if let Some(word) = b.get(j..).and_then(|r| r.first_chunk::<8>()) {
+                if !has_backslash(u64::from_le_bytes(*word)) {
+                    j += 8;
+                    continue;
+                }
+            }
+            if *b.get(j)? != b'\\' {
+                j += 1;
+                continue;
+            }
+            // One of the record's escapes: the document's quote or backslash, a `/` (the
+            // document may hold it as itself), or a control character (it may not).
+            match *b.get(j + 1)? {
+                b'"' => return Some(j + 2),
+                b'/' => j += 2,
+                b'\\' => {
+                    // The document's own escape: its letter, itself escaped or not.
+                    j += 2;
+                    match *b.get(j)? {
+                        b'\\' => match *b.get(j + 1)? {
+                            b'"' | b'\\' | b'/' => j += 2,
+                            _ => return None,
+                        },
+                        b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 1,
+                        b'u' => {
+                            let mut unit = 0u32;
+                            for &h in b.get(j + 1..j + 5)? {
+                                unit = unit * 16 + char::from(h).to_digit(16)?;
+                            }
+                            if (0xD800..=0xDFFF).contains(&unit) {
+                                return None;
+                            }
+                            j += 5;
+                        }
+                        _ => return None,
+                    }
+                }
                 _ => return None,
             }
         }
@@ -436,6 +592,18 @@ mod tests {
             r#"{"metadata":{"exit_code":01}}"#,
             r#"{"metadata":{"exit_code":1,}}"#,
             r#"{"output":"\ud800","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\udc00","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\ud83d\ude00","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\u00E9\u001b","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\u00g9","metadata":{"exit_code":1}}"#,
+            r#"{"output":"a\xb","metadata":{"exit_code":1}}"#,
+            r#"{"output":"a\/b\b\f\n\r\t","metadata":{"exit_code":1}}"#,
+            r#"{"output":"a/b","metadata":{"exit_code":1},"n":[0,-0,0.5,-1.25,true,false,null,{},[]]}"#,
+            r#"{"output":"a","metadata":{"exit_code":1},"n":[1.]}"#,
+            r#"{"output":"a","metadata":{"exit_code":1},"n":[.5]}"#,
+            r#"{"output":"a","metadata":{"exit_code":1},"n":[+1]}"#,
+            r#"{"output":"a","metadata":{"exit_code":1},"n":[1,]}"#,
+            r#"{"output":"a","metadata":{"exit_code":1},"n":nul}"#,
             r#"{"output":"tab	in string","metadata":{"exit_code":1}}"#,
             "{\"output\":\"new\nline\",\"metadata\":{\"exit_code\":1}}",
             "{\"output\":\"back\u{8}space\",\"metadata\":{\"exit_code\":1}}",
@@ -492,6 +660,19 @@ mod tests {
         ] {
             agree(&quoted(text));
         }
+        // Nesting and numbers at and past the parser's limits.
+        for (depth, number) in [(60, "1"), (100, "1"), (127, "1"), (130, "1"), (2, "1e400")] {
+            let doc = format!(
+                "{{\"a\":{}{number}{},\"metadata\":{{\"exit_code\":1}}}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            agree(&quoted(&doc));
+        }
+        agree(&quoted(&format!(
+            "{{\"a\":{},\"metadata\":{{\"exit_code\":1}}}}",
+            "9".repeat(400)
+        )));
         agree(r#""Exit code:\u00201""#);
         agree(r#""\u0045xit code: 1""#);
         agree(r#""Exit code: \u0031""#);
@@ -512,10 +693,22 @@ mod tests {
         assert!(fast);
     }
 
+    #[test]
+    fn backslashes_are_found_in_any_byte() {
+        for at in 0..8 {
+            for other in [0u8, b'a', b'\\' ^ 0x80, b'[', b']', 0xff, 0x5b, 0x5d] {
+                let mut w = [other; 8];
+                assert!(!has_backslash(u64::from_le_bytes(w)) || other == b'\\');
+                w[at] = b'\\';
+                assert!(has_backslash(u64::from_le_bytes(w)));
+            }
+        }
+    }
+
     /// Random documents built from the pieces the shortcut looks at.
     #[test]
     fn random_outputs_read_as_the_exact_reading() {
-        const PIECES: [&str; 34] = [
+        const PIECES: [&str; 52] = [
             "{",
             "}",
             "[",
@@ -550,6 +743,24 @@ mod tests {
             "\u{a0}",
             "é",
             "x",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\/",
+            "\\n",
+            "\n",
+            "/",
+            "\u{8}",
+            "-1",
+            "0.5",
+            "01",
+            "1.",
+            "tru",
+            "[]",
+            "{}",
+            "\\u12",
+            "\\x",
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
         ];
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
         let mut next = |n: usize| {
@@ -577,6 +788,9 @@ mod tests {
                 ["0", "1", "-0", "1e2", "2"][next(5)]
             );
             agree(&quoted(&whole));
+            // and the pieces as the document's own text inside one of its strings
+            let raw = format!("{{\"output\":\"{doc}\",\"metadata\":{{\"exit_code\":1}}}}");
+            agree(&quoted(&raw));
         }
     }
 }
