@@ -40,6 +40,7 @@ use crate::summary::Summary;
 use crate::timestamp::{self, TimeRange, TimeZone, Timestamp};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::hash::BuildHasherDefault;
 use std::ops::AddAssign;
 use store::{join, Key, Keyed, LastWins, View};
 
@@ -138,14 +139,21 @@ impl Tokens {
     /// is the difference; `cache_write_input_tokens` are cache writes, and
     /// `reasoning_output_tokens` the reasoning part of `output_tokens`.
     fn from_codex(usage: Json<'_>) -> Tokens {
-        let n = |k: &str| usage.get(k).and_then(|v| v.as_u64()).unwrap_or(0);
-        let cached = n("cached_input_tokens");
+        let [cached, input, output, cache_creation, reasoning_output] = usage.get_many([
+            "cached_input_tokens",
+            "input_tokens",
+            "output_tokens",
+            "cache_write_input_tokens",
+            "reasoning_output_tokens",
+        ]);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let cached = n(cached);
         Tokens {
-            input: n("input_tokens").saturating_sub(cached),
-            output: n("output_tokens"),
-            cache_creation: n("cache_write_input_tokens"),
+            input: n(input).saturating_sub(cached),
+            output: n(output),
+            cache_creation: n(cache_creation),
             cache_read: cached,
-            reasoning_output: n("reasoning_output_tokens"),
+            reasoning_output: n(reasoning_output),
             cache_creation_1h: 0,
         }
     }
@@ -408,13 +416,53 @@ pub struct Stats {
     tool_calls: LastWins<ToolEntry>,
     tool_errors: LastWins<Key>,
     /// Records by session, file and day.
-    records_by: HashMap<(Dim, u32), u64>,
+    records_by: HashMap<(Dim, u32), u64, BuildHasherDefault<IdHasher>>,
     context: Option<InputContext>,
     /// A reused buffer for the `type/subtype` key.
     type_key: String,
     clock: Clock,
     /// The last timestamp read (to the minute, UTC) and its hour's string index.
     hour_cache: Option<(String, u32)>,
+}
+
+/// The hasher of maps keyed by small numbers (string and attribution indexes), updated
+/// for every record: FxHash's multiply and rotate, where the standard SipHash (made to
+/// resist keys chosen by an attacker, which indexes are not) cost more than the counting.
+#[derive(Debug, Clone, Copy, Default)]
+struct IdHasher(u64);
+
+impl IdHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.add(u64::from(b));
+        }
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -1088,41 +1136,50 @@ impl Stats {
 
     fn add_codex_log(&mut self, v: Json<'_>, ty: Option<&str>, ctx: &mut InputContext, day: u32) {
         let payload = v.get("payload");
+        // The payload's fields, found in one walk over it.
+        let [ptype, id, model, cwd, info, name, call_id, output] = match payload {
+            Some(p) => p.get_many([
+                "type", "id", "model", "cwd", "info", "name", "call_id", "output",
+            ]),
+            None => [None; 8],
+        };
+        fn str_of(v: Option<Json<'_>>) -> Option<&str> {
+            v.and_then(|v| v.as_str())
+        }
         match ty {
             Some("session_meta") => {
-                if let Some(id) = payload.and_then(|p| p.get("id")).and_then(|i| i.as_str()) {
+                if let Some(id) = str_of(id) {
                     ctx.session = self.session_id(id);
                 }
             }
             Some("turn_context") => {
-                if let Some(m) = payload
-                    .and_then(|p| p.get("model"))
-                    .and_then(|m| m.as_str())
-                {
+                if let Some(m) = str_of(model) {
                     ctx.model = self.strings.id(m);
                 }
             }
             _ => {}
         }
         if matches!(ty, Some("session_meta" | "turn_context")) && ctx.session != NONE {
-            if let Some(cwd) = payload.and_then(|p| p.get("cwd")).and_then(|c| c.as_str()) {
+            if let Some(cwd) = str_of(cwd) {
                 self.set_cwd(ctx.session, cwd);
             }
         }
         self.count_session_record(ctx.session);
-        let Some(payload) = payload else { return };
+        if payload.is_none() {
+            return;
+        }
         let attr = self.attrs.id(Attr {
             session: ctx.session,
             model: ctx.model,
             file: ctx.file,
             day,
         });
-        let ptype = payload.get("type").and_then(|t| t.as_str());
+        let ptype = str_of(ptype);
         match (ty, ptype) {
             (Some("event_msg"), Some("token_count")) => {
                 // The cumulative total: the last one of a session is its usage, however
                 // often a count is re-emitted.
-                if let Some(total) = payload.get("info").and_then(|i| i.get("total_token_usage")) {
+                if let Some(total) = info.and_then(|i| i.get("total_token_usage")) {
                     let tokens = Tokens::from_codex(total);
                     self.codex_totals.insert(ctx.session, (tokens, attr));
                 }
@@ -1131,12 +1188,9 @@ impl Stats {
                 Some("response_item"),
                 Some("function_call" | "custom_tool_call" | "local_shell_call"),
             ) => {
-                let name = payload
-                    .get("name")
-                    .and_then(|n| n.as_str())
-                    .unwrap_or(ptype.unwrap_or("(unknown)"));
+                let name = str_of(name).unwrap_or(ptype.unwrap_or("(unknown)"));
                 let name = codex_tool_name(ptype.unwrap_or(""), name);
-                if let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) {
+                if let Some(id) = str_of(call_id) {
                     let name = self.strings.id(name);
                     self.tool_calls.push(ToolEntry(Key::of(&[id]), name, attr));
                 }
@@ -1147,10 +1201,10 @@ impl Stats {
                     "function_call_output" | "custom_tool_call_output" | "local_shell_call_output",
                 ),
             ) => {
-                let Some(id) = payload.get("call_id").and_then(|i| i.as_str()) else {
+                let Some(id) = str_of(call_id) else {
                     return;
                 };
-                if payload.get("output").is_some_and(codex_output::failed) {
+                if output.is_some_and(codex_output::failed) {
                     self.tool_errors.push(Key::of(&[id]));
                 }
             }

@@ -63,10 +63,11 @@ pub(super) fn failed_exact(output: Json<'_>) -> bool {
 const PROCESS_EXITED: &str = "Process exited with code";
 const EXIT_CODE: &str = "Exit code:";
 
-/// Searchers for the markers and the key, built once: an output is searched thrice.
-static FIND_PROCESS_EXITED: LazyLock<Finder<'static>> =
-    LazyLock::new(|| Finder::new(PROCESS_EXITED));
-static FIND_EXIT_CODE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(EXIT_CODE));
+/// The part both markers share: one search finds where either may be.
+const XIT: &str = "xit";
+
+/// Searchers for the markers and the key, built once.
+static FIND_XIT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(XIT));
 static FIND_METADATA_KEY: LazyLock<FinderRev<'static>> =
     LazyLock::new(|| FinderRev::new(METADATA_KEY));
 /// The key `"metadata"` as a document held in a string writes it.
@@ -119,9 +120,10 @@ fn escaped_document_exit_code(raw: &[u8]) -> Option<Option<i64>> {
             // Escapes come every few bytes in tool output: look eight bytes at a time
             // rather than search for each backslash.
             if let Some(word) = raw.get(i..).and_then(|r| r.first_chunk::<8>()) {
-                if !has_backslash(u64::from_le_bytes(*word)) {
-                    text.extend_from_slice(word);
-                    i += 8;
+                let at = first_backslash(u64::from_le_bytes(*word));
+                text.extend_from_slice(word.get(..at)?);
+                i += at;
+                if at == 8 {
                     continue;
                 }
             }
@@ -149,19 +151,27 @@ fn escaped_document_exit_code(raw: &[u8]) -> Option<Option<i64>> {
     })
 }
 
-/// Whether one of the eight bytes of `w` is a backslash.
-fn has_backslash(w: u64) -> bool {
+/// Where the first backslash of the eight bytes of `w` (little-endian) is, 8 for none.
+/// The borrow of the subtraction only runs upwards from a zero byte, so the lowest byte
+/// it marks is exact.
+fn first_backslash(w: u64) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     let x = w ^ (ONES * u64::from(b'\\'));
-    x.wrapping_sub(ONES) & !x & (ONES << 7) != 0
+    let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
+    zero.trailing_zeros() as usize / 8
 }
 
 /// [`failed_exact`]'s answer from the escaped text `raw` of a string without `\u`
 /// escapes, or `None` when it cannot tell cheaply.
 fn failed_escaped(raw: &str) -> Option<bool> {
-    let markers = match marker_code(raw, &FIND_PROCESS_EXITED)? {
+    let (process_exited, exit_code) = first_markers(raw.as_bytes());
+    let after = |at: Option<usize>, marker: &str| match at {
+        Some(at) => code_after(raw, at + marker.len()),
+        None => Some(None),
+    };
+    let markers = match after(process_exited, PROCESS_EXITED)? {
         Some(code) => Some(code),
-        None => marker_code(raw, &FIND_EXIT_CODE)?,
+        None => after(exit_code, EXIT_CODE)?,
     };
     let by_markers = markers.is_some_and(|code| code != 0);
     if !raw.starts_with('{') {
@@ -182,17 +192,32 @@ fn failed_escaped(raw: &str) -> Option<bool> {
     Some(code.map_or(by_markers, |code| code != 0))
 }
 
-/// `code_after(marker)` of [`failed_exact`] on the escaped text: the integer after the
-/// first `marker` (past white space), `Ok`-like `Some(None)` when there is none, `None`
+/// Where the first `Process exited with code` and the first `Exit code:` are in the
+/// escaped text, found in one pass. A marker's first byte is no escape's letter and it
+/// holds no `\`, so it is in the escaped text exactly where it is in the value.
+fn first_markers(raw: &[u8]) -> (Option<usize>, Option<usize>) {
+    let (mut process_exited, mut exit_code) = (None, None);
+    for at in FIND_XIT.find_iter(raw) {
+        let starts = |marker: &str| {
+            let from = at.checked_sub(marker.find(XIT).unwrap_or(0))?;
+            raw.get(from..)?
+                .starts_with(marker.as_bytes())
+                .then_some(from)
+        };
+        process_exited = process_exited.or_else(|| starts(PROCESS_EXITED));
+        exit_code = exit_code.or_else(|| starts(EXIT_CODE));
+        if process_exited.is_some() && exit_code.is_some() {
+            break;
+        }
+    }
+    (process_exited, exit_code)
+}
+
+/// `code_after(marker)` of [`failed_exact`] on the escaped text, the marker ending at
+/// `i`: the integer after it (past white space), `Some(None)` when there is none, `None`
 /// when the text cannot be read without unescaping it.
-fn marker_code(text: &str, marker: &Finder<'_>) -> Option<Option<i64>> {
-    // The marker's first byte is no escape's letter and it holds no `\`, so it is in the
-    // escaped text exactly where it is in the value, and the first one is the first one.
+fn code_after(text: &str, mut i: usize) -> Option<Option<i64>> {
     let raw = text.as_bytes();
-    let Some(at) = marker.find(raw) else {
-        return Some(None);
-    };
-    let mut i = at + marker.needle().len();
     // `trim_start`: white space is a character itself or an escape (`\n`, `\t`, `\r`, `\f`).
     loop {
         match raw.get(i) {
@@ -409,9 +434,12 @@ impl Escaped<'_> {
         loop {
             // Any character but a control one (the record has none) may stand as itself.
             if let Some(word) = b.get(j..).and_then(|r| r.first_chunk::<8>()) {
-                if !has_backslash(u64::from_le_bytes(*word)) {
-                    j += 8;
-                    continue;
+                match first_backslash(u64::from_le_bytes(*word)) {
+                    8 => {
+                        j += 8;
+                        continue;
+                    }
+                    at => j += at,
                 }
             }
             if *b.get(j)? != b'\\' {
@@ -657,6 +685,14 @@ mod tests {
             "Exit code: 0\n{\"metadata\":{\"exit_code\":1}}",
             "{not json Exit code: 1",
             "",
+            "xit code: 1",
+            "it exited with code 1 Exit code: 2",
+            "Exit code: x Process exited with code 3",
+            "Process exited with code x Exit code: 4 Process exited with code 5",
+            "exit exit Exit code: 0 Exit code: 6",
+            "Process exited with code 0 Exit code: 7",
+            "Process exited with code Exit code: 8",
+            "Exit code:Exit code: 9",
         ] {
             agree(&quoted(text));
         }
@@ -694,14 +730,25 @@ mod tests {
     }
 
     #[test]
-    fn backslashes_are_found_in_any_byte() {
-        for at in 0..8 {
-            for other in [0u8, b'a', b'\\' ^ 0x80, b'[', b']', 0xff, 0x5b, 0x5d] {
-                let mut w = [other; 8];
-                assert!(!has_backslash(u64::from_le_bytes(w)) || other == b'\\');
-                w[at] = b'\\';
-                assert!(has_backslash(u64::from_le_bytes(w)));
-            }
+    fn the_first_backslash_of_a_word_is_found() {
+        let pool = [
+            0u8,
+            b'a',
+            b'\\' ^ 0x80,
+            b'\\' + 1,
+            b'\\' - 1,
+            0xff,
+            b'\\',
+            0x80,
+        ];
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..100_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let w: [u8; 8] = std::array::from_fn(|k| pool[(x >> (k * 3)) as usize % pool.len()]);
+            let want = w.iter().position(|&c| c == b'\\').unwrap_or(8);
+            assert_eq!(first_backslash(u64::from_le_bytes(w)), want, "{w:?}");
         }
     }
 
