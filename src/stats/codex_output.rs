@@ -461,11 +461,11 @@ impl Escaped<'_> {
                         },
                         b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 1,
                         b'u' => {
-                            let mut unit = 0u32;
-                            for &h in b.get(j + 1..j + 5)? {
-                                unit = unit * 16 + char::from(h).to_digit(16)?;
-                            }
-                            if (0xD800..=0xDFFF).contains(&unit) {
+                            // Four hex digits, and no UTF-16 surrogate (`d800` to `dfff`).
+                            let hex = b.get(j + 1..j + 5)?;
+                            let surrogate = matches!(hex[0], b'd' | b'D')
+                                && matches!(hex[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
+                            if surrogate || !hex.iter().all(u8::is_ascii_hexdigit) {
                                 return None;
                             }
                             j += 5;
@@ -621,6 +621,10 @@ mod tests {
             r#"{"metadata":{"exit_code":1,}}"#,
             r#"{"output":"\ud800","metadata":{"exit_code":1}}"#,
             r#"{"output":"\udc00","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\uD83D\uDE00 \uDbff\uDfff \ud7ff \ue000","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\ud7ff\ue000\uE000\uFFFF","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\uDFFF","metadata":{"exit_code":1}}"#,
+            r#"{"output":"\u0G00","metadata":{"exit_code":1}}"#,
             r#"{"output":"\ud83d\ude00","metadata":{"exit_code":1}}"#,
             r#"{"output":"\u00E9\u001b","metadata":{"exit_code":1}}"#,
             r#"{"output":"\u00g9","metadata":{"exit_code":1}}"#,
