@@ -5,13 +5,17 @@
 //! them work units from every input. A small regular file (up to [`WHOLE_FILE_BYTES`]) is
 //! one unit: a worker opens it, reads it whole into a buffer of its own that is reused and
 //! sized to the data, and runs a whole [`Pipeline`] pass over it (dialect detection
-//! included) into its shard of the consumer. Anything else (a large file, stdin, a pipe named
-//! on the command line) is read by the calling thread: its first records one at a time until
+//! included) into its shard of the consumer. A large regular file whose dialect its head
+//! tells is cut into ranges of about [`BLOCK_BYTES`] ending at line ends: the calling thread
+//! only reads around each cut, and each worker reads its range itself, so the records are
+//! copied once, by the thread that parses them, while it runs (a [`LineChain`] gives each
+//! range its first line number). Anything else (a compressed file, stdin, a pipe named on
+//! the command line) is read by the calling thread: its first records one at a time until
 //! the dialect is known, then, when the consumer allows it for that dialect, cut into blocks
-//! of [`BLOCK_BYTES`] at line boundaries and handed to the workers. Each worker's shard
-//! collects the output of one unit in memory (a *part*); the calling thread merges the parts
-//! in unit order. Records, diagnostics and errors come out exactly as a one-thread pass gives
-//! them, whatever the thread count.
+//! at line boundaries and handed to the workers. Each worker's shard collects the output of
+//! one unit in memory (a *part*); the calling thread merges the parts in unit order.
+//! Records, diagnostics and errors come out exactly as a one-thread pass gives them,
+//! whatever the thread count.
 //!
 //! What a record means can depend on the records before it in the same input: through the
 //! dialect (decided on an input's first records), and for some consumers through more
@@ -28,10 +32,10 @@ use crate::framing::{Frame, FrameKind};
 use crate::input::{self, Source};
 use crate::pipeline::{Consumer, Flow, Pipeline};
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek};
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 
 /// Bytes per block handed to a worker.
 pub const BLOCK_BYTES: usize = 1 << 20;
@@ -157,6 +161,20 @@ enum Work {
     },
     /// Small regular files, each read whole, in order.
     Files { seq: u64, files: Vec<WholeFile> },
+    /// `len` bytes of a large regular file from `start`, whole lines, which the worker reads
+    /// itself into `bytes` (a buffer to reuse): range `index` of the file, whose first line
+    /// number `lines` tells once the ranges before it are counted.
+    Range {
+        seq: u64,
+        file: Arc<str>,
+        handle: Arc<std::fs::File>,
+        start: u64,
+        len: usize,
+        index: u64,
+        lines: Arc<LineChain>,
+        dialect: Option<Dialect>,
+        bytes: Vec<u8>,
+    },
 }
 
 /// A regular file a worker reads whole: its display name, path and listed size.
@@ -195,6 +213,8 @@ enum Slot<T> {
         len: usize,
         line: u64,
         offset: u64,
+        /// The error that ended reading a range: the rest of its input is not read.
+        failed: Option<Error>,
     },
     /// A whole file's part (or that of several files in a row), then the error that ended
     /// the last one's reading (reported after it).
@@ -252,6 +272,7 @@ impl Pipeline {
                     free: Vec::new(),
                     stopped: false,
                     held: 0,
+                    failed: None,
                 },
                 sent: 0,
                 max_units: threads * 8,
@@ -310,20 +331,8 @@ impl Pipeline {
                             Ok(handle) => {
                                 let name = source.display_name();
                                 pool.local(Slot::Begin(Arc::clone(&name)), self, consumer, report)?;
-                                let start = Start {
-                                    head: Some(self.options().dialect),
-                                    line: 0,
-                                    offset: 0,
-                                    carry: Vec::new(),
-                                };
-                                self.send_blocks(
-                                    &name,
-                                    Some(dialect),
-                                    start,
-                                    handle,
-                                    consumer,
-                                    &mut pool,
-                                    report,
+                                self.send_ranges(
+                                    &name, handle, dialect, consumer, &mut pool, report,
                                 )?;
                             }
                             Err(e) => pool.local(Slot::Failed(e), self, consumer, report)?,
@@ -425,7 +434,6 @@ impl Pipeline {
                 let (line, offset) = framer.position();
                 let (carry, reader) = framer.into_parts();
                 let start = Start {
-                    head: None,
                     line,
                     offset,
                     carry,
@@ -457,12 +465,10 @@ impl Pipeline {
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
         let Start {
-            mut head,
             mut line,
             mut offset,
             mut carry,
         } = start;
-        let from_start = head.is_some();
         let speculate = consumer.warm_up();
         // The last whole lines of the block before: the next block's warm-up.
         let mut warm: Vec<u8> = Vec::new();
@@ -526,8 +532,7 @@ impl Pipeline {
             let work = Work::Block {
                 seq: pool.sent,
                 file: Arc::clone(file),
-                // The head block detects the dialect as a one-thread pass does.
-                dialect: head.take().unwrap_or(dialect),
+                dialect,
                 bytes,
                 warm: w,
                 len: cut,
@@ -542,11 +547,6 @@ impl Pipeline {
         if fallback && !pool.merger.stopped {
             // The rest one record at a time, straight to the consumer.
             pool.drain(self, consumer, report)?;
-            if from_start {
-                // This thread only peeked at the input: its classifier starts where the
-                // blocks sent so far left off.
-                self.use_dialect(head.unwrap_or(dialect));
-            }
             let rest = io::Cursor::new(carry).chain(reader);
             let framer = self.framer(rest).starting_at(line, offset);
             let result = self
@@ -566,6 +566,94 @@ impl Pipeline {
             pool.local(Slot::Failed(e), self, consumer, report)?;
         }
         Ok(())
+    }
+
+    /// Hands a large regular file to the workers as ranges of about [`BLOCK_BYTES`], each
+    /// ending at a line's end, which the workers read themselves: this thread only reads
+    /// around each cut to find the line's end, so it copies no records and the pool never
+    /// waits for it. The file is read as `dialect` after its head block, which detects the
+    /// dialect as a one-thread pass does. A line longer than [`MAX_CARRY`] (or a read error
+    /// while looking for a cut) ends the ranges: the rest is read one record at a time.
+    #[allow(clippy::too_many_arguments)]
+    fn send_ranges<P: Parallel>(
+        &mut self,
+        file: &Arc<str>,
+        handle: std::fs::File,
+        dialect: Dialect,
+        consumer: &mut P,
+        pool: &mut Pool<P::Part>,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        let handle = Arc::new(handle);
+        let lines = Arc::new(LineChain::default());
+        let mut head = Some(self.options().dialect);
+        let mut start = 0u64;
+        let mut index = 0u64;
+        let mut window = Vec::new();
+        let mut long = false;
+        while !pool.merger.stopped {
+            let (end, last) = match next_cut(&handle, start, &mut window) {
+                Cut::At(end) => (end, false),
+                Cut::Last(end) => (end, true),
+                Cut::Done => break,
+                Cut::Long => {
+                    long = true;
+                    break;
+                }
+            };
+            let len = (end - start) as usize;
+            let work = Work::Range {
+                seq: pool.sent,
+                file: Arc::clone(file),
+                handle: Arc::clone(&handle),
+                start,
+                len,
+                index,
+                lines: Arc::clone(&lines),
+                dialect: head.take().unwrap_or(Some(dialect)),
+                bytes: pool.merger.free.pop().unwrap_or_default(),
+            };
+            pool.send(work, len, self, consumer, report)?;
+            start = end;
+            index += 1;
+            if last {
+                break;
+            }
+        }
+        if long && !pool.merger.stopped {
+            // The rest one record at a time, straight to the consumer, once the ranges sent
+            // so far are merged (and their lines counted).
+            pool.drain(self, consumer, report)?;
+            if !pool.merger.cut_short(file) {
+                // This thread only peeked at the input: its classifier starts where the
+                // ranges sent so far left off.
+                self.use_dialect(head.unwrap_or(Some(dialect)));
+                let mut reader = &*handle;
+                let result = match reader.seek(io::SeekFrom::Start(start)) {
+                    Ok(_) => {
+                        let framer = self.framer(reader).starting_at(lines.total(), start);
+                        self.stream(file, framer, consumer, false)
+                            .map(|(flow, _)| flow)
+                    }
+                    Err(source) => Err(Error::Read {
+                        file: file.to_string(),
+                        line: lines.total(),
+                        offset: start,
+                        source,
+                    }),
+                };
+                consumer
+                    .end_input(file, Some(dialect))
+                    .map_err(Error::Write)?;
+                return settle(result, pool, report);
+            }
+        }
+        pool.local(
+            Slot::End(Arc::clone(file), Some(dialect)),
+            self,
+            consumer,
+            report,
+        )
     }
 
     /// Runs the records of `bytes` (whole lines; the first is line `line + 1` at `offset`)
@@ -672,14 +760,151 @@ fn read_head(path: &std::path::Path) -> Option<Vec<u8>> {
     Some(head)
 }
 
-/// Where [`Pipeline::send_blocks`] starts: the line and offset of the first record, the
-/// partial line already read, and for an input cut into blocks from its first record, the
-/// dialect its head block starts with (the forced one, or `None` to detect it).
+/// Where [`Pipeline::send_blocks`] starts: the line and offset of the first record, and
+/// the partial line already read.
 struct Start {
-    head: Option<Option<Dialect>>,
     line: u64,
     offset: u64,
     carry: Vec<u8>,
+}
+
+/// Where the range starting at `start` of a file the workers read ends.
+enum Cut {
+    /// At this offset, just past a line's end.
+    At(u64),
+    /// At the end of the file: the last range.
+    Last(u64),
+    /// Nothing is left past `start`.
+    Done,
+    /// The line holding the range's last byte is longer than [`MAX_CARRY`], or reading
+    /// around the cut failed: the rest is read one record at a time.
+    Long,
+}
+
+/// How much is read at a time when looking for a range's cut: lines are mostly short.
+const CUT_WINDOW: usize = 16 << 10;
+
+/// Finds the end of the range starting at `start`: the end of the line holding its
+/// [`BLOCK_BYTES`]th byte, or the end of the file. Reads only around the cut, into `window`.
+fn next_cut(handle: &std::fs::File, start: u64, window: &mut Vec<u8>) -> Cut {
+    let from = start + BLOCK_BYTES as u64 - 1;
+    let mut at = from;
+    loop {
+        let want = if at == from {
+            CUT_WINDOW
+        } else {
+            4 * CUT_WINDOW
+        };
+        window.resize(want, 0);
+        match read_at(handle, window, at) {
+            Ok(0) if at > from => return Cut::Last(at),
+            Ok(0) => {
+                // The file ends before the block would: the rest of it is the last range.
+                return match handle.metadata() {
+                    Ok(m) if m.len() > from => continue,
+                    Ok(m) if m.len() > start => Cut::Last(m.len()),
+                    Ok(_) => Cut::Done,
+                    Err(_) => Cut::Long,
+                };
+            }
+            Ok(n) => {
+                if let Some(i) = memchr::memchr(b'\n', &window[..n]) {
+                    return Cut::At(at + i as u64 + 1);
+                }
+                at += n as u64;
+                if at - from > MAX_CARRY as u64 {
+                    return Cut::Long;
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Cut::Long,
+        }
+    }
+}
+
+/// Reads `buf.len()` bytes of `handle` from `offset`, or up to the end of the file: how many
+/// were read, and the error that stopped the reading, if any.
+fn read_range(handle: &std::fs::File, offset: u64, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match read_at(handle, &mut buf[n..], offset + n as u64) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}
+
+/// Reads from `offset` without moving the file's position, so the workers read ranges of
+/// one open file side by side.
+#[cfg(unix)]
+fn read_at(handle: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(handle, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(handle: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(handle, buf, offset)
+}
+
+/// Elsewhere the cut is never found, and files are read one record at a time.
+#[cfg(not(any(unix, windows)))]
+fn read_at(_handle: &std::fs::File, _buf: &mut [u8], _offset: u64) -> io::Result<usize> {
+    Err(io::ErrorKind::Unsupported.into())
+}
+
+/// The lines of a file whose ranges the workers read: each worker posts how many lines its
+/// range holds and learns how many come before it. A range is taken by a worker only after
+/// every range before it was (the work queue is in order), and its worker posts its count
+/// before it waits, so the wait always ends.
+#[derive(Default)]
+struct LineChain {
+    state: Mutex<Chain>,
+    counted: Condvar,
+}
+
+#[derive(Default)]
+struct Chain {
+    /// The first range whose count is not yet known, and the lines before it.
+    next: u64,
+    lines: u64,
+    /// Counts posted for ranges after `next`.
+    ahead: BTreeMap<u64, u64>,
+    /// The lines before each range now known, until its worker takes the figure.
+    before: BTreeMap<u64, u64>,
+}
+
+impl LineChain {
+    /// Posts that range `index` holds `count` lines and waits for the number of lines
+    /// before it.
+    fn lines_before(&self, index: u64, count: u64) -> u64 {
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let chain = &mut *guard;
+        chain.ahead.insert(index, count);
+        let mut advanced = false;
+        while let Some(count) = chain.ahead.remove(&chain.next) {
+            chain.before.insert(chain.next, chain.lines);
+            chain.lines += count;
+            chain.next += 1;
+            advanced = true;
+        }
+        if advanced {
+            self.counted.notify_all();
+        }
+        loop {
+            if let Some(lines) = guard.before.remove(&index) {
+                return lines;
+            }
+            guard = self.counted.wait(guard).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// The lines of every range counted so far.
+    fn total(&self) -> u64 {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).lines
+    }
 }
 
 /// How reading a whole file went.
@@ -744,6 +969,50 @@ fn work<P: Parallel>(
                         len,
                         line,
                         offset,
+                        failed: None,
+                    },
+                    held: len,
+                }
+            }
+            Work::Range {
+                seq,
+                file,
+                handle,
+                start,
+                len,
+                index,
+                lines,
+                dialect,
+                mut bytes,
+            } => {
+                if bytes.len() < len {
+                    bytes.resize(len, 0);
+                }
+                let (n, error) = read_range(&handle, start, &mut bytes[..len]);
+                let count = memchr::memchr_iter(b'\n', &bytes[..n]).count() as u64
+                    + u64::from(n > 0 && bytes[n - 1] != b'\n');
+                // Posted first, whatever happens next: later ranges wait for it.
+                let line = lines.lines_before(index, count);
+                pipeline.use_dialect(dialect);
+                let result = pipeline.process_lines(&file, &bytes[..n], line, start, &mut shard);
+                let failed = error.map(|source| Error::Read {
+                    file: file.to_string(),
+                    line: line + count,
+                    offset: start + n as u64,
+                    source,
+                });
+                Done {
+                    seq,
+                    slot: Slot::Block {
+                        part: result.map(|_| P::take(&mut shard)),
+                        bytes,
+                        file,
+                        dialect,
+                        warm: 0,
+                        len: n,
+                        line,
+                        offset: start,
+                        failed,
                     },
                     held: len,
                 }
@@ -933,9 +1202,19 @@ struct Merger<T> {
     stopped: bool,
     /// Bytes of input in flight.
     held: usize,
+    /// An input whose reading a range's read error ended, with that error: its later ranges
+    /// are dropped, and the error is reported after its end.
+    failed: Option<(Arc<str>, Error)>,
 }
 
 impl<T> Merger<T> {
+    /// Whether a read error ended reading `file`'s ranges.
+    fn cut_short(&self, file: &Arc<str>) -> bool {
+        self.failed
+            .as_ref()
+            .is_some_and(|(f, _)| Arc::ptr_eq(f, file))
+    }
+
     fn accept<P: Parallel<Part = T>>(
         &mut self,
         done: Done<T>,
@@ -969,8 +1248,14 @@ impl<T> Merger<T> {
             Slot::Begin(file) => consumer.begin_input(&file).map_err(Error::Write)?,
             Slot::End(file, dialect) => {
                 consumer.end_input(&file, dialect).map_err(Error::Write)?;
+                if self.cut_short(&file) {
+                    if let Some((_, e)) = self.failed.take() {
+                        report(&e);
+                    }
+                }
             }
             Slot::Block { bytes, .. } if self.stopped => self.free.push(bytes),
+            Slot::Block { bytes, file, .. } if self.cut_short(&file) => self.free.push(bytes),
             _ if self.stopped => {}
             Slot::Block {
                 part,
@@ -981,6 +1266,7 @@ impl<T> Merger<T> {
                 len,
                 line,
                 offset,
+                failed,
             } => {
                 let part = part.map_err(Error::Write)?;
                 let flow = if consumer.fits(&part) {
@@ -994,6 +1280,9 @@ impl<T> Merger<T> {
                 self.free.push(bytes);
                 if flow.map_err(Error::Write)? == Flow::Stop {
                     self.stopped = true;
+                }
+                if let Some(e) = failed {
+                    self.failed = Some((file, e));
                 }
             }
             Slot::Part(part, error) => {

@@ -147,6 +147,57 @@ fn a_line_longer_than_a_batch_ends_batching_without_losing_bytes() {
     );
 }
 
+#[test]
+fn a_large_file_ending_without_a_newline_or_in_a_long_line_keeps_its_last_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = generate(dir.path(), "base.ndjson", 3, "0.01");
+    let bytes = std::fs::read(&base).expect("read");
+    // The last record unterminated; then a long unterminated record last (its cut is never
+    // found: the rest is read one record at a time); then the file cut mid-record.
+    let unterminated = &bytes[..bytes.len() - 1];
+    let long_last = [
+        &bytes[..],
+        format!("{{\"type\":\"user\",\"pad\":\"{}\"}}", "y".repeat(5 << 20)).as_bytes(),
+    ]
+    .concat();
+    let cut = &bytes[..bytes.len() * 2 / 3];
+    for (name, content) in [
+        ("unterminated.ndjson", unterminated),
+        ("long-last.ndjson", &long_last[..]),
+        ("cut.ndjson", cut),
+    ] {
+        let file = dir.path().join(name);
+        std::fs::write(&file, content).expect("write");
+        assert_same_with_any_thread_count(&["validate", "-f", "json"], &file);
+        assert_same_with_any_thread_count(&["stats", "-f", "json"], &file);
+        let out = Command::new(env!("CARGO_BIN_EXE_ndjq"))
+            .args(["filter", "-j", "2", "--valid", "--max-line-bytes", "8M"])
+            .arg(&file)
+            .output()
+            .expect("runs");
+        let valid = Command::new(env!("CARGO_BIN_EXE_ndjq"))
+            .args(["filter", "-j", "1", "--valid", "--max-line-bytes", "8M"])
+            .arg(&file)
+            .output()
+            .expect("runs");
+        assert!(out.stdout == valid.stdout, "{name}: filter --valid differs");
+        let (all, _) = run(
+            &[
+                "filter",
+                "--max-line-bytes",
+                "8M",
+                "-v",
+                "--type",
+                "none",
+                file.to_str().expect("path"),
+            ],
+            "2",
+            &dir.path().join("r"),
+        );
+        assert!(all.stdout == content, "{name}: every byte comes through");
+    }
+}
+
 /// A folder of real captures, as a session tree holds them: many small files of every
 /// dialect in nested folders, large ones cut into blocks (whose records carry context from
 /// block to block for events and stats), a compressed one, a broken one, an empty one.
