@@ -11,14 +11,17 @@
 //! [`failed`] gives the same answer from the string as the record writes it, when it has
 //! no `\u` escape (so every character is itself or a two-byte escape). It finds the
 //! markers in the escaped text (they hold no character that is ever escaped), and reads
-//! the top-level keys of the document, jumping over its strings with `memchr`, without
-//! checking the document is JSON. That reading is right for every document the parser
-//! accepts; for one it refuses, the rule falls back to the markers. So the shortcut
-//! answers only when the markers and the read code agree (or no code is read): then both
-//! branches of the rule give that answer. When they do not (a command failed, and its
-//! output does not say so in words), or the reading cannot tell (a key with escapes, a
-//! string that is not closed), the document is unescaped into a reused buffer and parsed.
-//! An output with a `\u` escape, or one that is not a string, goes to [`failed_exact`].
+//! `metadata` from the end of the document (where Codex writes it, after the long
+//! `output`), or else the top-level keys from the start, jumping over its strings with
+//! `memchr`, without checking the document is JSON. That reading is right for every
+//! document the parser accepts; for one it refuses, the rule falls back to the markers.
+//! So the shortcut answers only when the markers and the read code agree (or no code is
+//! read): then both branches of the rule give that answer. When they do not (a command
+//! failed, and its output does not say so in words), the escaped document is checked as
+//! JSON (conservatively: what the check cannot vouch for goes on), and what is left, or
+//! what the reading cannot tell (a key with escapes, a string that is not closed), is
+//! unescaped into a reused buffer and parsed. An output with a `\u` escape, or one that
+//! is not a string, goes to [`failed_exact`].
 
 use crate::json::Json;
 use memchr::memmem::{Finder, FinderRev};
