@@ -754,8 +754,7 @@ mod tests {
         f(Json::Serde(serde));
     }
 
-    /// The same bytes as serde_json for every ASCII and control character alone, at every
-    /// position of an 8-byte word, and for text mixing multi-byte characters and escapes.
+    /// Keys of every length up to 20 compare as their bytes do, whichever byte differs.
     #[test]
     fn keys_compare_as_bytes() {
         let words: Vec<Vec<u8>> = (0..=20)
@@ -777,6 +776,8 @@ mod tests {
         }
     }
 
+    /// The same bytes as serde_json for every ASCII and control character alone, at every
+    /// position of an 8-byte word, and for text mixing multi-byte characters and escapes.
     #[test]
     fn write_str_matches_serde_json() {
         let mut cases: Vec<String> = Vec::new();
