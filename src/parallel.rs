@@ -110,8 +110,16 @@ pub trait Parallel: Consumer {
     /// input the consumer itself was told about.
     fn merge(&mut self, part: Self::Part) -> io::Result<Flow>;
 
+    /// Whether [`Parallel::merge_block`] reads the block's bytes. When it does not, a worker
+    /// reads the ranges of a large file into a buffer of its own, which stays in its core's
+    /// cache, rather than into one handed back to the calling thread for the merge.
+    fn merge_reads_block(&self) -> bool {
+        false
+    }
+
     /// Adds a block's part: `block` holds the block's records, the first at byte `offset`
-    /// of the input (gap findings, found while merging, point into it).
+    /// of the input (gap findings, found while merging, point into it). Empty for a range a
+    /// worker read into its own buffer, unless [`Parallel::merge_reads_block`].
     fn merge_block(&mut self, part: Self::Part, _block: &[u8], _offset: u64) -> io::Result<Flow> {
         self.merge(part)
     }
@@ -162,8 +170,9 @@ enum Work {
     /// Small regular files, each read whole, in order.
     Files { seq: u64, files: Vec<WholeFile> },
     /// `len` bytes of a large regular file from `start`, whole lines, which the worker reads
-    /// itself into `bytes` (a buffer to reuse): range `index` of the file, whose first line
-    /// number `lines` tells once the ranges before it are counted.
+    /// itself: into `bytes` (a buffer to reuse, handed back for the merge) or, when that is
+    /// `None`, into a buffer of its own. Range `index` of the file, whose first line number
+    /// `lines` tells once the ranges before it are counted.
     Range {
         seq: u64,
         file: Arc<str>,
@@ -173,7 +182,7 @@ enum Work {
         index: u64,
         lines: Arc<LineChain>,
         dialect: Option<Dialect>,
-        bytes: Vec<u8>,
+        bytes: Option<Vec<u8>>,
     },
 }
 
@@ -517,7 +526,7 @@ impl Pipeline {
                 }
                 continue;
             }
-            let newlines = memchr::memchr_iter(b'\n', &bytes[w..cut]).count() as u64;
+            let newlines = bytecount::count(&bytes[w..cut], b'\n') as u64;
             let lines = newlines + u64::from(bytes[cut - 1] != b'\n');
             warm.clear();
             if speculate {
@@ -611,7 +620,9 @@ impl Pipeline {
                 index,
                 lines: Arc::clone(&lines),
                 dialect: head.take().unwrap_or(Some(dialect)),
-                bytes: pool.merger.free.pop().unwrap_or_default(),
+                bytes: consumer
+                    .merge_reads_block()
+                    .then(|| pool.merger.free.pop().unwrap_or_default()),
             };
             pool.send(work, len, self, consumer, report)?;
             start = end;
@@ -745,7 +756,7 @@ impl Pipeline {
         }
         Whole::Read(read.err().map(|source| Error::Read {
             file: file.to_string(),
-            line: memchr::memchr_iter(b'\n', buf).count() as u64,
+            line: bytecount::count(buf, b'\n') as u64,
             offset: buf.len() as u64,
             source,
         }))
@@ -925,6 +936,8 @@ fn work<P: Parallel>(
     done_tx: &Sender<Done<P::Part>>,
 ) {
     let mut buf = Vec::new();
+    // The worker's own buffer for ranges whose bytes the merge does not read.
+    let mut own = Vec::new();
     loop {
         let job = match work_rx.lock() {
             Ok(rx) => match rx.recv() {
@@ -949,7 +962,7 @@ fn work<P: Parallel>(
                 let mut result = Ok(Flow::Continue);
                 if speculate {
                     P::start_block(&mut shard);
-                    let warm_lines = memchr::memchr_iter(b'\n', &bytes[..warm]).count() as u64;
+                    let warm_lines = bytecount::count(&bytes[..warm], b'\n') as u64;
                     let (at_line, at) = (line - warm_lines, offset - warm as u64);
                     result = pipeline.process_lines(&file, &bytes[..warm], at_line, at, &mut shard);
                     P::end_warm_up(&mut shard);
@@ -983,13 +996,15 @@ fn work<P: Parallel>(
                 index,
                 lines,
                 dialect,
-                mut bytes,
+                bytes,
             } => {
+                let handed = bytes.is_some();
+                let mut bytes = bytes.unwrap_or_else(|| std::mem::take(&mut own));
                 if bytes.len() < len {
                     bytes.resize(len, 0);
                 }
                 let (n, error) = read_range(&handle, start, &mut bytes[..len]);
-                let count = memchr::memchr_iter(b'\n', &bytes[..n]).count() as u64
+                let count = bytecount::count(&bytes[..n], b'\n') as u64
                     + u64::from(n > 0 && bytes[n - 1] != b'\n');
                 // Posted first, whatever happens next: later ranges wait for it.
                 let line = lines.lines_before(index, count);
@@ -1001,6 +1016,13 @@ fn work<P: Parallel>(
                     offset: start + n as u64,
                     source,
                 });
+                let len_read = if handed {
+                    n
+                } else {
+                    own = bytes;
+                    bytes = Vec::new();
+                    0
+                };
                 Done {
                     seq,
                     slot: Slot::Block {
@@ -1009,7 +1031,7 @@ fn work<P: Parallel>(
                         file,
                         dialect,
                         warm: 0,
-                        len: n,
+                        len: len_read,
                         line,
                         offset: start,
                         failed,

@@ -144,6 +144,11 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
         self.merge_block(part, &[], 0)
     }
 
+    /// Gap findings point into the block's records.
+    fn merge_reads_block(&self) -> bool {
+        true
+    }
+
     /// The block's gap facts are applied in order.
     fn merge_block(&mut self, part: Part, block: &[u8], offset: u64) -> io::Result<Flow> {
         let mut found = Vec::new();

@@ -171,6 +171,11 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
         self.merge_block(part, &[], 0)
     }
 
+    /// Gap findings point into the block's records.
+    fn merge_reads_block(&self) -> bool {
+        self.tracker.is_some()
+    }
+
     /// The block's gap facts are applied in order; each finding is written after its
     /// record's own diagnostics.
     fn merge_block(&mut self, part: Part, block: &[u8], offset: u64) -> io::Result<Flow> {
