@@ -285,7 +285,7 @@ impl Pipeline {
                 },
                 sent: 0,
                 max_units: threads * 8,
-                max_held: threads * 2 * BLOCK_BYTES,
+                max_held: (threads + 2) * BLOCK_BYTES,
             };
             let mut batch = Batch::default();
             for source in sources {

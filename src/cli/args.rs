@@ -246,8 +246,8 @@ pub struct InputArgs {
     #[arg(long, value_name = "PATH", default_value = "type")]
     pub type_field: String,
 
-    /// Worker threads for reading files (0: one per core). Output is the same, in the same
-    /// order, whatever the number.
+    /// Worker threads for reading files (0: one per core, at most 8). Output is the same, in
+    /// the same order, whatever the number.
     #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
     pub threads: usize,
 

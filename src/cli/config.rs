@@ -11,6 +11,11 @@ use ndjq::sink::Painter;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
+/// The default thread count is one per core, up to this many: past it the merge on the
+/// calling thread, not the workers, sets the pace, and each worker adds its buffers to the
+/// peak memory (as ripgrep caps its default at 12).
+const DEFAULT_MAX_THREADS: usize = 8;
+
 /// What every reading command needs, resolved.
 #[derive(Debug)]
 pub struct Common {
@@ -75,7 +80,8 @@ impl Common {
             quiet: output.quiet,
             rejects: input.rejects.clone(),
             threads: match input.threads {
-                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                0 => std::thread::available_parallelism()
+                    .map_or(1, |n| n.get().min(DEFAULT_MAX_THREADS)),
                 n => n,
             },
             child,
