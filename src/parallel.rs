@@ -119,7 +119,8 @@ pub trait Parallel: Consumer {
 
     /// Adds a block's part: `block` holds the block's records, the first at byte `offset`
     /// of the input (gap findings, found while merging, point into it). Empty for a range a
-    /// worker read into its own buffer, unless [`Parallel::merge_reads_block`].
+    /// worker read into its own buffer: unless [`Parallel::merge_reads_block`] or
+    /// [`Parallel::warm_up`] (whose wrong guesses are read again from the block).
     fn merge_block(&mut self, part: Self::Part, _block: &[u8], _offset: u64) -> io::Result<Flow> {
         self.merge(part)
     }
@@ -183,6 +184,9 @@ enum Work {
         lines: Arc<LineChain>,
         dialect: Option<Dialect>,
         bytes: Option<Vec<u8>>,
+        /// Run the last lines before the range first, as a warm-up
+        /// ([`Parallel::warm_up`]).
+        speculate: bool,
     },
 }
 
@@ -397,14 +401,15 @@ impl Pipeline {
 
     /// The dialect of a large regular file whose every record, its first included, can go
     /// to the workers in blocks, so the pool never waits for the calling thread to read its
-    /// head: the consumer takes blocks of that dialect without a warm-up, the head tells the
-    /// dialect, and the file is neither compressed nor one pretty-printed document.
+    /// head: the consumer takes blocks of that dialect, the head tells the dialect, and the
+    /// file is neither compressed nor one pretty-printed document (nor read with
+    /// `--recover`).
     fn blocks_from_start<P: Parallel>(
         &mut self,
         path: &std::path::Path,
         consumer: &P,
     ) -> Option<Dialect> {
-        if consumer.warm_up() || self.options().recover {
+        if self.options().recover {
             return None;
         }
         let head = read_head(path)?;
@@ -620,9 +625,9 @@ impl Pipeline {
                 index,
                 lines: Arc::clone(&lines),
                 dialect: head.take().unwrap_or(Some(dialect)),
-                bytes: consumer
-                    .merge_reads_block()
+                bytes: (consumer.merge_reads_block() || consumer.warm_up())
                     .then(|| pool.merger.free.pop().unwrap_or_default()),
+                speculate: consumer.warm_up(),
             };
             pool.send(work, len, self, consumer, report)?;
             start = end;
@@ -997,31 +1002,66 @@ fn work<P: Parallel>(
                 lines,
                 dialect,
                 bytes,
+                speculate,
             } => {
                 let handed = bytes.is_some();
                 let mut bytes = bytes.unwrap_or_else(|| std::mem::take(&mut own));
-                if bytes.len() < len {
-                    bytes.resize(len, 0);
+                // A warm-up consumer's range is read after the last lines before it:
+                // `bytes[from..at]` are those lines, `bytes[at..]` the range.
+                let (mut from, mut at) = (0, 0);
+                if speculate && start > 0 {
+                    let warm_start = start.saturating_sub(WARM_BYTES as u64);
+                    at = (start - warm_start) as usize;
+                    if bytes.len() < at + len {
+                        bytes.resize(at + len, 0);
+                    }
+                    match read_range(&handle, warm_start, &mut bytes[..at]) {
+                        (n, None) if n == at => {
+                            from = if warm_start == 0 {
+                                0
+                            } else {
+                                memchr::memchr(b'\n', &bytes[..at]).map_or(at, |i| i + 1)
+                            };
+                        }
+                        // No warm-up: the guess is an empty context, checked as any.
+                        _ => from = at,
+                    }
                 }
-                let (n, error) = read_range(&handle, start, &mut bytes[..len]);
-                let count = bytecount::count(&bytes[..n], b'\n') as u64
-                    + u64::from(n > 0 && bytes[n - 1] != b'\n');
+                if bytes.len() < at + len {
+                    bytes.resize(at + len, 0);
+                }
+                let (n, error) = read_range(&handle, start, &mut bytes[at..at + len]);
+                let range = &bytes[at..at + n];
+                let count = bytecount::count(range, b'\n') as u64
+                    + u64::from(n > 0 && range[n - 1] != b'\n');
                 // Posted first, whatever happens next: later ranges wait for it.
                 let line = lines.lines_before(index, count);
                 pipeline.use_dialect(dialect);
-                let result = pipeline.process_lines(&file, &bytes[..n], line, start, &mut shard);
+                let mut result = Ok(Flow::Continue);
+                if speculate {
+                    P::start_block(&mut shard);
+                    let warm = &bytes[from..at];
+                    let warm_lines = bytecount::count(warm, b'\n') as u64;
+                    let (warm_line, warm_offset) = (line - warm_lines, start - warm.len() as u64);
+                    result =
+                        pipeline.process_lines(&file, warm, warm_line, warm_offset, &mut shard);
+                    P::end_warm_up(&mut shard);
+                }
+                if result.is_ok() {
+                    result = pipeline.process_lines(&file, range, line, start, &mut shard);
+                }
                 let failed = error.map(|source| Error::Read {
                     file: file.to_string(),
                     line: line + count,
                     offset: start + n as u64,
                     source,
                 });
-                let len_read = if handed {
-                    n
+                let (warm, len_read) = if handed {
+                    (at, at + n)
                 } else {
                     own = bytes;
                     bytes = Vec::new();
-                    0
+                    (0, 0)
                 };
                 Done {
                     seq,
@@ -1030,7 +1070,7 @@ fn work<P: Parallel>(
                         bytes,
                         file,
                         dialect,
-                        warm: 0,
+                        warm,
                         len: len_read,
                         line,
                         offset: start,
