@@ -370,3 +370,75 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
         assert!(dialects.contains_key(d), "{d} in {dialects:?}");
     }
 }
+
+#[test]
+fn a_time_range_counts_the_same_records_on_every_thread_count() {
+    // A record without a time of its own (a transcript's summary line) takes its input's
+    // last time under --since/--until: blocks cannot know it, so the input is read in
+    // order. The summaries sit between every two records, so some start a block.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let status = Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+        .args([
+            "tree",
+            "--shape",
+            "claude-large",
+            "--files",
+            "2",
+            "--total-mb",
+            "8",
+        ])
+        .args(["--seed", "3"])
+        .arg(dir.path().join("tree"))
+        .stderr(std::process::Stdio::null())
+        .status()
+        .expect("ndjq-gen runs");
+    assert!(status.success());
+    let mut files: Vec<PathBuf> = walk(&dir.path().join("tree"));
+    files.sort_by_key(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0));
+    let text = std::fs::read_to_string(files.last().expect("a file")).expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    let time_at = |i: usize| {
+        let v: serde_json::Value = serde_json::from_str(lines[i]).expect("json");
+        v["timestamp"].as_str().expect("a timestamp").to_string()
+    };
+    let (since, until) = (time_at(lines.len() / 3), time_at(lines.len() * 2 / 3));
+    let mut mixed = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        mixed.push_str(line);
+        mixed.push('\n');
+        mixed.push_str(&format!(
+            "{{\"type\":\"summary\",\"summary\":\"s\",\"leafUuid\":\"u{i}\"}}\n"
+        ));
+    }
+    let file = dir.path().join("mixed.jsonl");
+    std::fs::write(&file, mixed).expect("write");
+    let cmd = ["stats", "-f", "json", "--since", &since, "--until", &until];
+    assert_same_with_any_thread_count(&cmd, &file);
+    // The range really cut records out, summaries included.
+    let out = Command::new(env!("CARGO_BIN_EXE_ndjq"))
+        .args(cmd)
+        .arg(&file)
+        .output()
+        .expect("runs");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let summaries = report["types"]["summary"]
+        .as_u64()
+        .expect("summaries counted");
+    assert!(
+        summaries > 0 && summaries < lines.len() as u64 / 2,
+        "{summaries}"
+    );
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}

@@ -83,8 +83,14 @@ impl<R: Write> Parallel for StatsRun<R> {
     }
 
     /// Codex records inherit their thread (and rollouts their session and model) from
-    /// earlier records: those inputs are read in order.
+    /// earlier records, and with a time range a record without a time takes the one before
+    /// it: those inputs are read in order (whole by one worker when they are not huge).
     fn batchable(&self, dialect: Option<Dialect>) -> bool {
+        // With --since/--until, a record without a time of its own takes its input's last
+        // one, which a block's first records cannot know.
+        if !self.stats.clock().range.is_unbounded() {
+            return false;
+        }
         // These carry context from record to record: Codex items and Gemini events their
         // session, Copilot events its model, Qwen results their session's last model.
         !matches!(
