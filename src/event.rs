@@ -718,14 +718,14 @@ impl Normalizer {
                 emit(&o.event(Body::Usage(Usage {
                     message_id: None,
                     model: None,
-                    input: at("input_tokens"),
+                    input: codex_input(at),
                     output: at("output_tokens"),
                     cache_creation: at("cache_write_input_tokens"),
                     cache_read: at("cached_input_tokens"),
                 })))?;
                 emit(&o.event(Body::Result(Outcome {
                     success: true,
-                    input: at("input_tokens"),
+                    input: codex_input(at),
                     output: at("output_tokens"),
                     ..Outcome::default()
                 })))
@@ -847,7 +847,7 @@ impl Normalizer {
                     emit(&o.event(Body::Usage(Usage {
                         message_id: None,
                         model: self.model.as_deref(),
-                        input: at("input_tokens"),
+                        input: codex_input(at),
                         output: at("output_tokens"),
                         cache_creation: at("cache_write_input_tokens"),
                         cache_read: at("cached_input_tokens"),
@@ -1926,6 +1926,12 @@ pub fn reports_failure(text: &str) -> bool {
 }
 
 /// Non-cached input and cache reads of Gemini stream stats (or one of its models):
+/// Codex's `input_tokens` includes its cached part (`cached_input_tokens`): the part not read
+/// from cache, so `input` means the same for every agent (as in `stats`).
+fn codex_input(at: impl Fn(&str) -> Option<u64>) -> Option<u64> {
+    at("input_tokens").map(|i| i.saturating_sub(at("cached_input_tokens").unwrap_or(0)))
+}
+
 /// `input` is the non-cached part where the CLI gives it, else `input_tokens - cached`.
 fn gemini_input(stats: Option<Json<'_>>) -> (Option<u64>, Option<u64>) {
     let at = |k: &str| uint(stats.and_then(|s| s.get(k)));

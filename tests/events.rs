@@ -553,8 +553,13 @@ fn codex_items_map_to_tool_calls_text_and_a_result() {
     );
     assert_eq!(evs[4].text.as_deref(), recs[5].1["item"]["text"].as_str());
 
+    // `input` is the part not read from cache, as for every agent (Codex's input_tokens
+    // includes its cached part).
     let usage = &recs[6].1["usage"];
-    assert_eq!(evs[5].input, Some(usage["input_tokens"].clone()));
+    let cached = usage["cached_input_tokens"].as_u64().expect("cached");
+    assert!(cached > 0, "the capture reads from cache");
+    let input = usage["input_tokens"].as_u64().expect("input") - cached;
+    assert_eq!(evs[5].input, Some(serde_json::json!(input)));
     assert_eq!(evs[5].output, usage["output_tokens"].as_u64());
     assert_eq!(evs[5].cache_read, usage["cached_input_tokens"].as_u64());
     assert_eq!((evs[6].success, evs[6].is_error), (Some(true), Some(false)));
@@ -654,7 +659,13 @@ fn codex_log_reads_the_conversation_from_response_items() {
     assert_eq!(usage.len(), want.len());
     for (e, (line, u)) in usage.iter().zip(&want) {
         assert_eq!(e.line, *line);
-        assert_eq!(e.input, Some(u["input_tokens"].clone()));
+        let cached = u["cached_input_tokens"].as_u64().unwrap_or(0);
+        let input = u["input_tokens"].as_u64().expect("input") - cached;
+        assert_eq!(
+            e.input,
+            Some(serde_json::json!(input)),
+            "input without the cached part"
+        );
         assert_eq!(e.output, u["output_tokens"].as_u64());
         assert_eq!(e.cache_read, u["cached_input_tokens"].as_u64());
         assert_eq!(
