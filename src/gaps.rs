@@ -76,6 +76,15 @@ struct Opened {
     label: Arc<str>,
 }
 
+/// What an input left open when it ended ([`GapTracker::ending`]): the session's findings,
+/// then the open tool calls and unanswered requests, each in the order they were opened.
+#[derive(Debug, Default)]
+pub struct Ending {
+    first: VecDeque<Diagnostic>,
+    tools: VecDeque<(Arc<str>, Opened)>,
+    requests: VecDeque<(Arc<str>, Opened)>,
+}
+
 /// A set of open things with a cap: the oldest is dropped when it is full.
 ///
 /// Entries sit in a queue in the order they were opened, each key allocated once and
@@ -394,8 +403,16 @@ impl GapTracker {
     /// The input ended: what was opened and never closed, in the order of the lines that
     /// opened it, is pushed onto `out`.
     pub fn end(&mut self, dialect: Option<Dialect>, out: &mut Vec<Diagnostic>) {
+        let mut ending = self.ending(dialect);
+        while self.next_found(&mut ending, out, usize::MAX) {}
+    }
+
+    /// The input ended: takes what it left open, whose findings [`GapTracker::next_found`]
+    /// then gives in line order, a chunk at a time, so a full set of open calls (100,000)
+    /// is never held as that many diagnostics at once.
+    pub fn ending(&mut self, dialect: Option<Dialect>) -> Ending {
         self.following = false;
-        let mut end = Vec::new();
+        let mut first = Vec::new();
         match dialect {
             Some(
                 Dialect::Claude
@@ -406,7 +423,7 @@ impl GapTracker {
                 | Dialect::Copilot,
             ) => {
                 if let Some(s) = self.open_session.take() {
-                    end.push(self.at_opened(
+                    first.push(self.at_opened(
                         Code::SessNoResult,
                         &s,
                         format!(
@@ -416,11 +433,66 @@ impl GapTracker {
                     ));
                 }
             }
-            Some(Dialect::Codex) => self.close_codex_process(&mut end, "stream ended"),
+            Some(Dialect::Codex) => self.close_codex_process(&mut first, "stream ended"),
             _ => {}
         }
-        for (id, o) in self.tools.drain() {
-            end.push(self.at_opened(
+        self.uuids.clear();
+        let tools = self.tools.drain();
+        let requests = self.requests.drain();
+        let in_order = |v: &[(Arc<str>, Opened)]| v.windows(2).all(|w| w[0].1.line <= w[1].1.line);
+        let mut ending = Ending {
+            first: VecDeque::new(),
+            tools: tools.into_iter().collect(),
+            requests: requests.into_iter().collect(),
+        };
+        first.sort_by_key(|d| d.line);
+        if !(in_order(ending.tools.make_contiguous())
+            && in_order(ending.requests.make_contiguous()))
+        {
+            // Not in line order (never seen): every finding now, sorted, as a whole.
+            while let Some(d) = self.next_merged(&mut ending) {
+                first.push(d);
+            }
+            first.sort_by_key(|d| d.line);
+        }
+        ending.first = first.into();
+        ending
+    }
+
+    /// Pushes up to `max` more findings of `ending` onto `out`, in line order (at a tie:
+    /// the session, then tool calls, then requests); whether any are left.
+    pub fn next_found(&self, ending: &mut Ending, out: &mut Vec<Diagnostic>, max: usize) -> bool {
+        for _ in 0..max {
+            let first = ending.first.front().map(|d| d.line);
+            let next = [ending.tools.front(), ending.requests.front()]
+                .into_iter()
+                .flatten()
+                .map(|(_, o)| o.line)
+                .min();
+            let d = match (first, next) {
+                (Some(f), Some(n)) if f <= n => ending.first.pop_front(),
+                (Some(_), None) => ending.first.pop_front(),
+                _ => self.next_merged(ending),
+            };
+            match d {
+                Some(d) => out.push(d),
+                None => return false,
+            }
+        }
+        !(ending.first.is_empty() && ending.tools.is_empty() && ending.requests.is_empty())
+    }
+
+    /// The earlier of the next open tool call and the next unanswered request (the tool
+    /// call at a tie), as its finding.
+    fn next_merged(&self, ending: &mut Ending) -> Option<Diagnostic> {
+        let tool_first = match (ending.tools.front(), ending.requests.front()) {
+            (Some(t), Some(r)) => t.1.line <= r.1.line,
+            (Some(_), None) => true,
+            (None, _) => false,
+        };
+        if tool_first {
+            let (id, o) = ending.tools.pop_front()?;
+            return Some(self.at_opened(
                 Code::ToolOrphanUse,
                 &o,
                 format!(
@@ -431,21 +503,17 @@ impl GapTracker {
                 ),
             ));
         }
-        for (id, o) in self.requests.drain() {
-            end.push(self.at_opened(
-                Code::RpcUnanswered,
-                &o,
-                format!(
-                    "request id {} ({}) at line {} was never answered",
-                    printable(&id),
-                    printable(&o.label),
-                    o.line
-                ),
-            ));
-        }
-        end.sort_by_key(|d| d.line);
-        out.extend(end);
-        self.uuids.clear();
+        let (id, o) = ending.requests.pop_front()?;
+        Some(self.at_opened(
+            Code::RpcUnanswered,
+            &o,
+            format!(
+                "request id {} ({}) at line {} was never answered",
+                printable(&id),
+                printable(&o.label),
+                o.line
+            ),
+        ))
     }
 
     /// Takes what was found since the last call (when used as a [`Consumer`]).

@@ -440,3 +440,41 @@ fn rejects_keeps_the_invalid_records_byte_for_byte() {
         );
     }
 }
+
+#[test]
+fn thousands_of_open_calls_at_the_end_come_out_in_line_order() {
+    // More open calls than one chunk of end findings (1,024): every one is reported, in
+    // line order, after the session without a result that began on the same first line.
+    let mut text = String::new();
+    let mut want = vec![(1, "SESS_NO_RESULT")];
+    for i in 0..2500u64 {
+        text.push_str(&format!(
+            r#"{{"type":"assistant","session_id":"s","message":{{"id":"m{i}","content":[{{"type":"tool_use","id":"t{i}","name":"Bash","input":{{}}}}]}}}}"#
+        ));
+        text.push('\n');
+        want.push((i + 1, "TOOL_ORPHAN_USE"));
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("open.ndjson");
+    std::fs::write(&path, &text).expect("write");
+    let (diags, _, code) = gaps(&path, &[]);
+    let found: Vec<(u64, &str)> = lines_and_codes(&diags)
+        .into_iter()
+        .filter(|(_, c)| *c != "SESS_NO_INIT")
+        .collect();
+    assert_eq!(found.len(), want.len());
+    assert!(
+        found == want,
+        "first difference at {:?}",
+        found.iter().zip(&want).position(|(a, b)| a != b)
+    );
+    assert_eq!(code, Some(1));
+    let out = ndjq()
+        .args(["validate", "--gaps", "-f", "json"])
+        .arg(&path)
+        .output()
+        .expect("ndjq runs");
+    let (vdiags, _) = parse_validate(&out.stdout);
+    let vstructural: Vec<Diag> = vdiags.into_iter().filter(|d| structural(&d.code)).collect();
+    assert_eq!(vstructural, diags, "validate finds the same gaps");
+}

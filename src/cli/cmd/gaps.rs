@@ -85,7 +85,14 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
     }
 
     fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
-        self.tracker.end(dialect, &mut self.found);
+        // A chunk of findings at a time: what an input left open can be 100,000 calls.
+        let mut ending = self.tracker.ending(dialect);
+        while self
+            .tracker
+            .next_found(&mut ending, &mut self.found, super::ENDING_CHUNK)
+        {
+            self.write_found()?;
+        }
         self.write_found()
     }
 

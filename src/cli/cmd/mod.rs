@@ -15,6 +15,10 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+/// How many of the findings an input left open are written at a time (`gaps`,
+/// `validate --gaps`): an input can leave 100,000 tool calls open.
+pub(crate) const ENDING_CHUNK: usize = 1024;
+
 /// The `--rejects` file: every invalid record's raw bytes, byte for byte. Shards of a
 /// parallel pass collect them in memory (`Rejects<Vec<u8>>`).
 #[derive(Debug)]

@@ -111,10 +111,21 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         if self.stopped_early {
             return Ok(());
         }
-        if let Some(t) = self.tracker.as_mut() {
-            t.end(dialect, &mut self.found);
+        let mut wrote = false;
+        if let Some(mut ending) = self.tracker.as_mut().map(|t| t.ending(dialect)) {
+            // A chunk of findings at a time: what an input left open can be 100,000 calls.
+            loop {
+                let more = self.tracker.as_ref().is_some_and(|t| {
+                    t.next_found(&mut ending, &mut self.found, super::ENDING_CHUNK)
+                });
+                wrote |= !self.found.is_empty();
+                self.write_found()?;
+                if !more {
+                    break;
+                }
+            }
         }
-        let wrote = !self.found.is_empty();
+        wrote |= !self.found.is_empty();
         self.write_found()?;
         if self.line_buffered && wrote {
             self.writer.flush()?;
