@@ -626,6 +626,16 @@ impl Stats {
 
     /// Stats whose days are counted in `clock.tz` and whose records are those in
     /// `clock.range` (a record without a time takes its input's last one).
+    /// Sorts what the per-message and per-tool stores hold (a worker's part, before the
+    /// merge takes it): the merge then sorts runs already in order, on one thread.
+    pub fn settle_stores(&mut self) {
+        self.messages.settle_pending();
+        self.deltas.settle_pending();
+        self.links.settle_pending();
+        self.tool_calls.settle_pending();
+        self.tool_errors.settle_pending();
+    }
+
     pub fn with_clock(clock: Clock) -> Self {
         Stats {
             clock,

@@ -131,6 +131,12 @@ impl<T: Keyed> LastWins<T> {
         }
     }
 
+    /// Folds the pending entries in now: a worker does it before handing its part over,
+    /// so the merge on the calling thread sorts runs already in order.
+    pub(crate) fn settle_pending(&mut self) {
+        self.fold();
+    }
+
     /// Sorts `entries` by key, keeping only the last of each key.
     fn settle(entries: &mut Vec<T>) {
         entries.reverse();

@@ -120,7 +120,9 @@ impl<R: Write> Parallel for StatsRun<R> {
         Part {
             stats: {
                 let fresh = Stats::with_clock(shard.stats.clock().clone());
-                std::mem::replace(&mut shard.stats, fresh)
+                let mut part = std::mem::replace(&mut shard.stats, fresh);
+                part.settle_stores();
+                part
             },
             diagnostics: shard.diagnostics.take(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
