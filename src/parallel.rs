@@ -32,7 +32,7 @@ use crate::framing::{Frame, FrameKind};
 use crate::input::{self, Source};
 use crate::pipeline::{Consumer, Flow, Pipeline};
 use std::collections::BTreeMap;
-use std::io::{self, Read, Seek};
+use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender};
 use std::sync::{Arc, Condvar, Mutex};
@@ -409,7 +409,8 @@ impl Pipeline {
         path: &std::path::Path,
         consumer: &P,
     ) -> Option<Dialect> {
-        if self.options().recover {
+        // Ranges are read with `pread`, which only Unix and Windows have.
+        if self.options().recover || !cfg!(any(unix, windows)) {
             return None;
         }
         let head = read_head(path)?;
@@ -562,12 +563,7 @@ impl Pipeline {
             // The rest one record at a time, straight to the consumer.
             pool.drain(self, consumer, report)?;
             let rest = io::Cursor::new(carry).chain(reader);
-            let framer = self.framer(rest).starting_at(line, offset);
-            let result = self
-                .stream(file, framer, consumer, false)
-                .map(|(flow, _)| flow);
-            consumer.end_input(file, dialect).map_err(Error::Write)?;
-            return settle(result, pool, report);
+            return self.stream_rest(file, rest, (line, offset), dialect, consumer, pool, report);
         }
         pool.local(Slot::End(Arc::clone(file), dialect), self, consumer, report)?;
         if let Some(source) = read_error {
@@ -644,24 +640,12 @@ impl Pipeline {
                 // This thread only peeked at the input: its classifier starts where the
                 // ranges sent so far left off.
                 self.use_dialect(head.unwrap_or(Some(dialect)));
-                let mut reader = &*handle;
-                let result = match reader.seek(io::SeekFrom::Start(start)) {
-                    Ok(_) => {
-                        let framer = self.framer(reader).starting_at(lines.total(), start);
-                        self.stream(file, framer, consumer, false)
-                            .map(|(flow, _)| flow)
-                    }
-                    Err(source) => Err(Error::Read {
-                        file: file.to_string(),
-                        line: lines.total(),
-                        offset: start,
-                        source,
-                    }),
+                let rest = ReadAt {
+                    handle: &handle,
+                    offset: start,
                 };
-                consumer
-                    .end_input(file, Some(dialect))
-                    .map_err(Error::Write)?;
-                return settle(result, pool, report);
+                let at = (lines.total(), start);
+                return self.stream_rest(file, rest, at, Some(dialect), consumer, pool, report);
             }
         }
         pool.local(
@@ -670,6 +654,28 @@ impl Pipeline {
             consumer,
             report,
         )
+    }
+
+    /// Reads the rest of an input (`rest`, from line `at.0 + 1` at offset `at.1`) one record
+    /// at a time, straight to the consumer, and ends the input: what a line too long for
+    /// blocks leaves. Everything sent to the pool before it must be merged.
+    #[allow(clippy::too_many_arguments)]
+    fn stream_rest<R: Read, P: Parallel>(
+        &mut self,
+        file: &Arc<str>,
+        rest: R,
+        at: (u64, u64),
+        dialect: Option<Dialect>,
+        consumer: &mut P,
+        pool: &mut Pool<P::Part>,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(), Error> {
+        let framer = self.framer(rest).starting_at(at.0, at.1);
+        let result = self
+            .stream(file, framer, consumer, false)
+            .map(|(flow, _)| flow);
+        consumer.end_input(file, dialect).map_err(Error::Write)?;
+        settle(result, pool, report)
     }
 
     /// Runs the records of `bytes` (whole lines; the first is line `line + 1` at `offset`)
@@ -853,6 +859,20 @@ fn read_range(handle: &std::fs::File, offset: u64, buf: &mut [u8]) -> (usize, Op
     (n, None)
 }
 
+/// A file read from `offset` on, without moving its position.
+struct ReadAt<'a> {
+    handle: &'a std::fs::File,
+    offset: u64,
+}
+
+impl Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = read_at(self.handle, buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
 /// Reads from `offset` without moving the file's position, so the workers read ranges of
 /// one open file side by side.
 #[cfg(unix)]
@@ -865,7 +885,7 @@ fn read_at(handle: &std::fs::File, buf: &mut [u8], offset: u64) -> io::Result<us
     std::os::windows::fs::FileExt::seek_read(handle, buf, offset)
 }
 
-/// Elsewhere the cut is never found, and files are read one record at a time.
+/// Elsewhere no file is read in ranges ([`Pipeline::blocks_from_start`]).
 #[cfg(not(any(unix, windows)))]
 fn read_at(_handle: &std::fs::File, _buf: &mut [u8], _offset: u64) -> io::Result<usize> {
     Err(io::ErrorKind::Unsupported.into())
@@ -964,22 +984,19 @@ fn work<P: Parallel>(
                 speculate,
             } => {
                 pipeline.use_dialect(dialect);
-                let mut result = Ok(Flow::Continue);
-                if speculate {
-                    P::start_block(&mut shard);
-                    let warm_lines = bytecount::count(&bytes[..warm], b'\n') as u64;
-                    let (at_line, at) = (line - warm_lines, offset - warm as u64);
-                    result = pipeline.process_lines(&file, &bytes[..warm], at_line, at, &mut shard);
-                    P::end_warm_up(&mut shard);
-                }
-                if result.is_ok() {
-                    result =
-                        pipeline.process_lines(&file, &bytes[warm..len], line, offset, &mut shard);
-                }
+                let part = run_block::<P>(
+                    &mut pipeline,
+                    &mut shard,
+                    &file,
+                    speculate.then_some(&bytes[..warm]),
+                    &bytes[warm..len],
+                    line,
+                    offset,
+                );
                 Done {
                     seq,
                     slot: Slot::Block {
-                        part: result.map(|_| P::take(&mut shard)),
+                        part,
                         bytes,
                         file,
                         dialect,
@@ -1008,28 +1025,24 @@ fn work<P: Parallel>(
                 let mut bytes = bytes.unwrap_or_else(|| std::mem::take(&mut own));
                 // A warm-up consumer's range is read after the last lines before it:
                 // `bytes[from..at]` are those lines, `bytes[at..]` the range.
-                let (mut from, mut at) = (0, 0);
-                if speculate && start > 0 {
-                    let warm_start = start.saturating_sub(WARM_BYTES as u64);
-                    at = (start - warm_start) as usize;
-                    if bytes.len() < at + len {
-                        bytes.resize(at + len, 0);
-                    }
-                    match read_range(&handle, warm_start, &mut bytes[..at]) {
-                        (n, None) if n == at => {
-                            from = if warm_start == 0 {
-                                0
-                            } else {
-                                memchr::memchr(b'\n', &bytes[..at]).map_or(at, |i| i + 1)
-                            };
-                        }
-                        // No warm-up: the guess is an empty context, checked as any.
-                        _ => from = at,
-                    }
-                }
+                let warm_start = if speculate {
+                    start.saturating_sub(WARM_BYTES as u64)
+                } else {
+                    start
+                };
+                let at = (start - warm_start) as usize;
                 if bytes.len() < at + len {
                     bytes.resize(at + len, 0);
                 }
+                let from = match read_range(&handle, warm_start, &mut bytes[..at]) {
+                    // From the first whole line (the file's first line is whole).
+                    (n, None) if n == at && warm_start > 0 => {
+                        memchr::memchr(b'\n', &bytes[..at]).map_or(at, |i| i + 1)
+                    }
+                    (n, None) if n == at => 0,
+                    // No warm-up: the guess is an empty context, checked as any.
+                    _ => at,
+                };
                 let (n, error) = read_range(&handle, start, &mut bytes[at..at + len]);
                 let range = &bytes[at..at + n];
                 let count = bytecount::count(range, b'\n') as u64
@@ -1037,19 +1050,15 @@ fn work<P: Parallel>(
                 // Posted first, whatever happens next: later ranges wait for it.
                 let line = lines.lines_before(index, count);
                 pipeline.use_dialect(dialect);
-                let mut result = Ok(Flow::Continue);
-                if speculate {
-                    P::start_block(&mut shard);
-                    let warm = &bytes[from..at];
-                    let warm_lines = bytecount::count(warm, b'\n') as u64;
-                    let (warm_line, warm_offset) = (line - warm_lines, start - warm.len() as u64);
-                    result =
-                        pipeline.process_lines(&file, warm, warm_line, warm_offset, &mut shard);
-                    P::end_warm_up(&mut shard);
-                }
-                if result.is_ok() {
-                    result = pipeline.process_lines(&file, range, line, start, &mut shard);
-                }
+                let part = run_block::<P>(
+                    &mut pipeline,
+                    &mut shard,
+                    &file,
+                    speculate.then_some(&bytes[from..at]),
+                    range,
+                    line,
+                    start,
+                );
                 let failed = error.map(|source| Error::Read {
                     file: file.to_string(),
                     line: line + count,
@@ -1066,7 +1075,7 @@ fn work<P: Parallel>(
                 Done {
                     seq,
                     slot: Slot::Block {
-                        part: result.map(|_| P::take(&mut shard)),
+                        part,
                         bytes,
                         file,
                         dialect,
@@ -1130,6 +1139,30 @@ fn work<P: Parallel>(
             return;
         }
     }
+}
+
+/// A block's part: its records (`records`, the first being line `line + 1` at `offset`) run
+/// into `shard`, after, for a warm-up consumer, the lines just before them (`warm`), whose
+/// output is dropped and whose context is kept as the guess ([`Parallel::warm_up`]).
+#[allow(clippy::too_many_arguments)]
+fn run_block<P: Parallel>(
+    pipeline: &mut Pipeline,
+    shard: &mut P::Shard,
+    file: &Arc<str>,
+    warm: Option<&[u8]>,
+    records: &[u8],
+    line: u64,
+    offset: u64,
+) -> io::Result<P::Part> {
+    if let Some(warm) = warm {
+        P::start_block(shard);
+        let warm_lines = bytecount::count(warm, b'\n') as u64;
+        let (at_line, at) = (line - warm_lines, offset - warm.len() as u64);
+        pipeline.process_lines(file, warm, at_line, at, shard)?;
+        P::end_warm_up(shard);
+    }
+    pipeline.process_lines(file, records, line, offset, shard)?;
+    Ok(P::take(shard))
 }
 
 /// How an input read on the calling thread ends the run's part for it: a stop stops the
