@@ -77,7 +77,9 @@ struct Opened {
 }
 
 /// What an input left open when it ended ([`GapTracker::ending`]): the session's findings,
-/// then the open tool calls and unanswered requests, each in the order they were opened.
+/// then the open tool calls and unanswered requests, each in the order they were opened,
+/// which is line order (an entry is opened at the record being applied, and records are
+/// applied in order; one opened again moves to the back with its new line).
 #[derive(Debug, Default)]
 pub struct Ending {
     first: VecDeque<Diagnostic>,
@@ -437,26 +439,12 @@ impl GapTracker {
             _ => {}
         }
         self.uuids.clear();
-        let tools = self.tools.drain();
-        let requests = self.requests.drain();
-        let in_order = |v: &[(Arc<str>, Opened)]| v.windows(2).all(|w| w[0].1.line <= w[1].1.line);
-        let mut ending = Ending {
-            first: VecDeque::new(),
-            tools: tools.into_iter().collect(),
-            requests: requests.into_iter().collect(),
-        };
         first.sort_by_key(|d| d.line);
-        if !(in_order(ending.tools.make_contiguous())
-            && in_order(ending.requests.make_contiguous()))
-        {
-            // Not in line order (never seen): every finding now, sorted, as a whole.
-            while let Some(d) = self.next_merged(&mut ending) {
-                first.push(d);
-            }
-            first.sort_by_key(|d| d.line);
+        Ending {
+            first: first.into(),
+            tools: self.tools.drain().into(),
+            requests: self.requests.drain().into(),
         }
-        ending.first = first.into();
-        ending
     }
 
     /// Pushes up to `max` more findings of `ending` onto `out`, in line order (at a tie:
