@@ -34,6 +34,17 @@ fn lines_and_codes(diags: &[Diag]) -> Vec<(u64, &str)> {
     diags.iter().map(|d| (d.line, d.code.as_str())).collect()
 }
 
+/// The structural findings of `ndjq validate --gaps -f json FILE`.
+fn validate_gaps(path: &Path) -> Vec<Diag> {
+    let out = ndjq()
+        .args(["validate", "--gaps", "-f", "json"])
+        .arg(path)
+        .output()
+        .expect("ndjq runs");
+    let (diags, _) = parse_validate(&out.stdout);
+    diags.into_iter().filter(|d| structural(&d.code)).collect()
+}
+
 /// Writes `text` to a scratch file; checks `gaps` reports exactly `want` (in output order)
 /// and that `validate` reports the same structural findings.
 fn assert_gaps(name: &str, text: &str, extra: &[&str], want: &[(u64, &str)]) -> Vec<Diag> {
@@ -46,15 +57,12 @@ fn assert_gaps(name: &str, text: &str, extra: &[&str], want: &[(u64, &str)]) -> 
     let failing = diags.iter().any(|d| d.severity != "info");
     assert_eq!(code, Some(if failing { 1 } else { 0 }), "{name}");
 
-    let out = ndjq()
-        .args(["validate", "--gaps", "-f", "json"])
-        .arg(&path)
-        .output()
-        .expect("ndjq runs");
-    let (vdiags, _) = parse_validate(&out.stdout);
-    let vstructural: Vec<Diag> = vdiags.into_iter().filter(|d| structural(&d.code)).collect();
     if extra.is_empty() {
-        assert_eq!(vstructural, diags, "{name}: validate finds the same gaps");
+        assert_eq!(
+            validate_gaps(&path),
+            diags,
+            "{name}: validate finds the same gaps"
+        );
     }
     diags
 }
@@ -469,12 +477,5 @@ fn thousands_of_open_calls_at_the_end_come_out_in_line_order() {
         found.iter().zip(&want).position(|(a, b)| a != b)
     );
     assert_eq!(code, Some(1));
-    let out = ndjq()
-        .args(["validate", "--gaps", "-f", "json"])
-        .arg(&path)
-        .output()
-        .expect("ndjq runs");
-    let (vdiags, _) = parse_validate(&out.stdout);
-    let vstructural: Vec<Diag> = vdiags.into_iter().filter(|d| structural(&d.code)).collect();
-    assert_eq!(vstructural, diags, "validate finds the same gaps");
+    assert_eq!(validate_gaps(&path), diags, "validate finds the same gaps");
 }
