@@ -15,6 +15,7 @@
 #   NDJQ_BENCH_TREES=0     skip the session-tree cases (ndjq-gen trees, ccusage when found)
 #   NDJQ_BENCH_TREE_RUNS   runs per command on the trees, the median is kept (default 5)
 #   NDJQ_BENCH_CCUSAGE     the ccusage binary to compare with (default: ccusage on PATH)
+#   NDJQ_BENCH_PAIRS       interleaved pairs behind each ratio line (default 7)
 #
 # Writes the markdown tables to stdout and to bench/results-latest.md. Progress goes to stderr.
 # Exit status: 0 if every command exited with an expected code, 1 otherwise (the tables are
@@ -143,6 +144,68 @@ measure() {
     local runs="$1" okc="$2" out="$3" err="$4"
     shift 4
     python3 -c "$MEASURE_PY" "$runs" "$okc" "$out" "$err" "$TIME_BIN" "$@"
+}
+
+# Ratios between two commands are taken from interleaved pairs: A, then B, repeated (the order
+# alternates from pair to pair), and the median of the per-pair ratios A/B is reported. This VM's
+# speed drifts by up to 2x over minutes; two runs seconds apart see the same machine, so drift
+# does not bias the ratio the way it can bias a ratio of two medians taken minutes apart.
+# Prints "median_ratio median_a_s median_b_s pairs ok|fail".
+PAIR_PY=$(cat <<'PYEOF'
+import os, sys, time, statistics
+pairs = int(sys.argv[1])
+ok = {int(c) for c in sys.argv[2].split(",")}
+err_path = sys.argv[3]
+rest = sys.argv[4:]
+cut = rest.index("--vs")
+cmds = (rest[:cut], rest[cut + 1:])
+def run(argv):
+    fin = os.open(os.devnull, os.O_RDONLY)
+    fout = os.open(os.devnull, os.O_WRONLY)
+    ferr = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        t0 = time.perf_counter()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, fin, 0),
+            (os.POSIX_SPAWN_DUP2, fout, 1),
+            (os.POSIX_SPAWN_DUP2, ferr, 2)])
+        _, status, _ = os.wait4(pid, 0)
+        wall = time.perf_counter() - t0
+    finally:
+        for fd in (fin, fout, ferr):
+            os.close(fd)
+    return wall, os.waitstatus_to_exitcode(status) in ok
+a, b, r = [], [], []
+for n in range(pairs):
+    order = (0, 1) if n % 2 == 0 else (1, 0)
+    t = [0.0, 0.0]
+    for k in order:
+        t[k], good = run(cmds[k])
+        if not good:
+            print(f"0 0 0 {n} fail")
+            sys.exit(0)
+    a.append(t[0]); b.append(t[1]); r.append(t[0] / t[1])
+print(f"{statistics.median(r):.4f} {statistics.median(a):.6f} {statistics.median(b):.6f} {pairs} ok")
+PYEOF
+)
+PAIRS="${NDJQ_BENCH_PAIRS:-7}"
+[[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "NDJQ_BENCH_PAIRS must be a positive integer, got '$PAIRS'"
+# pair_ratio LABEL OKCODES cmdA... --vs cmdB...: one "- LABEL: R" line for the results (A's time
+# over B's, median of PAIRS interleaved pairs) and a progress line.
+pair_ratio() {
+    local label="$1" okc="$2" res r ta tb n status
+    shift 2
+    printf '  %-52s ' "$label" >&2
+    res=$(python3 -c "$PAIR_PY" "$PAIRS" "$okc" "$BENCH_DIR/logs/pair.stderr" "$@") || res="0 0 0 0 fail"
+    read -r r ta tb n status <<<"$res"
+    if [[ $status != ok ]]; then
+        log "FAILED (see $BENCH_DIR/logs/pair.stderr)"
+        FAILURES=$((FAILURES + 1))
+        md "- $label: FAILED"
+        return
+    fi
+    log "$(printf '%.2fx  (%.3f s / %.3f s, medians)' "$r" "$ta" "$tb")"
+    md "$(printf -- '- %s: %.2fx (%.3f s / %.3f s; median of %d interleaved pairs)' "$label" "$r" "$ta" "$tb" "$n")"
 }
 
 # --- data -------------------------------------------------------------------------------------
@@ -338,15 +401,15 @@ bench_file() {
     md ""
     emit_table "$bytes"
     # The issue-14 ratios: one thread against every core, and events and the gap checks
-    # against validate.
-    stream_ratio() { awk -v a="${R_TIME[${R_IDX[$2]}]}" -v b="${R_TIME[${R_IDX[$3]}]}" -v l="$1" 'BEGIN { if (a > 0 && b > 0) printf "- %s: %.2fx\n", l, a / b }'; }
+    # against validate, each from interleaved pairs (see pair_ratio).
     md ""
-    stream_ratio "validate: -j 1 time / default time" validate1 validate >>"$MD"
-    stream_ratio "filter: -j 1 time / default time" filter1 filter >>"$MD"
-    stream_ratio "stats: -j 1 time / default time" stats1 stats >>"$MD"
-    stream_ratio "events time / validate time" events validate >>"$MD"
-    stream_ratio "validate --gaps time / validate time" validate_gaps validate >>"$MD"
-    stream_ratio "gaps time / validate time" gaps validate >>"$MD"
+    log "  ratios, median of $PAIRS interleaved pairs:"
+    pair_ratio "validate: -j 1 time / default time" 0,1 "$NDJQ" validate --format json -j 1 "$file" --vs "$NDJQ" validate --format json "$file"
+    pair_ratio "filter: -j 1 time / default time" 0,1 "$NDJQ" filter --type assistant -j 1 "$file" --vs "$NDJQ" filter --type assistant "$file"
+    pair_ratio "stats: -j 1 time / default time" 0 "$NDJQ" stats --format json -j 1 "$file" --vs "$NDJQ" stats --format json "$file"
+    pair_ratio "events time / validate time" 0,1 "$NDJQ" events --format json "$file" --vs "$NDJQ" validate --format json "$file"
+    pair_ratio "validate --gaps time / validate time" 0,1 "$NDJQ" validate --gaps --format json "$file" --vs "$NDJQ" validate --format json "$file"
+    pair_ratio "gaps time / validate time" 0,1 "$NDJQ" gaps --format json "$file" --vs "$NDJQ" validate --format json "$file"
 }
 
 # --- header -----------------------------------------------------------------------------------
@@ -478,7 +541,6 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
         log "$(printf '%8.3f s  %7.1f MiB' "$t" "$(awk -v k="$rss" 'BEGIN{printf "%.1f", k/1024}')")"
         md "| \`$label\` | $(printf '%.3f' "$t") | $(awk -v b="$TREE_BYTES" -v t="$t" 'BEGIN { printf "%.0f", b / 1e6 / t }') | $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') | $code |"
     }
-    ratio_line() { awk -v a="$2" -v b="$3" -v l="$1" 'BEGIN { if (b > 0) printf "- %s: %.2fx\n", l, a / b }'; }
     # tokens_of JSON-FILE: "input output cache_creation cache_read" (ndjq stats or ccusage).
     ndjq_tokens() { jq -r '.tokens | "\(.input) \(.output) \(.cache_creation) \(.cache_read)"' "$1"; }
     ccusage_tokens() { jq -r '.totals | "\(.inputTokens) \(.outputTokens) \(.cacheCreationTokens) \(.cacheReadTokens)"' "$1"; }
@@ -504,14 +566,11 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
         md ""
         md "| command | median s | MB/s | peak RSS MiB | exit |"
         md "|---|---:|---:|---:|---:|"
-        declare -A TT=()
         for cmd in "validate --format json" "filter --type assistant" "stats --format json" "events --format json" "gaps --format json" "validate --gaps --format json"; do
             read -r -a words <<<"$cmd"
             tree_row "ndjq $cmd" 0,1 "$NDJQ" "${words[@]}" "$TREE"
-            TT["$cmd"]="$TREE_T"
             case $cmd in validate\ --format* | filter* | stats*)
-                tree_row "ndjq $cmd -j 1" 0,1 "$NDJQ" "${words[@]}" -j 1 "$TREE"
-                TT["$cmd -j 1"]="$TREE_T" ;;
+                tree_row "ndjq $cmd -j 1" 0,1 "$NDJQ" "${words[@]}" -j 1 "$TREE" ;;
             esac
         done
         ccu=""
@@ -524,13 +583,14 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
             ccu="$TREE_T"
         fi
         md ""
-        ratio_line "validate: -j 1 time / default time" "${TT["validate --format json -j 1"]}" "${TT["validate --format json"]}" >>"$MD"
-        ratio_line "filter: -j 1 time / default time" "${TT["filter --type assistant -j 1"]}" "${TT["filter --type assistant"]}" >>"$MD"
-        ratio_line "stats: -j 1 time / default time" "${TT["stats --format json -j 1"]}" "${TT["stats --format json"]}" >>"$MD"
-        ratio_line "validate --gaps time / validate time" "${TT["validate --gaps --format json"]}" "${TT["validate --format json"]}" >>"$MD"
-        ratio_line "events time / validate time" "${TT["events --format json"]}" "${TT["validate --format json"]}" >>"$MD"
+        log "  ratios, median of $PAIRS interleaved pairs:"
+        pair_ratio "validate: -j 1 time / default time" 0,1 "$NDJQ" validate --format json -j 1 "$TREE" --vs "$NDJQ" validate --format json "$TREE"
+        pair_ratio "filter: -j 1 time / default time" 0,1 "$NDJQ" filter --type assistant -j 1 "$TREE" --vs "$NDJQ" filter --type assistant "$TREE"
+        pair_ratio "stats: -j 1 time / default time" 0,1 "$NDJQ" stats --format json -j 1 "$TREE" --vs "$NDJQ" stats --format json "$TREE"
+        pair_ratio "validate --gaps time / validate time" 0,1 "$NDJQ" validate --gaps --format json "$TREE" --vs "$NDJQ" validate --format json "$TREE"
+        pair_ratio "events time / validate time" 0,1 "$NDJQ" events --format json "$TREE" --vs "$NDJQ" validate --format json "$TREE"
         if [[ -n $ccu ]]; then
-            ratio_line "ccusage time / ndjq stats time" "$ccu" "${TT["stats --format json"]}" >>"$MD"
+            pair_ratio "ccusage time / ndjq stats time" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" stats --format json "$TREE"
             "$NDJQ" stats --format json "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
             env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline >"$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || true
             mine=$(ndjq_tokens "$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || echo "?")
