@@ -52,6 +52,9 @@ const WHOLE_STREAM_BYTES: u64 = 64 << 20;
 const PEEK_BYTES: usize = 64 << 10;
 /// At most this much of a block's end is run again before the next block, as its warm-up.
 const WARM_BYTES: usize = 64 << 10;
+/// How far before a range's warm-up a worker looks for the line its consumer's
+/// [`Parallel::warm_anchor`] marks.
+const ANCHOR_BYTES: usize = 1 << 20;
 /// Regular files up to this size are one work unit, read whole by a worker.
 pub const WHOLE_FILE_BYTES: u64 = 1 << 20;
 /// A whole-file unit reads at most this much into memory; a file that grew past it since
@@ -89,6 +92,17 @@ pub trait Parallel: Consumer {
     /// output is always that of one pass.
     fn warm_up(&self) -> bool {
         false
+    }
+
+    /// For a warm-up consumer, bytes that mark the one record before the warm-up that the
+    /// context may still hold, for an input of `dialect` read in ranges (events: a Claude
+    /// `"assistant"` record, whose usage is held until the next message or `result`, across
+    /// tool results that can be longer than the warm-up). When the warm-up's lines do not
+    /// hold the mark, the worker looks up to [`ANCHOR_BYTES`] further back for the last line
+    /// that does and runs it first, at its own line number. It only makes the guess right
+    /// more often: the guess is checked as any.
+    fn warm_anchor(&self, _dialect: Option<Dialect>) -> Option<&'static [u8]> {
+        None
     }
 
     /// A shard starts a block of a warm-up consumer: it forgets the context it had.
@@ -187,6 +201,8 @@ enum Work {
         /// Run the last lines before the range first, as a warm-up
         /// ([`Parallel::warm_up`]).
         speculate: bool,
+        /// The consumer's [`Parallel::warm_anchor`] for this input.
+        anchor: Option<&'static [u8]>,
     },
 }
 
@@ -624,6 +640,7 @@ impl Pipeline {
                 bytes: (consumer.merge_reads_block() || consumer.warm_up())
                     .then(|| pool.merger.free.pop().unwrap_or_default()),
                 speculate: consumer.warm_up(),
+                anchor: consumer.warm_anchor(Some(dialect)),
             };
             pool.send(work, len, self, consumer, report)?;
             start = end;
@@ -963,6 +980,8 @@ fn work<P: Parallel>(
     let mut buf = Vec::new();
     // The worker's own buffer for ranges whose bytes the merge does not read.
     let mut own = Vec::new();
+    // Where a worker looks back for a warm-up's anchor line.
+    let mut back = Vec::new();
     loop {
         let job = match work_rx.lock() {
             Ok(rx) => match rx.recv() {
@@ -989,6 +1008,7 @@ fn work<P: Parallel>(
                     &mut shard,
                     &file,
                     speculate.then_some(&bytes[..warm]),
+                    None,
                     &bytes[warm..len],
                     line,
                     offset,
@@ -1020,6 +1040,7 @@ fn work<P: Parallel>(
                 dialect,
                 bytes,
                 speculate,
+                anchor,
             } => {
                 let handed = bytes.is_some();
                 let mut bytes = bytes.unwrap_or_else(|| std::mem::take(&mut own));
@@ -1034,14 +1055,28 @@ fn work<P: Parallel>(
                 if bytes.len() < at + len {
                     bytes.resize(at + len, 0);
                 }
-                let from = match read_range(&handle, warm_start, &mut bytes[..at]) {
+                let (from, warm_read) = match read_range(&handle, warm_start, &mut bytes[..at]) {
                     // From the first whole line (the file's first line is whole).
-                    (n, None) if n == at && warm_start > 0 => {
-                        memchr::memchr(b'\n', &bytes[..at]).map_or(at, |i| i + 1)
-                    }
-                    (n, None) if n == at => 0,
+                    (n, None) if n == at && warm_start > 0 => (
+                        memchr::memchr(b'\n', &bytes[..at]).map_or(at, |i| i + 1),
+                        true,
+                    ),
+                    (n, None) if n == at => (0, true),
                     // No warm-up: the guess is an empty context, checked as any.
-                    _ => at,
+                    _ => (at, false),
+                };
+                // A warm-up without the anchor's mark (or without a whole line: the line
+                // before the range is longer than the warm-up) looks further back.
+                let anchor_line = match anchor {
+                    Some(mark) if speculate && warm_read && start > 0 => {
+                        let window = &bytes[from..at];
+                        if memchr::memmem::find(window, mark).is_some() {
+                            None
+                        } else {
+                            find_anchor(&handle, warm_start + from as u64, mark, &mut back)
+                        }
+                    }
+                    _ => None,
                 };
                 let (n, error) = read_range(&handle, start, &mut bytes[at..at + len]);
                 let range = &bytes[at..at + n];
@@ -1055,6 +1090,7 @@ fn work<P: Parallel>(
                     &mut shard,
                     &file,
                     speculate.then_some(&bytes[from..at]),
+                    anchor_line,
                     range,
                     line,
                     start,
@@ -1141,15 +1177,58 @@ fn work<P: Parallel>(
     }
 }
 
+/// The line a warm-up runs first ([`Parallel::warm_anchor`]): `line`, then `lines_after`
+/// lines, then the warm-up, which starts `bytes_before_warm` bytes after the line's start.
+struct Anchor<'a> {
+    line: &'a [u8],
+    lines_after: u64,
+    bytes_before_warm: u64,
+}
+
+/// Reads up to [`ANCHOR_BYTES`] of `handle` before `end` (the start of a warm-up, which
+/// starts a line) into `back` and finds the last line there holding `mark`. `None` when
+/// there is none, the read fails, or the line starts before what was read.
+fn find_anchor<'a>(
+    handle: &std::fs::File,
+    end: u64,
+    mark: &[u8],
+    back: &'a mut Vec<u8>,
+) -> Option<Anchor<'a>> {
+    let begin = end.saturating_sub(ANCHOR_BYTES as u64);
+    let len = (end - begin) as usize;
+    if back.len() < len {
+        back.resize(len, 0);
+    }
+    match read_range(handle, begin, &mut back[..len]) {
+        (n, None) if n == len => {}
+        _ => return None,
+    }
+    let region = &back[..len];
+    let at = memchr::memmem::rfind(region, mark)?;
+    let start = match memchr::memrchr(b'\n', &region[..at]) {
+        Some(i) => i + 1,
+        None if begin == 0 => 0,
+        None => return None,
+    };
+    let end = at + memchr::memchr(b'\n', &region[at..])? + 1;
+    Some(Anchor {
+        line: &region[start..end],
+        lines_after: bytecount::count(&region[end..], b'\n') as u64,
+        bytes_before_warm: (len - start) as u64,
+    })
+}
+
 /// A block's part: its records (`records`, the first being line `line + 1` at `offset`) run
 /// into `shard`, after, for a warm-up consumer, the lines just before them (`warm`), whose
-/// output is dropped and whose context is kept as the guess ([`Parallel::warm_up`]).
+/// output is dropped and whose context is kept as the guess ([`Parallel::warm_up`]), and
+/// before them their `anchor` line when there is one ([`Parallel::warm_anchor`]).
 #[allow(clippy::too_many_arguments)]
 fn run_block<P: Parallel>(
     pipeline: &mut Pipeline,
     shard: &mut P::Shard,
     file: &Arc<str>,
     warm: Option<&[u8]>,
+    anchor: Option<Anchor<'_>>,
     records: &[u8],
     line: u64,
     offset: u64,
@@ -1158,6 +1237,14 @@ fn run_block<P: Parallel>(
         P::start_block(shard);
         let warm_lines = bytecount::count(warm, b'\n') as u64;
         let (at_line, at) = (line - warm_lines, offset - warm.len() as u64);
+        if let Some(a) = anchor {
+            // Always in the file before the warm-up, unless the file changed under us:
+            // then no anchor, and the guess is checked as any.
+            let before = at_line.checked_sub(a.lines_after + 1);
+            if let (Some(before), Some(line_at)) = (before, at.checked_sub(a.bytes_before_warm)) {
+                pipeline.process_lines(file, a.line, before, line_at, shard)?;
+            }
+        }
         pipeline.process_lines(file, warm, at_line, at, shard)?;
         P::end_warm_up(shard);
     }
@@ -1392,5 +1479,64 @@ impl<T> Merger<T> {
             Slot::Failed(e) => report(&e),
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file_of(bytes: &[u8]) -> std::fs::File {
+        let mut f = tempfile::tempfile().expect("temp file");
+        f.write_all(bytes).expect("write");
+        f
+    }
+
+    #[test]
+    fn the_anchor_is_the_last_marked_line_before_the_warm_up_with_its_place() {
+        let lines: [&[u8]; 5] = [
+            b"{\"type\":\"assistant\",\"n\":1}\n",
+            b"{\"type\":\"user\"}\n",
+            b"{\"type\":\"assistant\",\"n\":2}\n",
+            b"{\"type\":\"user\",\"long\":\"xxxxxxxx\"}\n",
+            b"{\"type\":\"user\"}\n",
+        ];
+        let all = lines.concat();
+        let f = file_of(&all);
+        let mut back = Vec::new();
+        // The warm-up starts at the fifth line: two lines after the second assistant line.
+        let end = (all.len() - lines[4].len()) as u64;
+        let a = find_anchor(&f, end, b"\"assistant\"", &mut back).expect("found");
+        assert_eq!(a.line, lines[2]);
+        assert_eq!(a.lines_after, 1);
+        assert_eq!(a.bytes_before_warm, (lines[2].len() + lines[3].len()) as u64);
+        // Before the second assistant line: the first, at the file's start.
+        let end = (lines[0].len() + lines[1].len()) as u64;
+        let a = find_anchor(&f, end, b"\"assistant\"", &mut back).expect("found");
+        assert_eq!(a.line, lines[0]);
+        assert_eq!(a.lines_after, 1);
+        assert_eq!(a.bytes_before_warm, end);
+        // No marked line before the warm-up.
+        assert!(find_anchor(&f, end, b"\"result\"", &mut back).is_none());
+        assert!(find_anchor(&f, 0, b"\"assistant\"", &mut back).is_none());
+    }
+
+    #[test]
+    fn an_anchor_line_starting_before_what_is_read_is_not_taken() {
+        // A marked line longer than the look-back: its start is not read, so its line
+        // number cannot be known.
+        let mut all = b"{\"type\":\"user\"}\n{\"type\":\"assistant\",\"text\":\"".to_vec();
+        all.extend(std::iter::repeat_n(b'x', ANCHOR_BYTES));
+        all.extend_from_slice(b"\"}\n");
+        let f = file_of(&all);
+        let mut back = Vec::new();
+        assert!(find_anchor(&f, all.len() as u64, b"\"assistant\"", &mut back).is_none());
+        // With its start in reach, it is found.
+        let short = b"{\"type\":\"user\"}\n{\"type\":\"assistant\",\"text\":\"x\"}\n";
+        let f = file_of(short);
+        let a = find_anchor(&f, short.len() as u64, b"\"assistant\"", &mut back).expect("found");
+        assert_eq!(a.line, &short[16..]);
+        assert_eq!(a.lines_after, 0);
     }
 }

@@ -148,6 +148,53 @@ fn a_line_longer_than_a_batch_ends_batching_without_losing_bytes() {
 }
 
 #[test]
+fn events_keep_a_usage_held_across_tool_results_longer_than_the_warm_up() {
+    // Each assistant message's usage is held until the next message; the tool result
+    // after it (100 KiB) is longer than a block's warm-up, so a block starting after it
+    // rebuilds the held usage from the assistant line further back.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("long-results.ndjson");
+    let mut text = String::new();
+    for i in 0..48 {
+        text.push_str(&format!(
+            concat!(
+                r#"{{"type":"assistant","session_id":"s1","message":{{"id":"msg_{i}","#,
+                r#""model":"claude-sonnet-4-5-20250929","role":"assistant","content":"#,
+                r#"[{{"type":"tool_use","id":"toolu_{i}","name":"Bash","input":{{}}}}],"#,
+                r#""usage":{{"input_tokens":{i},"output_tokens":7,"#,
+                r#""cache_read_input_tokens":100,"cache_creation_input_tokens":0}}}}}}"#,
+                "\n",
+                r#"{{"type":"user","session_id":"s1","message":{{"role":"user","content":"#,
+                r#"[{{"type":"tool_result","tool_use_id":"toolu_{i}","content":"{pad}"}}]}}}}"#,
+                "\n"
+            ),
+            i = i,
+            pad = "z".repeat(100 << 10)
+        ));
+    }
+    std::fs::write(&file, &text).expect("write");
+    for format in ["json", "text", "csv"] {
+        assert_same_with_any_thread_count(&["events", "-f", format], &file);
+    }
+    // Every message's usage comes out once, with its own figures.
+    let out = Command::new(env!("CARGO_BIN_EXE_ndjq"))
+        .args(["events", "-f", "json", "-j", "2"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    let usages: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains(r#""kind":"usage""#))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(usages.len(), 48, "one usage per message");
+    for (i, u) in usages.iter().enumerate() {
+        assert!(u.contains(&format!(r#""message_id":"msg_{i}""#)), "{u}");
+        assert!(u.contains(&format!(r#""input":{i},"#)), "{u}");
+    }
+}
+
+#[test]
 fn a_large_file_ending_without_a_newline_or_in_a_long_line_keeps_its_last_record() {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = generate(dir.path(), "base.ndjson", 3, "0.01");

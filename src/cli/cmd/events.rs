@@ -14,6 +14,7 @@ use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use anyhow::Result;
 use ndjq::diagnostic::Diagnostic;
+use ndjq::dialect::Dialect;
 use ndjq::event::Normalizer;
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
@@ -102,8 +103,6 @@ impl EventStream {
 /// What the events of a record depend on beyond the record: the normalizer's state, and
 /// the input the last event came from (the transcript's headers).
 type Context = (Normalizer, Option<String>);
-
-impl EventStream {}
 
 /// The events format chosen on the command line, else `default`.
 pub fn format_of(arg: Option<TableFormat>, default: EventFormat) -> EventFormat {
@@ -200,6 +199,15 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
     /// with a warm-up that rebuilds it, checked when merged.
     fn warm_up(&self) -> bool {
         true
+    }
+
+    /// A Claude-shaped input holds the last assistant message's usage until the next
+    /// message or `result`, and tool results in between can be longer than the warm-up.
+    fn warm_anchor(&self, dialect: Option<Dialect>) -> Option<&'static [u8]> {
+        match dialect {
+            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) => Some(b"\"assistant\""),
+            _ => None,
+        }
     }
 
     fn start_block(shard: &mut Self::Shard) {
