@@ -186,6 +186,9 @@ pub struct Outcome<'a> {
     pub turns: Option<u64>,
     pub input: Option<u64>,
     pub output: Option<u64>,
+    /// `input` and `output` are one turn's (Codex `turn.completed`), also given by the
+    /// turn's usage event, rather than the session's billed totals (Claude's, Gemini's).
+    pub per_turn: bool,
     /// The result text, or the error message of a failed turn.
     pub text: Option<Cow<'a, str>>,
 }
@@ -727,6 +730,7 @@ impl Normalizer {
                     success: true,
                     input: codex_input(at),
                     output: at("output_tokens"),
+                    per_turn: true,
                     ..Outcome::default()
                 })))
             }
@@ -1096,6 +1100,7 @@ fn claude_result(v: Json<'_>) -> Outcome<'_> {
         turns: uint(v.get("num_turns")),
         input: uint(usage.and_then(|u| u.get("input_tokens"))),
         output: uint(usage.and_then(|u| u.get("output_tokens"))),
+        per_turn: false,
         text,
     }
 }

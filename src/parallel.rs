@@ -1510,7 +1510,10 @@ mod tests {
         let a = find_anchor(&f, end, b"\"assistant\"", &mut back).expect("found");
         assert_eq!(a.line, lines[2]);
         assert_eq!(a.lines_after, 1);
-        assert_eq!(a.bytes_before_warm, (lines[2].len() + lines[3].len()) as u64);
+        assert_eq!(
+            a.bytes_before_warm,
+            (lines[2].len() + lines[3].len()) as u64
+        );
         // Before the second assistant line: the first, at the file's start.
         let end = (lines[0].len() + lines[1].len()) as u64;
         let a = find_anchor(&f, end, b"\"assistant\"", &mut back).expect("found");

@@ -931,6 +931,30 @@ fn text_summary_counts_events_tools_errors_tokens_and_cost() {
     assert!(text.ends_with(&want), "{text}\nwant: {want}");
 }
 
+#[test]
+fn text_summary_of_a_codex_stream_adds_up_every_turn() {
+    // Two turns: each turn.completed's usage is that turn's, so the summary is their sum,
+    // the figures `stats` reports, not the last turn's.
+    let file = "testdata/stats/codex-exec-tools.jsonl";
+    let (stdout, _, code) = run("events", &["-f", "text", file]);
+    assert_eq!(code, 0);
+    let evs = events(&[file]);
+    let usage = of_kind(&evs, "usage");
+    assert_eq!(usage.len(), 2, "one usage per turn");
+    let input: u64 = usage
+        .iter()
+        .map(|e| e.input.as_ref().and_then(Value::as_u64).unwrap_or(0))
+        .sum();
+    let output: u64 = usage.iter().map(|e| e.output.unwrap_or(0)).sum();
+    let (stats, _, _) = run("stats", &["-f", "json", file]);
+    let stats: Value = serde_json::from_slice(&stats).expect("stats JSON");
+    assert_eq!(stats["tokens"]["input"].as_u64(), Some(input));
+    assert_eq!(stats["tokens"]["output"].as_u64(), Some(output));
+    let text = show(&stdout);
+    let want = format!(" · tokens {} in, {} out, ", group(input), group(output));
+    assert!(text.contains(&want), "{text}\nwant: {want}");
+}
+
 /// `1234567` as `1,234,567`.
 fn group(n: u64) -> String {
     let s = n.to_string();

@@ -434,7 +434,9 @@ impl EventWriter {
                 if let Some(c) = r.cost_usd {
                     t.cost.insert(ev.session.unwrap_or_default().to_string(), c);
                 }
-                if let (Some(i), Some(o)) = (r.input, r.output) {
+                // A turn's figures are in its usage event already; only a session's
+                // totals stand in for its usage events.
+                if let (Some(i), Some(o), false) = (r.input, r.output, r.per_turn) {
                     t.session_result
                         .insert(ev.session.unwrap_or_default().to_string(), (i, o));
                 }
