@@ -644,9 +644,8 @@ fi
 # (CLAUDE_CONFIG_DIR/projects, CODEX_HOME/sessions), ndjq stats over the same files: token
 # totals must be equal and the cost within 1% (tests/stats_ccusage.rs checks the same
 # against ccusage's committed output).
-CCUSAGE="${NDJQ_CCUSAGE:-$(command -v ccusage || true)}"
-[[ -z $CCUSAGE && -x /work/tools/ccusage/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage ]] &&
-    CCUSAGE=/work/tools/ccusage/node_modules/@ccusage/ccusage-linux-x64/bin/ccusage
+# The same ccusage as the tree cases: NDJQ_BENCH_CCUSAGE, else `ccusage` on PATH.
+CCUSAGE="${NDJQ_BENCH_CCUSAGE:-$(command -v ccusage || true)}"
 if [[ -n $CCUSAGE ]] && command -v jq >/dev/null && command -v zstd >/dev/null; then
     log ""
     log "== ccusage comparison ($CCUSAGE) =="
