@@ -48,6 +48,9 @@ pub struct Record<'a> {
     /// taken out of a text line is its own bytes and a `\n`, and a reassembled object is
     /// all its lines (see [`crate::recover`]).
     pub raw: &'a [u8],
+    /// How many bytes of the input the record stands for: `raw`'s, except for an object
+    /// taken out of a text line (`--recover`), which stands for the whole line.
+    pub input_len: usize,
     pub overlong: bool,
     pub status: Status,
     /// The parsed value, for a valid record.
@@ -377,6 +380,7 @@ impl Pipeline {
             file,
             line: frame.line,
             offset: frame.offset,
+            line_len: None,
         };
 
         if frame.kind == FrameKind::Overlong {
@@ -498,6 +502,7 @@ impl Pipeline {
                     ),
                     excerpt(content, None),
                 );
+                emit.line_len = Some(raw.len());
                 emit.valid(recovered, object, 0, value, consumer).map(Some)
             }
             _ => Ok(None),
@@ -637,6 +642,7 @@ impl Pipeline {
             file,
             line: first.line,
             offset: first.offset,
+            line_len: None,
         };
         decoder.decode(content, |verdict| match verdict {
             Ok(value) => {
@@ -697,6 +703,8 @@ struct Emit<'p, 'f> {
     file: &'f Arc<str>,
     line: u64,
     offset: u64,
+    /// The bytes of the line a record was taken out of, when that is not the record's.
+    line_len: Option<usize>,
 }
 
 impl Emit<'_, '_> {
@@ -727,6 +735,7 @@ impl Emit<'_, '_> {
             line: self.line,
             offset: self.offset,
             raw,
+            input_len: self.line_len.unwrap_or(raw.len()),
             overlong,
             status,
             value,

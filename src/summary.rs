@@ -33,7 +33,7 @@ impl Summary {
     /// Counts a record but not its diagnostics (`gaps` reports other ones).
     pub fn count_record(&mut self, record: &Record<'_>) {
         self.records += 1;
-        self.bytes += record.raw.len() as u64;
+        self.bytes += record.input_len as u64;
         match record.status {
             Status::Valid => self.valid += 1,
             Status::Invalid => self.invalid += 1,

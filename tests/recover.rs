@@ -229,4 +229,8 @@ fn regression_16_objects_after_any_prefix_are_recovered_and_counted() {
         assert_eq!(mixed[key], plain[key], "{key}");
     }
     assert_eq!(mixed["diagnostics"]["PROTO_TEXT_NOISE"], 7);
+    // Every byte read is counted, the text around the objects too.
+    assert_eq!(mixed["bytes"].as_u64(), Some(input.len() as u64));
+    let (_, summary) = validate(&input, true);
+    assert_eq!(summary["bytes"].as_u64(), Some(input.len() as u64));
 }

@@ -36,7 +36,7 @@ impl<R: Write> Consumer for StatsRun<R> {
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.stats.add(record);
         if let Some(p) = &self.progress {
-            p.inc(record.raw.len() as u64);
+            p.inc(record.input_len as u64);
         }
         for d in record.diagnostics {
             self.diagnostics.report(d)?;
