@@ -151,3 +151,38 @@ fn symlink_loops_are_reported_and_the_rest_is_read() {
         assert_eq!(report["files"], 3, "-j {threads}: {stderr}");
     }
 }
+
+#[test]
+fn a_folder_is_read_in_the_byte_order_of_its_paths_folders_in_their_place() {
+    // Names ordered byte by byte: `B` before `a`; the folder `a` before `a-b.jsonl` (a
+    // prefix comes first), `-` before `.`; a folder's files where its name sorts.
+    let dir = tempdir();
+    let root = dir.path();
+    std::fs::create_dir(root.join("a")).expect("mkdir");
+    for (i, name) in ["a.jsonl", "a-b.jsonl", "a/x.jsonl", "B.jsonl", "a/y.ndjson"]
+        .iter()
+        .enumerate()
+    {
+        let line = format!("{{\"type\":\"user\",\"name\":\"{name}\",\"i\":{i}}}\n");
+        std::fs::write(root.join(name), line).expect("write");
+    }
+    for threads in ["1", "2"] {
+        let out = ndjq_sub("filter")
+            .args(["-q", "-j", threads])
+            .arg(root)
+            .output()
+            .expect("ndjq runs");
+        let names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("JSON line");
+                v["name"].as_str().expect("name").to_string()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            ["B.jsonl", "a/x.jsonl", "a/y.ndjson", "a-b.jsonl", "a.jsonl"],
+            "-j {threads}"
+        );
+    }
+}

@@ -38,10 +38,12 @@ pub fn is_log_file(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    LOG_SUFFIXES.iter().any(|s| {
-        COMPRESSED_SUFFIXES
-            .iter()
-            .any(|c| name.len() > s.len() + c.len() && name.ends_with(&format!("{s}{c}")))
+    COMPRESSED_SUFFIXES.iter().any(|c| {
+        name.strip_suffix(c).is_some_and(|stem| {
+            LOG_SUFFIXES
+                .iter()
+                .any(|s| stem.len() > s.len() && stem.ends_with(s))
+        })
     })
 }
 
@@ -86,12 +88,12 @@ fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
     };
     // The kind comes with the entry (no stat per file); an entry that cannot be read is
     // reported rather than dropped.
-    let mut found: Vec<(PathBuf, io::Result<fs::FileType>)> = Vec::new();
+    let mut found: Vec<(std::ffi::OsString, PathBuf, io::Result<fs::FileType>)> = Vec::new();
     for entry in entries {
         match entry {
             Ok(e) => {
                 let kind = e.file_type();
-                found.push((e.path(), kind));
+                found.push((e.file_name(), e.path(), kind));
             }
             Err(source) => out.push(Err(Error::Open {
                 path: dir.to_path_buf(),
@@ -99,8 +101,10 @@ fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
             })),
         }
     }
-    found.sort_by(|a, b| a.0.cmp(&b.0));
-    for (path, kind) in found {
+    // Siblings: their names order them as their whole paths would, without comparing
+    // the folder's components again for each pair.
+    found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    for (_, path, kind) in found {
         let kind = match kind {
             Ok(k) if k.is_symlink() => match fs::metadata(&path) {
                 // A symlinked folder is not followed.
@@ -199,10 +203,19 @@ mod tests {
             "c.json",
             "d.jsonl.gz",
             "e.ndjson.zst",
+            "f.json.gz",
         ] {
             assert!(is_log_file(Path::new(yes)), "{yes}");
         }
-        for no in ["a.txt", "jsonl", ".jsonl", "a.jsonl.bak", "a.gz"] {
+        for no in [
+            "a.txt",
+            "jsonl",
+            ".jsonl",
+            "a.jsonl.bak",
+            "a.gz",
+            ".jsonl.gz",
+            "a.gz.jsonl.txt",
+        ] {
             assert!(!is_log_file(Path::new(no)), "{no}");
         }
     }
