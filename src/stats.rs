@@ -1951,6 +1951,15 @@ impl Stats {
 
     /// The full JSON report (`ndjq.stats/2`).
     pub fn report_priced(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
+        Report {
+            state: self.to_state(),
+            ..self.report_totals(by, pricing)
+        }
+    }
+
+    /// The report without its merge state (an empty [`State`]): all that a text or CSV
+    /// report shows; the JSON writer takes the state from [`Stats::to_state`] on the side.
+    pub fn report_totals(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
         let t = self.totals_priced(pricing);
         Report {
             schema: SCHEMA.to_string(),
@@ -1982,7 +1991,7 @@ impl Stats {
             models: t.models,
             by: by.map(|b| b.name().to_string()),
             groups: by.map(|b| self.groups_priced(b, pricing)),
-            state: self.to_state(),
+            state: State::default(),
         }
     }
 }

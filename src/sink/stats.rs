@@ -23,6 +23,31 @@ pub fn write_report(
     }
 }
 
+/// Writes `report` as JSON with `state` (serialized JSON of a [`crate::stats::State`]) in
+/// place of its own, which is empty: a large tree's state is megabytes, serialized on
+/// another thread while the totals are computed.
+pub fn write_json_with_state(
+    out: &mut impl Write,
+    report: &Report,
+    state: &[u8],
+) -> io::Result<()> {
+    let mut head = serde_json::to_vec(report)?;
+    let empty = serde_json::to_vec(&crate::stats::State::default())?;
+    // `state` is the report's last field: `..."state":{empty}}`.
+    let tail_len = b"\"state\":".len() + empty.len() + 1;
+    let at = head.len().saturating_sub(tail_len);
+    let placeholder = head.get(at..).is_some_and(|tail| {
+        tail.starts_with(b"\"state\":") && tail[b"\"state\":".len()..tail.len() - 1] == empty[..]
+    });
+    if !placeholder {
+        return Err(io::Error::other("the report's state is not its last field"));
+    }
+    head.truncate(at + b"\"state\":".len());
+    out.write_all(&head)?;
+    out.write_all(state)?;
+    out.write_all(b"}\n")
+}
+
 const GROUP_HEADER: [&str; 11] = [
     "key",
     "records",

@@ -13,7 +13,8 @@ use ndjq::dialect::Dialect;
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::pricing::PriceTable;
-use ndjq::sink::{stats::write_report, Format, Reporter};
+use ndjq::sink::stats::{write_json_with_state, write_report};
+use ndjq::sink::{Format, Reporter};
 use ndjq::stats::{Clock, CostMode, GroupBy, Pricing, Report, Stats};
 use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
@@ -330,9 +331,30 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         }
         (run.stats, ran)
     };
-    let report = stats.report_priced(args.by.map(group_by), &pricing);
+    let by = args.by.map(group_by);
     let mut out = BufWriter::new(io::stdout().lock());
-    write_report(&mut out, &report, format, common.painter)?;
+    let json = matches!(format, Format::Json | Format::Github);
+    if json && common.threads > 1 {
+        // The merge state (megabytes on a large tree) is sorted and serialized on another
+        // core while the totals and breakdowns are computed (not with `-j 1`: one thread).
+        let (report, state) = std::thread::scope(|scope| {
+            let state = scope.spawn(|| serde_json::to_vec(&stats.to_state()));
+            let report = stats.report_totals(by, &pricing);
+            (report, state.join())
+        });
+        let state = match state {
+            Ok(bytes) => bytes?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        write_json_with_state(&mut out, &report, &state)?;
+    } else {
+        let report = if json {
+            stats.report_priced(by, &pricing)
+        } else {
+            stats.report_totals(by, &pricing)
+        };
+        write_report(&mut out, &report, format, common.painter)?;
+    }
     out.flush()?;
     Ok(ran.exit_code(Outcome::Success))
 }
