@@ -46,6 +46,7 @@ use store::{join, Key, Keyed, LastWins, View};
 
 mod agents;
 mod codex_output;
+mod state_json;
 mod store;
 
 /// The version of the JSON shape; a field is never renamed without a new version.
@@ -197,7 +198,7 @@ const NO_ATTR: Attr = Attr {
 #[derive(Debug, Clone, Default)]
 struct Attrs {
     list: Vec<Attr>,
-    index: HashMap<Attr, u32>,
+    index: IdMap<Attr, u32>,
     /// The last one asked for: consecutive records mostly share it.
     last: Option<(Attr, u32)>,
 }
@@ -328,7 +329,9 @@ struct SessionResult {
 #[derive(Debug, Clone, Default)]
 struct Strings {
     names: Vec<String>,
-    index: HashMap<String, u32>,
+    /// foldhash, seeded per process: much faster than SipHash on the paths and ids of
+    /// every part a merge re-indexes, and still not predictable from the input.
+    index: HashMap<String, u32, foldhash::fast::RandomState>,
 }
 
 impl Strings {
@@ -388,7 +391,7 @@ pub struct Stats {
     pub types: BTreeMap<String, u64>,
     strings: Strings,
     attrs: Attrs,
-    sessions: HashSet<u32>,
+    sessions: HashSet<u32, BuildHasherDefault<IdHasher>>,
     /// The last usage snapshot of each API message (and Codex exec turn).
     messages: LastWins<MessageEntry>,
     /// Claude `message_delta` usage, by message id key.
@@ -396,27 +399,27 @@ pub struct Stats {
     /// Stream messages' id keys to their message keys.
     links: LastWins<Link>,
     /// Each session's working directory (its project).
-    session_cwd: HashMap<u32, u32>,
+    session_cwd: IdMap<u32, u32>,
     /// Costs reported per message or step (old transcripts' `costUSD`, OpenCode
     /// `step_finish.cost`), by key: attribution and cost. A session without a result's
     /// cost reports their sum.
     message_costs: HashMap<Key, (u32, f64)>,
     /// The model of each session's last assistant message (a string index each).
-    last_model: HashMap<u32, u32>,
+    last_model: IdMap<u32, u32>,
     /// The exact counts of the messages whose entry says [`BIG`].
     big_tokens: HashMap<Key, Tokens>,
     /// Usage that is counted per line (no message id), by attribution.
-    extra_usage: HashMap<u32, Tokens>,
+    extra_usage: IdMap<u32, Tokens>,
     /// Codex rollouts: the last cumulative `total_token_usage` of each session, with its
     /// attribution.
-    codex_totals: HashMap<u32, (Tokens, u32)>,
-    results: HashMap<u32, SessionResult>,
+    codex_totals: IdMap<u32, (Tokens, u32)>,
+    results: IdMap<u32, SessionResult>,
     /// Codex exec turns (completed or failed), by key (see `add_codex`), to attribution.
     codex_turns: HashMap<Key, u32>,
     tool_calls: LastWins<ToolEntry>,
     tool_errors: LastWins<Key>,
     /// Records by session, file and day.
-    records_by: HashMap<(Dim, u32), u64, BuildHasherDefault<IdHasher>>,
+    records_by: IdMap<(Dim, u32), u64>,
     context: Option<InputContext>,
     /// A reused buffer for the `type/subtype` key.
     type_key: String,
@@ -430,6 +433,9 @@ pub struct Stats {
 /// resist keys chosen by an attacker, which indexes are not) cost more than the counting.
 #[derive(Debug, Clone, Copy, Default)]
 struct IdHasher(u64);
+
+/// A map keyed by indexes (see [`IdHasher`]).
+type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 impl IdHasher {
     fn add(&mut self, word: u64) {

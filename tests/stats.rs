@@ -1713,3 +1713,23 @@ fn missing_files_exit_2() {
     ]);
     assert!(err.contains("testdata/stats/no-such-prices.json"), "{err}");
 }
+
+/// The report's `state` is written by hand (its large lists on other threads): byte for
+/// byte what serde writes for the same report, on one thread and on several.
+#[test]
+fn the_json_report_is_what_serde_writes_for_it() {
+    for j in ["1", "2"] {
+        let text = stats_stdout(&["-q", "-f", "json", "-j", j, "testdata/corpus"]);
+        let value: Value = serde_json::from_str(&text).expect("JSON");
+        for list in ["messages", "tool_calls", "strings", "records_by"] {
+            let n = value["state"][list].as_array().map_or(0, Vec::len);
+            assert!(n > 10, "-j {j}: state.{list} has {n} entries");
+        }
+        let report = parse_report(&text);
+        let again = serde_json::to_string(&report).expect("serialize");
+        assert!(
+            text.trim_end() == again,
+            "-j {j}: the report differs from serde's serialization of it"
+        );
+    }
+}

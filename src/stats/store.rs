@@ -46,7 +46,7 @@ impl Key {
     }
 
     /// The 24 lowercase hex digits of the key.
-    fn hex(self) -> [u8; 24] {
+    pub(crate) fn hex(self) -> [u8; 24] {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         let mut out = [0u8; 24];
         for (i, word) in self.0.iter().enumerate() {
@@ -222,6 +222,11 @@ impl<T> Default for View<T> {
 }
 
 impl<T: Keyed> View<T> {
+    /// At least the number of entries (entries of the newer part may replace sorted ones).
+    pub(crate) fn len_hint(&self) -> usize {
+        self.sorted.len() + self.newer.len()
+    }
+
     pub(crate) fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         let mut a = self.sorted.iter().peekable();
         let mut b = self.newer.iter().peekable();
