@@ -272,7 +272,7 @@ impl Pipeline {
     /// next). Only a consumer's error ends the run early ([`Error::Write`]).
     pub fn run_pooled<'a, P: Parallel>(
         &mut self,
-        sources: &[Result<Source, Error>],
+        sources: impl Iterator<Item = Result<Source, Error>>,
         consumer: &mut P,
         threads: usize,
         open: &mut dyn FnMut(&Source) -> Result<Opened<'a>, Error>,
@@ -316,10 +316,11 @@ impl Pipeline {
                     Ok(s) => s,
                     Err(e) => {
                         pool.send_batch(&mut batch, self, consumer, report)?;
-                        pool.local(Slot::Failed(e.duplicate()), self, consumer, report)?;
+                        pool.local(Slot::Failed(e), self, consumer, report)?;
                         continue;
                     }
                 };
+                let source = &source;
                 // The size of a regular file; a pipe or device named on the command line is
                 // read by this thread, one record at a time.
                 let size = match source {

@@ -19,7 +19,7 @@ const DEFAULT_MAX_THREADS: usize = 8;
 /// What every reading command needs, resolved.
 #[derive(Debug)]
 pub struct Common {
-    pub sources: Vec<Result<Source, ndjq::Error>>,
+    pub sources: Sources,
     pub options: Options,
     /// Colour on stdout.
     pub painter: Painter,
@@ -50,12 +50,10 @@ impl Common {
             );
         };
         let child = child_options(input, child)?;
-        let sources = if child.is_some() {
-            Vec::new()
-        } else {
-            input::expand(&input.paths)
+        let sources = Sources {
+            paths: child.is_none().then(|| input.paths.clone()),
         };
-        let reads_stdin = sources.iter().any(|s| matches!(s, Ok(Source::Stdin)));
+        let reads_stdin = sources.reads_stdin();
         let stdout_is_tty = std::io::stdout().is_terminal();
         let stderr_is_tty = std::io::stderr().is_terminal();
         // A live source: each record is written as it comes.
@@ -86,6 +84,32 @@ impl Common {
             },
             child,
         })
+    }
+}
+
+/// The inputs named on the command line, walked when they are read: a reader starts on
+/// the first files of a large tree while the rest of it is unlisted.
+#[derive(Debug)]
+pub struct Sources {
+    /// `None` with a wrapped command (`-- CMD`), the only input then.
+    paths: Option<Vec<PathBuf>>,
+}
+
+impl Sources {
+    /// The sources in order (see [`input::Walk`]); each call walks the folders again.
+    pub fn iter(&self) -> impl Iterator<Item = Result<Source, ndjq::Error>> {
+        self.paths
+            .as_deref()
+            .map(input::Walk::new)
+            .into_iter()
+            .flatten()
+    }
+
+    /// Whether stdin is among them: no path, or `-`.
+    pub fn reads_stdin(&self) -> bool {
+        self.paths
+            .as_ref()
+            .is_some_and(|p| p.is_empty() || p.iter().any(|p| p.as_os_str() == "-"))
     }
 }
 

@@ -76,7 +76,7 @@ pub(crate) fn run_sources<P: Parallel>(
         })
     };
     pipeline.run_pooled(
-        &common.sources,
+        common.sources.iter(),
         consumer,
         threads,
         &mut open_source,
@@ -130,10 +130,10 @@ fn drive<'a>(
 ) -> Result<Ran> {
     let mut pipeline = Pipeline::new(common.options.clone());
     let mut had_errors = false;
-    for source in &common.sources {
+    for source in common.sources.iter() {
         let result = match source {
-            Err(e) => Err(e.duplicate()),
-            Ok(source) => open(source).and_then(|(name, reader, batchable)| {
+            Err(e) => Err(e),
+            Ok(source) => open(&source).and_then(|(name, reader, batchable)| {
                 run_input(&mut pipeline, &name, reader, batchable)
             }),
         };

@@ -51,43 +51,133 @@ pub fn is_log_file(path: &Path) -> bool {
 /// is walked recursively in sorted order for log files, anything else is a file (it is
 /// opened later, so a missing file is reported where it stands in the order).
 pub fn expand(paths: &[PathBuf]) -> Vec<Result<Source, Error>> {
-    if paths.is_empty() {
-        return vec![Ok(Source::Stdin)];
-    }
-    let mut out = Vec::new();
-    for p in paths {
-        if p.as_os_str() == "-" {
-            out.push(Ok(Source::Stdin));
-        } else if p.is_dir() {
-            let before = out.len();
-            walk(p, &mut out);
-            if out.len() == before {
-                out.push(Err(Error::NoLogs { path: p.clone() }));
-            }
-        } else {
-            out.push(Ok(Source::File(p.clone())));
-        }
-    }
-    out
+    Walk::new(paths).collect()
 }
 
-/// Walks a folder in sorted order. Only regular files are taken (a log file's name on a
-/// FIFO, socket or device is a note: opening a FIFO blocks for ever); symlinks to files
+/// The sources of [`expand`], one at a time: a folder is listed when the walk reaches it,
+/// so a reader can start on the first files of a large tree while the rest is unlisted.
+///
+/// A folder is walked in sorted order. Only regular files are taken (a log file's name on
+/// a FIFO, socket or device is a note: opening a FIFO blocks for ever); symlinks to files
 /// are followed, symlinked folders are not (they can loop); a link that cannot be followed
 /// (a loop, a dangling target) and a folder that cannot be listed are errors in their place.
-fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
+/// A folder named on the command line with no log file under it is an error.
+#[derive(Debug)]
+pub struct Walk {
+    paths: std::vec::IntoIter<PathBuf>,
+    /// The folders being walked, innermost last: each one's entries not yet taken.
+    stack: Vec<std::vec::IntoIter<Entry>>,
+    /// The folder named on the command line being walked, and whether a source came of it.
+    top: Option<(PathBuf, bool)>,
+}
+
+/// An entry of a folder listing: an error to report in its place, or a named entry.
+#[derive(Debug)]
+enum Entry {
+    Failed(Error),
+    Found(PathBuf, io::Result<fs::FileType>),
+}
+
+impl Walk {
+    pub fn new(paths: &[PathBuf]) -> Walk {
+        let paths = if paths.is_empty() {
+            vec![PathBuf::from("-")]
+        } else {
+            paths.to_vec()
+        };
+        Walk {
+            paths: paths.into_iter(),
+            stack: Vec::new(),
+            top: None,
+        }
+    }
+
+    /// The next source under the folders being walked, if any is left there.
+    fn next_in_folders(&mut self) -> Option<Result<Source, Error>> {
+        while let Some(entries) = self.stack.last_mut() {
+            let Some(entry) = entries.next() else {
+                self.stack.pop();
+                continue;
+            };
+            let (path, kind) = match entry {
+                Entry::Failed(e) => return Some(Err(e)),
+                Entry::Found(path, kind) => (path, kind),
+            };
+            let kind = match kind {
+                Ok(k) if k.is_symlink() => match fs::metadata(&path) {
+                    // A symlinked folder is not followed.
+                    Ok(m) if m.is_dir() => continue,
+                    Ok(m) => m.file_type(),
+                    Err(source) => {
+                        if is_log_file(&path) {
+                            return Some(Err(Error::Open { path, source }));
+                        }
+                        continue;
+                    }
+                },
+                Ok(k) => k,
+                Err(source) => return Some(Err(Error::Open { path, source })),
+            };
+            if kind.is_dir() {
+                self.stack.push(list(&path).into_iter());
+            } else if is_log_file(&path) {
+                return Some(if kind.is_file() {
+                    Ok(Source::File(path))
+                } else {
+                    Err(Error::NotRegular {
+                        kind: kind_name(kind),
+                        path,
+                    })
+                });
+            }
+        }
+        None
+    }
+}
+
+impl Iterator for Walk {
+    type Item = Result<Source, Error>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(found) = self.next_in_folders() {
+                if let Some((_, any)) = &mut self.top {
+                    *any = true;
+                }
+                return Some(found);
+            }
+            if let Some((path, any)) = self.top.take() {
+                if !any {
+                    return Some(Err(Error::NoLogs { path }));
+                }
+            }
+            let p = self.paths.next()?;
+            if p.as_os_str() == "-" {
+                return Some(Ok(Source::Stdin));
+            } else if p.is_dir() {
+                self.stack.push(list(&p).into_iter());
+                self.top = Some((p, false));
+            } else {
+                return Some(Ok(Source::File(p)));
+            }
+        }
+    }
+}
+
+/// A folder's entries: an error for a folder that cannot be listed or an entry that cannot
+/// be read (first, where they are met), then the entries sorted by name. The kind comes
+/// with the entry (no stat per file).
+fn list(dir: &Path) -> Vec<Entry> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(source) => {
-            out.push(Err(Error::Open {
+            return vec![Entry::Failed(Error::Open {
                 path: dir.to_path_buf(),
                 source,
-            }));
-            return;
+            })]
         }
     };
-    // The kind comes with the entry (no stat per file); an entry that cannot be read is
-    // reported rather than dropped.
+    let mut out = Vec::new();
     let mut found: Vec<(std::ffi::OsString, PathBuf, io::Result<fs::FileType>)> = Vec::new();
     for entry in entries {
         match entry {
@@ -95,7 +185,7 @@ fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
                 let kind = e.file_type();
                 found.push((e.file_name(), e.path(), kind));
             }
-            Err(source) => out.push(Err(Error::Open {
+            Err(source) => out.push(Entry::Failed(Error::Open {
                 path: dir.to_path_buf(),
                 source,
             })),
@@ -104,38 +194,12 @@ fn walk(dir: &Path, out: &mut Vec<Result<Source, Error>>) {
     // Siblings: their names order them as their whole paths would, without comparing
     // the folder's components again for each pair.
     found.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    for (_, path, kind) in found {
-        let kind = match kind {
-            Ok(k) if k.is_symlink() => match fs::metadata(&path) {
-                // A symlinked folder is not followed.
-                Ok(m) if m.is_dir() => continue,
-                Ok(m) => m.file_type(),
-                Err(source) => {
-                    if is_log_file(&path) {
-                        out.push(Err(Error::Open { path, source }));
-                    }
-                    continue;
-                }
-            },
-            Ok(k) => k,
-            Err(source) => {
-                out.push(Err(Error::Open { path, source }));
-                continue;
-            }
-        };
-        if kind.is_dir() {
-            walk(&path, out);
-        } else if is_log_file(&path) {
-            out.push(if kind.is_file() {
-                Ok(Source::File(path))
-            } else {
-                Err(Error::NotRegular {
-                    kind: kind_name(kind),
-                    path,
-                })
-            });
-        }
-    }
+    out.extend(
+        found
+            .into_iter()
+            .map(|(_, path, kind)| Entry::Found(path, kind)),
+    );
+    out
 }
 
 /// What a file that is not a regular file is, for the note that skips it.
@@ -194,6 +258,39 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// A folder is listed when the walk reaches it, not before: a reader starts on the
+    /// first files while the rest of the tree is unlisted.
+    #[test]
+    fn a_walk_lists_each_folder_when_it_gets_there() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        fs::create_dir_all(&a).expect("mkdir");
+        fs::create_dir_all(&b).expect("mkdir");
+        fs::write(a.join("1.jsonl"), "{}\n").expect("write");
+        fs::write(b.join("2.jsonl"), "{}\n").expect("write");
+        let mut walk = Walk::new(&[tmp.path().to_path_buf()]);
+        let first = walk.next().expect("a source").expect("a file");
+        assert_eq!(first, Source::File(a.join("1.jsonl")));
+        // Made after the walk started: seen, because `b` is listed only now.
+        fs::write(b.join("3.jsonl"), "{}\n").expect("write");
+        let rest: Vec<Source> = walk.map(|s| s.expect("a file")).collect();
+        assert_eq!(
+            rest,
+            vec![
+                Source::File(b.join("2.jsonl")),
+                Source::File(b.join("3.jsonl"))
+            ]
+        );
+        // Everything at once, as before.
+        assert_eq!(expand(&[tmp.path().to_path_buf()]).len(), 3);
+        let empty = tmp.path().join("empty");
+        fs::create_dir_all(&empty).expect("mkdir");
+        assert!(matches!(
+            expand(&[empty.clone()]).as_slice(),
+            [Err(Error::NoLogs { path })] if *path == empty
+        ));
+    }
 
     #[test]
     fn log_files_are_recognised_by_suffix() {

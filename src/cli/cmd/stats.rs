@@ -193,11 +193,11 @@ fn group_by(g: GroupArg) -> GroupBy {
 fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
     let mut total: Option<Stats> = None;
     let mut had_errors = false;
-    for source in &common.sources {
+    for source in common.sources.iter() {
         let source = match source {
             Ok(s) => s,
             Err(e) => {
-                crate::cli::report_error(e);
+                crate::cli::report_error(&e);
                 had_errors = true;
                 continue;
             }
@@ -206,7 +206,7 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         let mut text = Vec::new();
         let read = match source {
             ndjq::input::Source::Stdin => io::stdin().lock().read_to_end(&mut text),
-            ndjq::input::Source::File(p) => ndjq::input::open_file(p)?.read_to_end(&mut text),
+            ndjq::input::Source::File(p) => ndjq::input::open_file(&p)?.read_to_end(&mut text),
         };
         read.with_context(|| format!("{name}: cannot read"))?;
         let report: Report = serde_json::from_slice(&text).with_context(|| {
