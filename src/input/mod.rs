@@ -287,7 +287,7 @@ mod tests {
         let empty = tmp.path().join("empty");
         fs::create_dir_all(&empty).expect("mkdir");
         assert!(matches!(
-            expand(&[empty.clone()]).as_slice(),
+            expand(std::slice::from_ref(&empty)).as_slice(),
             [Err(Error::NoLogs { path })] if *path == empty
         ));
     }
