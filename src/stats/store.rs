@@ -101,7 +101,12 @@ const MIN_PENDING: usize = 1 << 15;
 pub(crate) struct LastWins<T> {
     /// Sorted by key, one entry per key.
     sorted: Arc<Vec<T>>,
-    /// Entries pushed since the last fold, in the order they came.
+    /// Stores merged in since the last fold ([`LastWins::extend_later`]), each sorted by
+    /// key with one entry per key, oldest first; each at least twice as long as the next.
+    runs: Vec<Vec<T>>,
+    /// The entries in `runs`.
+    in_runs: usize,
+    /// Entries pushed since the last fold, in the order they came (newer than `runs`).
     pending: Vec<T>,
 }
 
@@ -109,6 +114,8 @@ impl<T> Default for LastWins<T> {
     fn default() -> Self {
         LastWins {
             sorted: Arc::new(Vec::new()),
+            runs: Vec::new(),
+            in_runs: 0,
             pending: Vec::new(),
         }
     }
@@ -118,21 +125,44 @@ impl<T: Keyed> LastWins<T> {
     /// An entry that replaces any earlier one with its key.
     pub(crate) fn push(&mut self, entry: T) {
         self.pending.push(entry);
-        if self.pending.len() >= MIN_PENDING.max(self.sorted.len() / 8) {
+        self.fold_if_due();
+    }
+
+    fn fold_if_due(&mut self) {
+        if self.pending.len() + self.in_runs >= MIN_PENDING.max(self.sorted.len() / 8) {
             self.fold();
         }
     }
 
-    /// Pushes every entry of `later` (which came after this store's), each mapped by `f`.
+    /// Takes in every entry of `later` (which came after this store's), each mapped by `f`,
+    /// which must keep its key. `later`'s entries are already sorted (a worker settles its
+    /// part): they join the runs as they are, and runs of like length are merged, one
+    /// linear pass each, so the merging thread never sorts.
     pub(crate) fn extend_later(&mut self, later: LastWins<T>, f: impl Fn(T) -> T) {
-        let LastWins { sorted, pending } = later;
-        for e in sorted.iter().chain(pending.iter()) {
-            self.push(f(*e));
+        let LastWins {
+            sorted,
+            mut runs,
+            pending,
+            ..
+        } = later;
+        self.seal_pending();
+        let mut sorted = Arc::try_unwrap(sorted).unwrap_or_else(|v| (*v).clone());
+        for run in std::iter::once(&mut sorted).chain(runs.iter_mut()) {
+            for e in run.iter_mut() {
+                *e = f(*e);
+            }
         }
+        for run in std::iter::once(sorted).chain(runs) {
+            self.push_run(run);
+        }
+        for e in pending {
+            self.pending.push(f(e));
+        }
+        self.fold_if_due();
     }
 
     /// Folds the pending entries in now: a worker does it before handing its part over,
-    /// so the merge on the calling thread sorts runs already in order.
+    /// so the merge on the calling thread takes runs already in order.
     pub(crate) fn settle_pending(&mut self) {
         self.fold();
     }
@@ -145,13 +175,56 @@ impl<T: Keyed> LastWins<T> {
         entries.dedup_by_key(|e| e.key());
     }
 
-    /// Folds the pending entries into the sorted vector.
-    fn fold(&mut self) {
-        if self.pending.is_empty() {
+    /// The pending entries, settled, as the newest run.
+    fn seal_pending(&mut self) {
+        if !self.pending.is_empty() {
+            let mut run = std::mem::take(&mut self.pending);
+            Self::settle(&mut run);
+            self.push_run(run);
+        }
+    }
+
+    /// Adds a sorted run (one entry per key) newer than every entry held, then merges the
+    /// newest runs while one is not at least twice as long as the next: each entry is
+    /// copied a logarithmic number of times.
+    fn push_run(&mut self, run: Vec<T>) {
+        if run.is_empty() {
             return;
         }
-        let mut fresh = std::mem::take(&mut self.pending);
-        Self::settle(&mut fresh);
+        self.in_runs += run.len();
+        self.runs.push(run);
+        while let [.., older, newer] = self.runs.as_slice() {
+            if older.len() >= 2 * newer.len() {
+                break;
+            }
+            let (Some(newer), Some(older)) = (self.runs.pop(), self.runs.pop()) else {
+                break;
+            };
+            self.in_runs -= older.len() + newer.len();
+            let merged = merge_runs(&older, &newer);
+            self.in_runs += merged.len();
+            self.runs.push(merged);
+        }
+    }
+
+    /// The runs and the pending entries as one sorted run, newest winning.
+    fn newer_run(&mut self) -> Vec<T> {
+        self.seal_pending();
+        let mut runs = std::mem::take(&mut self.runs);
+        self.in_runs = 0;
+        let mut fresh = runs.pop().unwrap_or_default();
+        while let Some(older) = runs.pop() {
+            fresh = merge_runs(&older, &fresh);
+        }
+        fresh
+    }
+
+    /// Folds the runs and the pending entries into the sorted vector.
+    fn fold(&mut self) {
+        if self.pending.is_empty() && self.runs.is_empty() {
+            return;
+        }
+        let mut fresh = self.newer_run();
         let sorted = Arc::make_mut(&mut self.sorted);
         // Keys already known take the new entry in place; the others are merged in.
         fresh.retain(
@@ -180,11 +253,14 @@ impl<T: Keyed> LastWins<T> {
         self.pending = fresh;
     }
 
-    /// Every entry, sorted by key, one per key: the sorted vector, shared, and the pending
+    /// Every entry, sorted by key, one per key: the sorted vector, shared, and the newer
     /// entries settled (a copy of at most an eighth of the entries).
     pub(crate) fn settled(&self) -> View<T> {
         let mut newer = self.pending.clone();
         Self::settle(&mut newer);
+        for older in self.runs.iter().rev() {
+            newer = merge_runs(older, &newer);
+        }
         View {
             sorted: Arc::clone(&self.sorted),
             newer,
@@ -197,9 +273,36 @@ impl<T: Keyed> LastWins<T> {
         Self::settle(&mut entries);
         LastWins {
             sorted: Arc::new(entries),
-            pending: Vec::new(),
+            ..LastWins::default()
         }
     }
+}
+
+/// Two sorted runs (one entry per key) as one, `newer`'s entry winning where both have a
+/// key.
+fn merge_runs<T: Keyed>(older: &[T], newer: &[T]) -> Vec<T> {
+    let mut out = Vec::with_capacity(older.len() + newer.len());
+    let (mut i, mut j) = (0, 0);
+    while i < older.len() && j < newer.len() {
+        match older[i].key().cmp(&newer[j].key()) {
+            Ordering::Less => {
+                out.push(older[i]);
+                i += 1;
+            }
+            Ordering::Greater => {
+                out.push(newer[j]);
+                j += 1;
+            }
+            Ordering::Equal => {
+                out.push(newer[j]);
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    out.extend_from_slice(&older[i..]);
+    out.extend_from_slice(&newer[j..]);
+    out
 }
 
 /// The entries of a [`LastWins`] store in key order, one per key, without copying its
@@ -342,6 +445,58 @@ mod tests {
         store.fold();
         let again: Vec<(Key, u32)> = store.settled().iter().map(|e| (e.0, e.1)).collect();
         assert_eq!(again, want);
+    }
+
+    /// Parts merged in order, as the merging thread takes them (some settled by their
+    /// worker, some not, some holding runs of their own), against one plain map fed every
+    /// entry in order: the same last value of each key, at every step where the test looks.
+    #[test]
+    fn merged_parts_keep_the_last_entry_of_each_key() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut total = LastWins::default();
+        let mut map = std::collections::BTreeMap::new();
+        let mut n = 0u32;
+        for part_no in 0..200 {
+            let mut part = LastWins::default();
+            let size = match next() % 10 {
+                0 => 36_000,
+                1..=3 => 0,
+                _ => next() % 3_000,
+            };
+            for _ in 0..size {
+                let id = (next() % 90_000) as u32;
+                n += 1;
+                part.push(E(k(id), n));
+                map.insert(k(id), n + 1_000_000);
+            }
+            if part_no % 3 != 0 {
+                part.settle_pending();
+            }
+            if part_no % 7 == 0 {
+                // A part that holds merged parts of its own.
+                let mut outer = LastWins::default();
+                outer.extend_later(part, |e| e);
+                part = outer;
+            }
+            total.extend_later(part, |e| E(e.0, e.1 + 1_000_000));
+            if part_no % 50 == 0 || part_no == 199 {
+                let got: Vec<(Key, u32)> = total.settled().iter().map(|e| (e.0, e.1)).collect();
+                let want: Vec<(Key, u32)> = map.iter().map(|(k, v)| (*k, *v)).collect();
+                assert_eq!(got, want, "after part {part_no}");
+            }
+        }
+        assert!(n > 200_000, "the test must fold many times");
+        total.fold();
+        assert!(total.runs.is_empty() && total.pending.is_empty());
+        let want: Vec<(Key, u32)> = map.into_iter().collect();
+        let got: Vec<(Key, u32)> = total.settled().iter().map(|e| (e.0, e.1)).collect();
+        assert_eq!(got, want);
     }
 
     #[test]
