@@ -47,6 +47,7 @@ use store::{join, Key, Keyed, LastWins, View};
 mod agents;
 mod codex_output;
 mod state_json;
+pub use state_json::StateJson;
 mod store;
 
 /// The version of the JSON shape; a field is never renamed without a new version.

@@ -23,13 +23,13 @@ pub fn write_report(
     }
 }
 
-/// Writes `report` as JSON with `state` (serialized JSON of a [`crate::stats::State`]) in
+/// Writes `report` as JSON with `state` (the JSON of a [`crate::stats::State`], in pieces) in
 /// place of its own, which is empty: a large tree's state is megabytes, serialized on
 /// another thread while the totals are computed.
 pub fn write_json_with_state(
     out: &mut impl Write,
     report: &Report,
-    state: &[u8],
+    state: &crate::stats::StateJson,
 ) -> io::Result<()> {
     let mut head = serde_json::to_vec(report)?;
     let empty = serde_json::to_vec(&crate::stats::State::default())?;
@@ -44,7 +44,7 @@ pub fn write_json_with_state(
     }
     head.truncate(at + b"\"state\":".len());
     out.write_all(&head)?;
-    out.write_all(state)?;
+    state.write_to(out)?;
     out.write_all(b"}\n")
 }
 

@@ -9,9 +9,10 @@ use super::{MessageEntry, State, ToolEntry};
 use serde::Serialize;
 
 impl State {
-    /// The state as `serde_json::to_vec` writes it. With `parallel`, the message and the
-    /// tool call lists are written on two more threads while this one writes the rest.
-    pub fn to_json(&self, parallel: bool) -> serde_json::Result<Vec<u8>> {
+    /// The state as `serde_json::to_vec` writes it, in pieces (see [`StateJson`]). With
+    /// `parallel`, the message and the tool call lists are written on two more threads
+    /// while this one writes the rest.
+    pub fn to_json(&self, parallel: bool) -> serde_json::Result<StateJson> {
         let (messages, tool_calls, rest) = if parallel {
             std::thread::scope(|scope| {
                 let messages = scope.spawn(|| message_list(&self.messages));
@@ -26,30 +27,11 @@ impl State {
                 self.rest_fields(),
             )
         };
-        let rest = rest?;
-        let mut out =
-            Vec::with_capacity(messages.len() + tool_calls.len() + rest.bytes.len() + 200);
-        out.push(b'{');
-        let mut pieces = rest.pieces.iter();
-        // Fields in declaration order, as the derived `Serialize` writes them.
-        for name in FIELDS {
-            if name != FIELDS[0] {
-                out.push(b',');
-            }
-            out.push(b'"');
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(b"\":");
-            match name {
-                "messages" => out.extend_from_slice(&messages),
-                "tool_calls" => out.extend_from_slice(&tool_calls),
-                _ => {
-                    let (start, end) = pieces.next().copied().unwrap_or((0, 0));
-                    out.extend_from_slice(rest.bytes.get(start..end).unwrap_or_default());
-                }
-            }
-        }
-        out.push(b'}');
-        Ok(out)
+        Ok(StateJson {
+            messages,
+            tool_calls,
+            rest: rest?,
+        })
     }
 
     /// Every field but the two large lists, through serde, in [`FIELDS`] order.
@@ -95,8 +77,51 @@ const FIELDS: [&str; 17] = [
     "records_by",
 ];
 
+/// A [`State`] as JSON, in the pieces it was written in: written out one after another,
+/// never copied into one buffer (on the 1 GiB stream the state is 12.8 MB).
+#[derive(Debug)]
+pub struct StateJson {
+    messages: Vec<u8>,
+    tool_calls: Vec<u8>,
+    rest: Rest,
+}
+
+impl StateJson {
+    /// Writes the state's JSON object: byte for byte what serde writes for the state.
+    pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        out.write_all(b"{")?;
+        let mut pieces = self.rest.pieces.iter();
+        // Fields in declaration order, as the derived `Serialize` writes them.
+        for name in FIELDS {
+            if name != FIELDS[0] {
+                out.write_all(b",")?;
+            }
+            out.write_all(b"\"")?;
+            out.write_all(name.as_bytes())?;
+            out.write_all(b"\":")?;
+            match name {
+                "messages" => out.write_all(&self.messages)?,
+                "tool_calls" => out.write_all(&self.tool_calls)?,
+                _ => {
+                    let (start, end) = pieces.next().copied().unwrap_or((0, 0));
+                    out.write_all(self.rest.bytes.get(start..end).unwrap_or_default())?;
+                }
+            }
+        }
+        out.write_all(b"}")
+    }
+
+    /// The JSON in one buffer.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(&mut out);
+        out
+    }
+}
+
 /// Serialized fields, one after another, and where each one lies.
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Rest {
     bytes: Vec<u8>,
     pieces: Vec<(usize, usize)>,
@@ -215,11 +240,11 @@ mod tests {
             String::from_utf8_lossy(&want).contains("[9,9,9,9,9,9]"),
             "the newer entry must be in the view"
         );
-        assert_eq!(state.to_json(false).expect("one thread"), want);
-        assert_eq!(state.to_json(true).expect("threads"), want);
+        assert_eq!(state.to_json(false).expect("one thread").to_vec(), want);
+        assert_eq!(state.to_json(true).expect("threads").to_vec(), want);
         let empty = State::default();
         assert_eq!(
-            empty.to_json(true).expect("empty"),
+            empty.to_json(true).expect("empty").to_vec(),
             serde_json::to_vec(&empty).expect("serde")
         );
     }
