@@ -37,35 +37,6 @@ impl Error {
     pub fn is_note(&self) -> bool {
         matches!(self, Error::NotRegular { .. })
     }
-
-    /// A copy, for an error reported in its place in the run (an `io::Error` is not
-    /// `Clone`: its kind and message are kept).
-    pub fn duplicate(&self) -> Error {
-        let io = |e: &io::Error| io::Error::new(e.kind(), e.to_string());
-        match self {
-            Error::Open { path, source } => Error::Open {
-                path: path.clone(),
-                source: io(source),
-            },
-            Error::Read {
-                file,
-                line,
-                offset,
-                source,
-            } => Error::Read {
-                file: file.clone(),
-                line: *line,
-                offset: *offset,
-                source: io(source),
-            },
-            Error::Write(e) => Error::Write(io(e)),
-            Error::NoLogs { path } => Error::NoLogs { path: path.clone() },
-            Error::NotRegular { path, kind } => Error::NotRegular {
-                path: path.clone(),
-                kind,
-            },
-        }
-    }
 }
 
 impl fmt::Display for Error {

@@ -47,15 +47,11 @@ pub fn is_log_file(path: &Path) -> bool {
     })
 }
 
-/// Resolves command-line paths into sources: no path means stdin, `-` is stdin, a folder
-/// is walked recursively in sorted order for log files, anything else is a file (it is
-/// opened later, so a missing file is reported where it stands in the order).
-pub fn expand(paths: &[PathBuf]) -> Vec<Result<Source, Error>> {
-    Walk::new(paths).collect()
-}
-
-/// The sources of [`expand`], one at a time: a folder is listed when the walk reaches it,
-/// so a reader can start on the first files of a large tree while the rest is unlisted.
+/// The command line's paths as sources, one at a time: no path means stdin, `-` is stdin,
+/// a folder is walked recursively for log files, anything else is a file (opened later, so
+/// a missing file is reported where it stands in the order). A folder is listed when the
+/// walk reaches it, so a reader can start on the first files of a large tree while the
+/// rest is unlisted.
 ///
 /// A folder is walked in sorted order. Only regular files are taken (a log file's name on
 /// a FIFO, socket or device is a note: opening a FIFO blocks for ever); symlinks to files
@@ -282,12 +278,12 @@ mod tests {
                 Source::File(b.join("3.jsonl"))
             ]
         );
-        // Everything at once, as before.
-        assert_eq!(expand(&[tmp.path().to_path_buf()]).len(), 3);
+        // A folder with no log file under it is an error in its place.
         let empty = tmp.path().join("empty");
         fs::create_dir_all(&empty).expect("mkdir");
+        let sources: Vec<_> = Walk::new(std::slice::from_ref(&empty)).collect();
         assert!(matches!(
-            expand(std::slice::from_ref(&empty)).as_slice(),
+            sources.as_slice(),
             [Err(Error::NoLogs { path })] if *path == empty
         ));
     }

@@ -4,109 +4,101 @@
 //! a core of its own. On a tree of 3,000 sessions the state is 4.6 MB and, through serde,
 //! the last 14 ms of a run, on one core.
 
-use super::store::View;
-use super::{MessageEntry, State, ToolEntry};
+use super::store::{Key, Keyed, View};
+use super::{GroupBy, MessageEntry, Pricing, Report, State, Stats, ToolEntry};
 use serde::Serialize;
+use std::thread::ScopedJoinHandle;
 
-impl State {
-    /// The state as `serde_json::to_vec` writes it, in pieces (see [`StateJson`]). With
-    /// `parallel`, the message and the tool call lists are written on two more threads
-    /// while this one writes the rest.
-    pub fn to_json(&self, parallel: bool) -> serde_json::Result<StateJson> {
-        let (messages, tool_calls, rest) = if parallel {
-            std::thread::scope(|scope| {
-                let messages = scope.spawn(|| message_list(&self.messages));
-                let tool_calls = scope.spawn(|| tool_list(&self.tool_calls));
-                let rest = self.rest_fields();
-                (join(messages), join(tool_calls), rest)
-            })
-        } else {
-            (
-                message_list(&self.messages),
-                tool_list(&self.tool_calls),
-                self.rest_fields(),
-            )
-        };
-        Ok(StateJson {
-            messages,
-            tool_calls,
-            rest: rest?,
+impl Stats {
+    /// The JSON report: its totals (with an empty `state`) and its merge state as JSON,
+    /// for [`crate::sink::stats::write_json_with_state`]. With `parallel`, the state is
+    /// written on other cores while the totals and breakdowns are computed.
+    pub fn json_report(
+        &self,
+        by: Option<GroupBy>,
+        pricing: &Pricing<'_>,
+        parallel: bool,
+    ) -> serde_json::Result<(Report, StateJson)> {
+        if !parallel {
+            return Ok((
+                self.report_totals(by, pricing),
+                self.to_state().to_json(false)?,
+            ));
+        }
+        std::thread::scope(|scope| {
+            let state = scope.spawn(|| self.to_state().to_json(true));
+            let report = self.report_totals(by, pricing);
+            Ok((report, joined(state)?))
         })
-    }
-
-    /// Every field but the two large lists, through serde, in [`FIELDS`] order.
-    fn rest_fields(&self) -> serde_json::Result<Rest> {
-        let mut rest = Rest::default();
-        rest.add(&self.strings)?;
-        rest.add(&self.attrs)?;
-        rest.add(&self.sessions)?;
-        rest.add(&self.big_tokens)?;
-        rest.add(&self.deltas)?;
-        rest.add(&self.links)?;
-        rest.add(&self.last_model)?;
-        rest.add(&self.session_cwd)?;
-        rest.add(&self.message_costs)?;
-        rest.add(&self.extra_usage)?;
-        rest.add(&self.codex_totals)?;
-        rest.add(&self.results)?;
-        rest.add(&self.codex_turns)?;
-        rest.add(&self.tool_errors)?;
-        rest.add(&self.records_by)?;
-        Ok(rest)
     }
 }
 
-/// The fields of [`State`] in declaration order (a test checks it against serde's output).
-const FIELDS: [&str; 17] = [
-    "strings",
-    "attrs",
-    "sessions",
-    "messages",
-    "big_tokens",
-    "deltas",
-    "links",
-    "last_model",
-    "session_cwd",
-    "message_costs",
-    "extra_usage",
-    "codex_totals",
-    "results",
-    "codex_turns",
-    "tool_calls",
-    "tool_errors",
-    "records_by",
-];
+impl State {
+    /// The state as `serde_json::to_vec` writes it, one piece per field (see
+    /// [`StateJson`]). With `parallel`, the message and the tool call lists are written on
+    /// two more threads while this one writes the other fields.
+    pub fn to_json(&self, parallel: bool) -> serde_json::Result<StateJson> {
+        std::thread::scope(|scope| {
+            let (messages, tool_calls) = if parallel {
+                (
+                    Piece::Later(scope.spawn(|| message_list(&self.messages))),
+                    Piece::Later(scope.spawn(|| tool_list(&self.tool_calls))),
+                )
+            } else {
+                (
+                    Piece::Ready(message_list(&self.messages)),
+                    Piece::Ready(tool_list(&self.tool_calls)),
+                )
+            };
+            // In declaration order, as the derived `Serialize` writes them (a test checks).
+            let fields = vec![
+                ("strings", serde(&self.strings)?),
+                ("attrs", serde(&self.attrs)?),
+                ("sessions", serde(&self.sessions)?),
+                ("messages", messages),
+                ("big_tokens", serde(&self.big_tokens)?),
+                ("deltas", serde(&self.deltas)?),
+                ("links", serde(&self.links)?),
+                ("last_model", serde(&self.last_model)?),
+                ("session_cwd", serde(&self.session_cwd)?),
+                ("message_costs", serde(&self.message_costs)?),
+                ("extra_usage", serde(&self.extra_usage)?),
+                ("codex_totals", serde(&self.codex_totals)?),
+                ("results", serde(&self.results)?),
+                ("codex_turns", serde(&self.codex_turns)?),
+                ("tool_calls", tool_calls),
+                ("tool_errors", serde(&self.tool_errors)?),
+                ("records_by", serde(&self.records_by)?),
+            ];
+            Ok(StateJson {
+                fields: fields
+                    .into_iter()
+                    .map(|(name, piece)| (name, piece.bytes()))
+                    .collect(),
+            })
+        })
+    }
+}
 
-/// A [`State`] as JSON, in the pieces it was written in: written out one after another,
-/// never copied into one buffer (on the 1 GiB stream the state is 12.8 MB).
+/// A [`State`] as JSON, one piece per field: written out one after another, never copied
+/// into one buffer (on the 1 GiB stream the state is 12.8 MB).
 #[derive(Debug)]
 pub struct StateJson {
-    messages: Vec<u8>,
-    tool_calls: Vec<u8>,
-    rest: Rest,
+    fields: Vec<(&'static str, Vec<u8>)>,
 }
 
 impl StateJson {
     /// Writes the state's JSON object: byte for byte what serde writes for the state.
     pub fn write_to(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
         out.write_all(b"{")?;
-        let mut pieces = self.rest.pieces.iter();
-        // Fields in declaration order, as the derived `Serialize` writes them.
-        for name in FIELDS {
-            if name != FIELDS[0] {
+        for (i, (name, json)) in self.fields.iter().enumerate() {
+            if i > 0 {
                 out.write_all(b",")?;
             }
             out.write_all(b"\"")?;
             out.write_all(name.as_bytes())?;
             out.write_all(b"\":")?;
-            match name {
-                "messages" => out.write_all(&self.messages)?,
-                "tool_calls" => out.write_all(&self.tool_calls)?,
-                _ => {
-                    let (start, end) = pieces.next().copied().unwrap_or((0, 0));
-                    out.write_all(self.rest.bytes.get(start..end).unwrap_or_default())?;
-                }
-            }
+            out.write_all(json)?;
         }
         out.write_all(b"}")
     }
@@ -120,32 +112,41 @@ impl StateJson {
     }
 }
 
-/// Serialized fields, one after another, and where each one lies.
-#[derive(Debug, Default)]
-struct Rest {
-    bytes: Vec<u8>,
-    pieces: Vec<(usize, usize)>,
+/// A field's JSON: written, or being written on another thread.
+enum Piece<'scope> {
+    Ready(Vec<u8>),
+    Later(ScopedJoinHandle<'scope, Vec<u8>>),
 }
 
-impl Rest {
-    fn add<T: Serialize>(&mut self, value: &T) -> serde_json::Result<()> {
-        let start = self.bytes.len();
-        serde_json::to_writer(&mut self.bytes, value)?;
-        self.pieces.push((start, self.bytes.len()));
-        Ok(())
+impl Piece<'_> {
+    fn bytes(self) -> Vec<u8> {
+        match self {
+            Piece::Ready(bytes) => bytes,
+            Piece::Later(handle) => joined(handle),
+        }
     }
 }
 
-fn join(handle: std::thread::ScopedJoinHandle<'_, Vec<u8>>) -> Vec<u8> {
+fn serde<T: Serialize>(value: &T) -> serde_json::Result<Piece<'static>> {
+    serde_json::to_vec(value).map(Piece::Ready)
+}
+
+/// What a scoped thread returned; its panic goes on in this thread.
+fn joined<T>(handle: ScopedJoinHandle<'_, T>) -> T {
     match handle.join() {
-        Ok(bytes) => bytes,
+        Ok(value) => value,
         Err(panic) => std::panic::resume_unwind(panic),
     }
 }
 
-/// `[["key",[input,output,cache_creation,cache_read,reasoning_output,cache_creation_1h],attr],...]`
-fn message_list(view: &View<MessageEntry>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(view.len_hint() * 64 + 2);
+/// `[["key",...],...]`: each entry an array of its key and what `rest` writes after it,
+/// as serde writes a tuple struct. `size` is about an entry's length.
+fn entry_list<T: Keyed>(
+    view: &View<T>,
+    size: usize,
+    rest: impl Fn(&T, &mut itoa::Buffer, &mut Vec<u8>),
+) -> Vec<u8> {
+    let mut out = Vec::with_capacity(view.len_hint() * size + 2);
     let mut num = itoa::Buffer::new();
     out.push(b'[');
     for (i, e) in view.iter().enumerate() {
@@ -153,41 +154,37 @@ fn message_list(view: &View<MessageEntry>) -> Vec<u8> {
             out.push(b',');
         }
         out.extend_from_slice(b"[\"");
-        out.extend_from_slice(&e.0.hex());
-        out.extend_from_slice(b"\",[");
-        for (j, n) in e.1.iter().enumerate() {
-            if j > 0 {
+        out.extend_from_slice(&Key::hex(e.key()));
+        out.extend_from_slice(b"\",");
+        rest(e, &mut num, &mut out);
+        out.push(b']');
+    }
+    out.push(b']');
+    out
+}
+
+/// `[["key",[input,output,cache_creation,cache_read,reasoning_output,cache_creation_1h],attr],...]`
+fn message_list(view: &View<MessageEntry>) -> Vec<u8> {
+    entry_list(view, 64, |e, num, out| {
+        out.push(b'[');
+        for (i, n) in e.1.iter().enumerate() {
+            if i > 0 {
                 out.push(b',');
             }
             out.extend_from_slice(num.format(*n).as_bytes());
         }
         out.extend_from_slice(b"],");
         out.extend_from_slice(num.format(e.2).as_bytes());
-        out.push(b']');
-    }
-    out.push(b']');
-    out
+    })
 }
 
 /// `[["key",tool name,attr],...]`
 fn tool_list(view: &View<ToolEntry>) -> Vec<u8> {
-    let mut out = Vec::with_capacity(view.len_hint() * 44 + 2);
-    let mut num = itoa::Buffer::new();
-    out.push(b'[');
-    for (i, e) in view.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(b"[\"");
-        out.extend_from_slice(&e.0.hex());
-        out.extend_from_slice(b"\",");
+    entry_list(view, 44, |e, num, out| {
         out.extend_from_slice(num.format(e.1).as_bytes());
         out.push(b',');
         out.extend_from_slice(num.format(e.2).as_bytes());
-        out.push(b']');
-    }
-    out.push(b']');
-    out
+    })
 }
 
 #[cfg(test)]

@@ -104,8 +104,6 @@ pub(crate) struct LastWins<T> {
     /// Stores merged in since the last fold ([`LastWins::extend_later`]), each sorted by
     /// key with one entry per key, oldest first; each at least twice as long as the next.
     runs: Vec<Vec<T>>,
-    /// The entries in `runs`.
-    in_runs: usize,
     /// Entries pushed since the last fold, in the order they came (newer than `runs`).
     pending: Vec<T>,
 }
@@ -115,7 +113,6 @@ impl<T> Default for LastWins<T> {
         LastWins {
             sorted: Arc::new(Vec::new()),
             runs: Vec::new(),
-            in_runs: 0,
             pending: Vec::new(),
         }
     }
@@ -129,7 +126,8 @@ impl<T: Keyed> LastWins<T> {
     }
 
     fn fold_if_due(&mut self) {
-        if self.pending.len() + self.in_runs >= MIN_PENDING.max(self.sorted.len() / 8) {
+        let newer = self.pending.len() + self.runs.iter().map(Vec::len).sum::<usize>();
+        if newer >= MIN_PENDING.max(self.sorted.len() / 8) {
             self.fold();
         }
     }
@@ -141,18 +139,15 @@ impl<T: Keyed> LastWins<T> {
     pub(crate) fn extend_later(&mut self, later: LastWins<T>, f: impl Fn(T) -> T) {
         let LastWins {
             sorted,
-            mut runs,
+            runs,
             pending,
-            ..
         } = later;
         self.seal_pending();
-        let mut sorted = Arc::try_unwrap(sorted).unwrap_or_else(|v| (*v).clone());
-        for run in std::iter::once(&mut sorted).chain(runs.iter_mut()) {
-            for e in run.iter_mut() {
+        let sorted = Arc::try_unwrap(sorted).unwrap_or_else(|v| (*v).clone());
+        for mut run in std::iter::once(sorted).chain(runs) {
+            for e in &mut run {
                 *e = f(*e);
             }
-        }
-        for run in std::iter::once(sorted).chain(runs) {
             self.push_run(run);
         }
         for e in pending {
@@ -191,7 +186,6 @@ impl<T: Keyed> LastWins<T> {
         if run.is_empty() {
             return;
         }
-        self.in_runs += run.len();
         self.runs.push(run);
         while let [.., older, newer] = self.runs.as_slice() {
             if older.len() >= 2 * newer.len() {
@@ -200,23 +194,8 @@ impl<T: Keyed> LastWins<T> {
             let (Some(newer), Some(older)) = (self.runs.pop(), self.runs.pop()) else {
                 break;
             };
-            self.in_runs -= older.len() + newer.len();
-            let merged = merge_runs(&older, &newer);
-            self.in_runs += merged.len();
-            self.runs.push(merged);
+            self.runs.push(merge_runs(&older, &newer));
         }
-    }
-
-    /// The runs and the pending entries as one sorted run, newest winning.
-    fn newer_run(&mut self) -> Vec<T> {
-        self.seal_pending();
-        let mut runs = std::mem::take(&mut self.runs);
-        self.in_runs = 0;
-        let mut fresh = runs.pop().unwrap_or_default();
-        while let Some(older) = runs.pop() {
-            fresh = merge_runs(&older, &fresh);
-        }
-        fresh
     }
 
     /// Folds the runs and the pending entries into the sorted vector.
@@ -224,7 +203,9 @@ impl<T: Keyed> LastWins<T> {
         if self.pending.is_empty() && self.runs.is_empty() {
             return;
         }
-        let mut fresh = self.newer_run();
+        let mut fresh = std::mem::take(&mut self.pending);
+        Self::settle(&mut fresh);
+        let mut fresh = last_of_each(&std::mem::take(&mut self.runs), fresh);
         let sorted = Arc::make_mut(&mut self.sorted);
         // Keys already known take the new entry in place; the others are merged in.
         fresh.retain(
@@ -256,14 +237,11 @@ impl<T: Keyed> LastWins<T> {
     /// Every entry, sorted by key, one per key: the sorted vector, shared, and the newer
     /// entries settled (a copy of at most an eighth of the entries).
     pub(crate) fn settled(&self) -> View<T> {
-        let mut newer = self.pending.clone();
-        Self::settle(&mut newer);
-        for older in self.runs.iter().rev() {
-            newer = merge_runs(older, &newer);
-        }
+        let mut newest = self.pending.clone();
+        Self::settle(&mut newest);
         View {
             sorted: Arc::clone(&self.sorted),
-            newer,
+            newer: last_of_each(&self.runs, newest),
         }
     }
 
@@ -276,6 +254,14 @@ impl<T: Keyed> LastWins<T> {
             ..LastWins::default()
         }
     }
+}
+
+/// `runs` (oldest first) and then `newest`, all sorted with one entry per key, as one
+/// such run: the newest entry of each key.
+fn last_of_each<T: Keyed>(runs: &[Vec<T>], newest: Vec<T>) -> Vec<T> {
+    runs.iter()
+        .rev()
+        .fold(newest, |newer, older| merge_runs(older, &newer))
 }
 
 /// Two sorted runs (one entry per key) as one, `newer`'s entry winning where both have a

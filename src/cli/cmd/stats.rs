@@ -333,28 +333,11 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     };
     let by = args.by.map(group_by);
     let mut out = BufWriter::new(io::stdout().lock());
-    let json = matches!(format, Format::Json | Format::Github);
-    if json {
+    if matches!(format, Format::Json | Format::Github) {
         // The merge state (megabytes on a large tree) is written as JSON on other cores
         // while the totals and breakdowns are computed (not with `-j 1`: one thread).
-        let parallel = common.threads > 1;
-        let (report, state) = if parallel {
-            std::thread::scope(|scope| {
-                let state = scope.spawn(|| stats.to_state().to_json(true));
-                let report = stats.report_totals(by, &pricing);
-                let state = match state.join() {
-                    Ok(bytes) => bytes,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                };
-                (report, state)
-            })
-        } else {
-            (
-                stats.report_totals(by, &pricing),
-                stats.to_state().to_json(false),
-            )
-        };
-        write_json_with_state(&mut out, &report, &state?)?;
+        let (report, state) = stats.json_report(by, &pricing, common.threads > 1)?;
+        write_json_with_state(&mut out, &report, &state)?;
     } else {
         let report = stats.report_totals(by, &pricing);
         write_report(&mut out, &report, format, common.painter)?;
