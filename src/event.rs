@@ -767,9 +767,7 @@ impl Normalizer {
             if !started {
                 emit(&o.event(Body::ToolUse { id, name, input }))?;
             }
-            let failed = str_of(item, "status") == Some("failed")
-                || item.get("exit_code").is_some_and(nonzero)
-                || item.get("error").is_some_and(|e| e.kind() != Kind::Null);
+            let failed = crate::dialect::codex_item_failed(item);
             let content = match ty {
                 "command_execution" => item.get("aggregated_output").map(Nested::Json),
                 "mcp_tool_call" => match item.get("error").filter(|e| e.kind() != Kind::Null) {
@@ -887,14 +885,7 @@ impl Normalizer {
     // ---- JSON-RPC ----
 
     fn rpc<'a>(&mut self, mut o: Origin<'a>, v: Json<'a>, emit: &mut Emit<'_>) -> io::Result<()> {
-        o.session = [
-            &["params", "threadId"][..],
-            &["params", "thread", "id"],
-            &["result", "thread", "id"],
-            &["params", "conversationId"],
-        ]
-        .iter()
-        .find_map(|path| v.path(path).and_then(|s| s.as_str()));
+        o.session = crate::dialect::jsonrpc_session(v);
         let id = v.get("id");
         let error = v.get("error").filter(|e| e.kind() != Kind::Null);
         if let Some(method) = str_of(v, "method") {
@@ -1107,15 +1098,13 @@ fn claude_result(v: Json<'_>) -> Outcome<'_> {
 
 /// The name and input of a Codex exec tool item, or `None` for other items.
 fn codex_tool(item: Json<'_>) -> Option<(Option<&str>, Option<Nested<'_>>)> {
+    let name = crate::dialect::codex_tool_name(item)?;
     Some(match str_of(item, "type")? {
         "command_execution" => (
-            Some("command_execution"),
+            Some(name),
             item.get("command").map(|c| Nested::Wrapped("command", c)),
         ),
-        "mcp_tool_call" => (
-            str_of(item, "tool").or(Some("mcp_tool_call")),
-            item.get("arguments").map(Nested::Json),
-        ),
+        "mcp_tool_call" => (Some(name), item.get("arguments").map(Nested::Json)),
         "file_change" => (Some("file_change"), item.get("changes").map(Nested::Json)),
         "web_search" => (
             Some("web_search"),
@@ -1222,31 +1211,25 @@ fn codex_log_item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result
     }
 }
 
-/// The content of a rollout function call's output, and whether it reports a failure.
+/// The content of a rollout function call's output, and whether it reports a failure
+/// (the Codex rule, [`crate::dialect::codex_tool_failed`], that `stats` and `gaps` use too).
 fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
+    let failed = crate::dialect::codex_tool_failed(out);
     if out.is_object() {
         // {content, success}: the structured form.
-        let failed = out.get("success").and_then(|s| s.as_bool()) == Some(false);
         let content = out
             .get("content")
             .map(Nested::Json)
             .unwrap_or(Nested::Json(out));
         return (Some(content), failed);
     }
-    let Some(text) = out.as_str() else {
-        return (Some(Nested::Json(out)), false);
-    };
-    // The old form is a JSON document in the string: {"output": …, "metadata": {"exit_code": N}}.
-    if text.starts_with('{') {
+    // The old form is a JSON document in the string: {"output": …, "metadata": {…}}; its
+    // output is the content.
+    if let Some(text) = out.as_str().filter(|t| t.starts_with('{')) {
         if let Ok(serde_json::Value::Object(mut doc)) =
             serde_json::from_str::<serde_json::Value>(text)
         {
             if let Some(serde_json::Value::String(inner)) = doc.remove("output") {
-                let failed = doc
-                    .get("metadata")
-                    .and_then(|m| m.get("exit_code"))
-                    .and_then(serde_json::Value::as_f64)
-                    .is_some_and(|c| c != 0.0);
                 return (
                     Some(Nested::Owned(serde_json::Value::String(inner))),
                     failed,
@@ -1254,13 +1237,6 @@ fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
             }
         }
     }
-    let failed = text.starts_with("failed in sandbox")
-        || text.lines().take(8).any(|l| {
-            ["Process exited with code ", "Exit code: "]
-                .iter()
-                .find_map(|prefix| l.strip_prefix(prefix))
-                .is_some_and(|code| code.trim() != "0")
-        });
     (Some(Nested::Json(out)), failed)
 }
 

@@ -246,6 +246,9 @@ pub struct GapTracker {
     file: Arc<str>,
     seq: Sequence,
     tools: Tracked,
+    /// Tool calls answered already: a second answer to one is no second TOOL_ERROR (a
+    /// call's error counts once, as in `stats`).
+    answered: Tracked,
     items: Tracked,
     requests: Tracked,
     uuids: Tracked,
@@ -281,6 +284,7 @@ impl GapTracker {
             file: Arc::from(""),
             seq: Sequence::default(),
             tools: Tracked::new(cap),
+            answered: Tracked::new(cap),
             items: Tracked::new(cap),
             requests: Tracked::new(cap),
             uuids: Tracked::new(cap),
@@ -304,6 +308,7 @@ impl GapTracker {
             ..Sequence::default()
         };
         self.tools.clear();
+        self.answered.clear();
         self.items.clear();
         self.requests.clear();
         self.uuids.clear();
@@ -568,6 +573,7 @@ impl GapTracker {
                 claude_tools(info, value, ops, text);
             }
             Some(Dialect::Codex) => codex(info, value, ops, text),
+            Some(Dialect::CodexLog) => codex_log(info, value, ops, text),
             Some(Dialect::JsonRpc) => rpc(value, ops, text),
             _ => {}
         }
@@ -637,6 +643,7 @@ impl GapTracker {
                     if self.saw_init {
                         self.close_codex_process(out, "the process ended");
                     }
+                    self.answered.clear();
                     self.saw_init = true;
                 }
                 Op::OpenTool { id, name, if_new } => {
@@ -658,8 +665,12 @@ impl GapTracker {
                         ));
                     }
                 }
-                Op::CloseItem { id } => {
-                    self.items.remove(id.of(text));
+                Op::CloseItem { id, failed } => {
+                    let id = id.of(text);
+                    let opened = self.items.remove(id);
+                    if let Some(name) = failed {
+                        self.tool_failed(id, name.of(text), opened.map(|o| o.line), at, out);
+                    }
                 }
                 Op::Request { key, method } => {
                     let key = key.of(text);
@@ -787,28 +798,50 @@ impl GapTracker {
         }
     }
 
+    /// A failed tool call: TOOL_ERROR, once per call (`name` and the line it was opened at
+    /// when known).
+    fn tool_failed(
+        &mut self,
+        id: &str,
+        name: &str,
+        line: Option<u64>,
+        at: &At<'_>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        if self.answered.contains(id) {
+            return;
+        }
+        let message = match line {
+            Some(line) => format!(
+                "tool_result for {} ({}, line {line}) is an error",
+                printable(id),
+                printable(name)
+            ),
+            None if name.is_empty() => format!("tool_result for {} is an error", printable(id)),
+            None => format!("{} call {} failed", printable(name), printable(id)),
+        };
+        out.push(at.diag(Code::ToolError, message));
+        let label = self.labels.get(name);
+        self.answered.insert(id, at.opened(label));
+    }
+
     /// Closes a tool call; an error result is TOOL_ERROR, an answer to nothing an orphan.
     fn close_tool(&mut self, id: &str, is_error: bool, at: &At<'_>, out: &mut Vec<Diagnostic>) {
         match self.tools.remove(id) {
             Some(o) => {
                 if is_error {
-                    out.push(at.diag(
-                        Code::ToolError,
-                        format!(
-                            "tool_result for {} ({}, line {}) is an error",
-                            printable(id),
-                            printable(&o.label),
-                            o.line
-                        ),
-                    ));
+                    self.tool_failed(id, &o.label, Some(o.line), at, out);
+                } else {
+                    self.answered.insert(id, o);
                 }
+            }
+            None if self.answered.contains(id) => {
+                // A second answer to a call (Claude repeats a tool_result block): its
+                // error, if any, was reported with the first.
             }
             None => {
                 if is_error {
-                    out.push(at.diag(
-                        Code::ToolError,
-                        format!("tool_result for {} is an error", printable(id)),
-                    ));
+                    self.tool_failed(id, "", None, at, out);
                 }
                 if !self.tools.capped {
                     out.push(at.diag(
@@ -866,8 +899,10 @@ enum Op {
         id: Span,
         kind: Span,
     },
+    /// A codex item completes: `failed` names a tool item that failed.
     CloseItem {
         id: Span,
+        failed: Option<Span>,
     },
     /// A JSON-RPC request or response, by the compact text of its id.
     Request {
@@ -1144,13 +1179,50 @@ fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut S
             }
         }
         "item.completed" => {
-            let id = value
-                .get("item")
-                .and_then(|i| i.get("id"))
-                .and_then(|v| v.as_str());
+            let item = value.get("item");
+            let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
             if let Some(id) = id {
-                ops.push(Op::CloseItem { id: put(text, id) });
+                let failed = item
+                    .filter(|&i| crate::dialect::codex_item_failed(i))
+                    .and_then(crate::dialect::codex_tool_name)
+                    .map(|name| put(text, name));
+                ops.push(Op::CloseItem {
+                    id: put(text, id),
+                    failed,
+                });
             }
+        }
+        _ => {}
+    }
+}
+
+/// Codex rollouts: a function call opens a tool call, its output closes it (failed by the
+/// Codex rule, [`crate::dialect::codex_tool_failed`]).
+fn codex_log(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
+    if info.ty != Some("response_item") {
+        return;
+    }
+    let Some(payload) = value.get("payload") else {
+        return;
+    };
+    let [ty, name, call_id, output] = payload.get_many(["type", "name", "call_id", "output"]);
+    let Some(id) = call_id.and_then(|c| c.as_str()) else {
+        return;
+    };
+    match ty.and_then(|t| t.as_str()) {
+        Some("function_call" | "custom_tool_call" | "local_shell_call") => {
+            let name = name.and_then(|n| n.as_str()).unwrap_or("local_shell");
+            ops.push(Op::OpenTool {
+                id: put(text, id),
+                name: put(text, name),
+                if_new: false,
+            });
+        }
+        Some("function_call_output" | "custom_tool_call_output" | "local_shell_call_output") => {
+            ops.push(Op::CloseTool {
+                id: put(text, id),
+                failed: output.is_some_and(crate::dialect::codex_tool_failed),
+            });
         }
         _ => {}
     }

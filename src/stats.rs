@@ -45,7 +45,6 @@ use std::ops::AddAssign;
 use store::{join, Key, Keyed, LastWins, View};
 
 mod agents;
-mod codex_output;
 mod state_json;
 pub use state_json::StateJson;
 mod store;
@@ -1113,14 +1112,8 @@ impl Stats {
             }
             Some("item.completed") => {
                 let Some(item) = v.get("item") else { return };
-                let item_type = item.get("type").and_then(|t| t.as_str()).unwrap_or("");
-                let name = match item_type {
-                    "command_execution" | "file_change" | "web_search" => item_type,
-                    "mcp_tool_call" => item
-                        .get("tool")
-                        .and_then(|t| t.as_str())
-                        .unwrap_or("mcp_tool_call"),
-                    _ => return,
+                let Some(name) = crate::dialect::codex_tool_name(item) else {
+                    return;
                 };
                 let Some(id) = item.get("id").and_then(|i| i.as_str()) else {
                     return;
@@ -1133,14 +1126,7 @@ impl Stats {
                     id,
                     &format!("{digest:016x}"),
                 ]);
-                let failed = item.get("status").and_then(|s| s.as_str()) == Some("failed")
-                    || item
-                        .get("exit_code")
-                        .and_then(|c| c.as_f64())
-                        .is_some_and(|c| c != 0.0)
-                    || item
-                        .get("error")
-                        .is_some_and(|e| e.kind() != crate::json::Kind::Null);
+                let failed = crate::dialect::codex_item_failed(item);
                 let name = self.strings.id(name);
                 if failed {
                     self.tool_errors.push(key);
@@ -1221,7 +1207,7 @@ impl Stats {
                 let Some(id) = str_of(call_id) else {
                     return;
                 };
-                if output.is_some_and(codex_output::failed) {
+                if output.is_some_and(crate::dialect::codex_tool_failed) {
                     self.tool_errors.push(Key::of(&[id]));
                 }
             }

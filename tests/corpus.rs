@@ -151,19 +151,40 @@ fn is_structural(code: &str) -> bool {
         .any(|p| code.starts_with(p))
 }
 
+/// The lines where `events` reads a failed tool call (a tool_result with is_error).
+fn failed_tool_lines(path: &Path) -> std::collections::BTreeSet<u64> {
+    let out = ndjq()
+        .args(["events", "--color", "never", "-q", "-f", "json"])
+        .arg(path)
+        .output()
+        .expect("run ndjq events");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["kind"] == "tool_result" && e["is_error"] == true)
+        .filter_map(|e| e["line"].as_u64())
+        .collect()
+}
+
 /// Checks the structural findings on one corpus file: exactly its [`real_gaps`], plus
-/// TOOL_ERROR only on lines holding an error tool_result.
+/// TOOL_ERROR only on lines holding an error tool_result (`"is_error":true`, or what
+/// `events` reads as one: a failed Codex item or rollout call).
 fn assert_real_gaps(rel: &str, path: &Path, found: &[&support::Diag]) {
     let text = read(path);
     let file_lines = lines(&text);
+    let mut failed_lines = None;
     let mut got: Vec<(u64, &str)> = Vec::new();
     for d in found {
         if d.code == "TOOL_ERROR" {
             let line = file_lines
                 .get(d.line as usize - 1)
                 .unwrap_or_else(|| panic!("{rel}:{}: no such line", d.line));
+            let failed = String::from_utf8_lossy(line).contains("\"is_error\":true")
+                || failed_lines
+                    .get_or_insert_with(|| failed_tool_lines(path))
+                    .contains(&d.line);
             assert!(
-                String::from_utf8_lossy(line).contains("\"is_error\":true"),
+                failed,
                 "{rel}:{}: TOOL_ERROR on a line with no error tool_result",
                 d.line
             );

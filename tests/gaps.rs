@@ -479,3 +479,102 @@ fn thousands_of_open_calls_at_the_end_come_out_in_line_order() {
     assert_eq!(code, Some(1));
     assert_eq!(validate_gaps(&path), diags, "validate finds the same gaps");
 }
+
+/// Issue 26: a failed Codex tool is a TOOL_ERROR in `gaps` as in `stats` and `events`: an
+/// exec item (status failed, a non-zero exit code, an MCP error), once per item even when
+/// its line is repeated, and ids start again with each thread.
+#[test]
+fn issue26_failed_codex_exec_items_are_tool_errors_once_each() {
+    let text = concat!(
+        r#"{"type":"thread.started","thread_id":"th-a"}"#,
+        "\n",
+        r#"{"type":"turn.started"}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"ls","aggregated_output":"","exit_code":0,"status":"completed"}}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"cat x","aggregated_output":"","exit_code":1,"status":"completed"}}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"d","tool":"search","arguments":{},"result":null,"error":{"message":"down"},"status":"failed"}}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"d","tool":"search","arguments":{},"result":null,"error":{"message":"down"},"status":"failed"}}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_3","type":"agent_message","text":"done","status":"failed"}}"#,
+        "\n",
+        r#"{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}"#,
+        "\n",
+        r#"{"type":"thread.started","thread_id":"th-b"}"#,
+        "\n",
+        r#"{"type":"turn.started"}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_1","type":"file_change","changes":[],"status":"failed"}}"#,
+        "\n",
+        r#"{"type":"turn.completed","usage":{"input_tokens":1,"output_tokens":1}}"#,
+        "\n",
+    );
+    assert_gaps(
+        "codex-failed-items.jsonl",
+        text,
+        &[],
+        &[(4, "TOOL_ERROR"), (5, "TOOL_ERROR"), (11, "TOOL_ERROR")],
+    );
+}
+
+/// Issue 26: in a Codex rollout, a function call whose output reports a failure (a
+/// non-zero `metadata.exit_code`, `Exit code: N`, a sandbox refusal) is a TOOL_ERROR; a
+/// call never answered is an orphan, as in every other agent.
+#[test]
+fn issue26_failed_codex_rollout_calls_are_tool_errors() {
+    let call = |id: &str| {
+        format!(
+            r#"{{"timestamp":"2025-09-24T19:22:20Z","type":"response_item","payload":{{"type":"function_call","name":"shell","arguments":"{{}}","call_id":"{id}"}}}}"#
+        )
+    };
+    let output = |id: &str, out: &str| {
+        format!(
+            r#"{{"timestamp":"2025-09-24T19:22:21Z","type":"response_item","payload":{{"type":"function_call_output","call_id":"{id}","output":{out}}}}}"#
+        )
+    };
+    let lines = [
+        r#"{"timestamp":"2025-09-24T19:22:19Z","type":"session_meta","payload":{"id":"s1","cwd":"/w"}}"#.to_string(),
+        call("c1"),
+        output("c1", r#""{\"output\":\"ok\",\"metadata\":{\"exit_code\":0}}""#),
+        call("c2"),
+        output("c2", r#""{\"output\":\"no\",\"metadata\":{\"exit_code\":2}}""#),
+        call("c3"),
+        output("c3", r#""Exit code: 1\nWall time: 0.1 seconds\nOutput:\nboom\n""#),
+        call("c4"),
+        output("c4", r#""failed in sandbox MacosSeatbelt with execution error: denied""#),
+        call("c5"),
+    ];
+    let text = lines.join("\n") + "\n";
+    assert_gaps(
+        "rollout-failures.jsonl",
+        &text,
+        &[],
+        &[
+            (5, "TOOL_ERROR"),
+            (7, "TOOL_ERROR"),
+            (9, "TOOL_ERROR"),
+            (10, "TOOL_ORPHAN_USE"),
+        ],
+    );
+}
+
+/// Issue 26: Claude repeats a tool_result block; its error is reported once, as `stats`
+/// counts it once.
+#[test]
+fn issue26_a_repeated_error_result_is_one_tool_error() {
+    let text = concat!(
+        r#"{"type":"system","subtype":"init","session_id":"s","model":"m"}"#,
+        "\n",
+        r#"{"type":"assistant","session_id":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}"#,
+        "\n",
+        r#"{"type":"user","session_id":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"x"},{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"x"}]}}"#,
+        "\n",
+        r#"{"type":"user","session_id":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"x"}]}}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","session_id":"s","is_error":false}"#,
+        "\n",
+    );
+    assert_gaps("claude-repeated.jsonl", text, &[], &[(3, "TOOL_ERROR")]);
+}

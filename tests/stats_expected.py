@@ -454,10 +454,19 @@ class Expected:
                 name = "web_search"
             self.tool_calls[("rollout", payload["call_id"])] = name
         # SPEC 5: errors are also "Codex rollout function calls whose output reports a
-        # non-zero exit (`Process exited with code N`, or `metadata.exit_code`)".
+        # non-zero exit (`Process exited with code N`, or `metadata.exit_code`)", a
+        # structured output with `success: false`, or one that starts `failed in sandbox`.
         if ptype in ("function_call_output", "custom_tool_call_output",
                      "local_shell_call_output") and string(get(payload, "call_id")):
-            if exit_code(payload.get("output")) not in (None, 0):
+            output = payload.get("output")
+            if (isinstance(output, dict) and isinstance(output.get("success"), bool)):
+                failed = not output["success"]
+            elif isinstance(output, str) and output.startswith("failed in sandbox"):
+                # Codex's sandbox could not run the command at all.
+                failed = True
+            else:
+                failed = exit_code(output) not in (None, 0)
+            if failed:
                 self.tool_errors.add(("rollout", payload["call_id"]))
 
     def result(self):

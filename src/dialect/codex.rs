@@ -41,3 +41,32 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         _ => {}
     }
 }
+
+/// The tool an `item.completed` / `item.started` item is, by the name `stats`, `events`
+/// and `gaps` all give it: its item type, an MCP call by its tool; `None` for an item that
+/// is no tool call (a message, reasoning, a to-do list).
+pub(crate) fn tool_name(item: Json<'_>) -> Option<&str> {
+    match item.get("type")?.as_str()? {
+        t @ ("command_execution" | "file_change" | "web_search") => Some(t),
+        "mcp_tool_call" => Some(
+            item.get("tool")
+                .and_then(|t| t.as_str())
+                .unwrap_or("mcp_tool_call"),
+        ),
+        _ => None,
+    }
+}
+
+/// Whether a completed tool item failed: status `failed`, a non-zero `exit_code`, or an
+/// MCP `error` (the one rule every command uses; docs/REFERENCE.md, "One meaning
+/// everywhere").
+pub(crate) fn item_failed(item: Json<'_>) -> bool {
+    item.get("status").and_then(|s| s.as_str()) == Some("failed")
+        || item
+            .get("exit_code")
+            .and_then(|c| c.as_f64())
+            .is_some_and(|c| c != 0.0)
+        || item
+            .get("error")
+            .is_some_and(|e| e.kind() != crate::json::Kind::Null)
+}

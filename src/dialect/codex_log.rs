@@ -2,6 +2,8 @@
 //! `{timestamp, type, payload}` records (SCHEMA-NOTES.md section 5).
 
 use super::{expect, SchemaProblem, Want};
+
+pub(crate) mod tool_output;
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[

@@ -35,3 +35,17 @@ pub(super) fn check(obj: Json<'_>, p: &mut Vec<SchemaProblem>) {
         });
     }
 }
+
+/// The session a JSON-RPC message belongs to: the Codex `app-server` thread it names
+/// (`params.threadId`, `params.thread.id`, `result.thread.id`, `params.conversationId`),
+/// read alike by `events` and `stats`.
+pub(crate) fn session(v: Json<'_>) -> Option<&str> {
+    [
+        &["params", "threadId"][..],
+        &["params", "thread", "id"],
+        &["result", "thread", "id"],
+        &["params", "conversationId"],
+    ]
+    .iter()
+    .find_map(|path| v.path(path).and_then(|s| s.as_str()))
+}

@@ -89,6 +89,7 @@ pub(crate) fn handles(dialect: Option<Dialect>) -> bool {
                 | Dialect::Cursor
                 | Dialect::OpenCode
                 | Dialect::Copilot
+                | Dialect::JsonRpc
         )
     )
 }
@@ -135,6 +136,11 @@ pub(crate) fn facts<'a>(
         Dialect::QwenLog => qwen_log(v, ty, f),
         Dialect::OpenCode => opencode(v, ty, f),
         Dialect::Copilot => copilot(v, ty, f),
+        Dialect::JsonRpc => {
+            if let Some(id) = crate::dialect::jsonrpc_session(v) {
+                f(Fact::Session(id));
+            }
+        }
         _ => {}
     }
 }

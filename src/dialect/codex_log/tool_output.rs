@@ -1,11 +1,14 @@
-//! Whether a Codex rollout's tool output reports a failure, and reading that without
-//! unescaping the output.
+//! Whether a Codex rollout's tool output reports a failure: the one rule `stats`,
+//! `events` and `gaps` all use (docs/REFERENCE.md, "One meaning everywhere"), and reading
+//! it without unescaping the output.
 //!
 //! An output (`function_call_output`'s `output`) is a string, often a JSON document
-//! written inside it: `"{\"output\":\"…\",\"metadata\":{\"exit_code\":1}}"`. The rule
-//! ([`failed_exact`]): when the text is a JSON document with an integer
-//! `metadata.exit_code`, that code decides; otherwise a `Process exited with code N` or
-//! `Exit code: N` in the text does. Read that way, every output is unescaped and parsed a
+//! written inside it: `"{\"output\":\"…\",\"metadata\":{\"exit_code\":1}}"`, or an
+//! object `{content, success}`. The rule ([`failed_exact`]): an object's `success: false`
+//! says it failed (`success: true`, that it did not); a text that starts with `failed in
+//! sandbox` (Codex could not run the command at all) failed; when the text is a JSON
+//! document with an integer `metadata.exit_code`, that code decides; otherwise a
+//! `Process exited with code N` or `Exit code: N` in the text does. Read that way, every output is unescaped and parsed a
 //! second time, which cost more than all the rest of `stats`.
 //!
 //! [`failed`] gives the same answer from the string as the record writes it, when it has
@@ -28,16 +31,28 @@ use memchr::memmem::{Finder, FinderRev};
 use std::sync::LazyLock;
 
 /// Whether a rollout tool output reports a non-zero exit (see the module docs).
-pub(super) fn failed(output: Json<'_>) -> bool {
+pub(crate) fn failed(output: Json<'_>) -> bool {
     output
         .raw_str()
-        .and_then(failed_escaped)
+        .and_then(|raw| match raw.starts_with(SANDBOX_FAILED) {
+            // the marker holds nothing ever escaped: the raw text starts with it exactly
+            // when the value does
+            true => Some(true),
+            false => failed_escaped(raw),
+        })
         .unwrap_or_else(|| failed_exact(output))
 }
 
+/// How Codex starts the output of a command its sandbox could not run.
+const SANDBOX_FAILED: &str = "failed in sandbox";
+
 /// The reference: unescapes the output and parses the document it holds.
-pub(super) fn failed_exact(output: Json<'_>) -> bool {
+pub(crate) fn failed_exact(output: Json<'_>) -> bool {
+    if let Some(success) = output.get("success").and_then(|s| s.as_bool()) {
+        return !success;
+    }
     let text: std::borrow::Cow<'_, str> = match output.as_str() {
+        Some(t) if t.starts_with(SANDBOX_FAILED) => return true,
         Some(t) => t.into(),
         None => match output.get("content").and_then(|c| c.as_str()) {
             Some(t) => t.into(),

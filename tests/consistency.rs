@@ -1,0 +1,164 @@
+//! One meaning for every command (docs/REFERENCE.md, "One meaning everywhere"): over every
+//! agent capture under testdata/, `stats`, `events` and `gaps` read the same tool calls,
+//! tool errors and sessions.
+//!
+//! - `stats` tool calls = distinct `tool_use` events (by session and id);
+//! - `stats` tool errors = distinct `tool_result` events with `is_error` (by session and
+//!   `tool_use_id`) = `gaps` TOOL_ERROR findings;
+//! - `stats` sessions = the distinct sessions the events name.
+
+mod common;
+
+use common::{ndjq_sub, testdata};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Every capture: the agent logs and streams under testdata/, not the expected outputs,
+/// the JSON test suite, price tables or ccusage's reports.
+fn captures() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .expect("read testdata")
+            .map(|e| e.expect("a folder entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() {
+                if !matches!(name, "expected" | "conformance" | "ccusage") {
+                    walk(&path, out);
+                }
+            } else if [".jsonl", ".ndjson", ".json", ".jsonl.zst", ".ndjson.zst"]
+                .iter()
+                .any(|ext| name.ends_with(ext))
+                && name != "prices.json"
+            {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&testdata(), &mut out);
+    out
+}
+
+fn json_lines(subcommand: &str, path: &Path) -> Vec<Value> {
+    let out = ndjq_sub(subcommand)
+        .args(["-q", "-f", "json"])
+        .arg(path)
+        .output()
+        .expect("run ndjq");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// What one command says of an input: tool calls, tool errors, TOOL_ERROR findings,
+/// sessions.
+#[derive(Debug, PartialEq)]
+struct Reading {
+    calls: u64,
+    errors: u64,
+    sessions: u64,
+}
+
+fn stats_reading(path: &Path) -> Reading {
+    let report = json_lines("stats", path).pop().expect("a stats report");
+    let sum = |field: &str| {
+        report["tools"].as_object().map_or(0, |t| {
+            t.values().map(|v| v[field].as_u64().unwrap_or(0)).sum()
+        })
+    };
+    Reading {
+        calls: sum("calls"),
+        errors: sum("errors"),
+        sessions: report["sessions"].as_u64().unwrap_or(0),
+    }
+}
+
+fn events_reading(path: &Path) -> Reading {
+    let events = json_lines("events", path);
+    let key = |e: &Value, id: &str| (e["session"].to_string(), e[id].to_string());
+    let calls: BTreeSet<_> = events
+        .iter()
+        .filter(|e| e["kind"] == "tool_use")
+        .map(|e| key(e, "id"))
+        .collect();
+    let errors: BTreeSet<_> = events
+        .iter()
+        .filter(|e| e["kind"] == "tool_result" && e["is_error"] == true)
+        .map(|e| key(e, "tool_use_id"))
+        .collect();
+    let sessions: BTreeSet<_> = events
+        .iter()
+        .filter_map(|e| e["session"].as_str())
+        .collect();
+    Reading {
+        calls: calls.len() as u64,
+        errors: errors.len() as u64,
+        sessions: sessions.len() as u64,
+    }
+}
+
+fn gaps_tool_errors(path: &Path) -> u64 {
+    json_lines("gaps", path)
+        .iter()
+        .filter(|d| d["code"] == "TOOL_ERROR")
+        .count() as u64
+}
+
+#[test]
+fn stats_events_and_gaps_read_every_capture_alike() {
+    let captures = captures();
+    assert!(
+        captures.len() > 80,
+        "only {} captures found",
+        captures.len()
+    );
+    let mut disagreements = Vec::new();
+    for path in &captures {
+        let stats = stats_reading(path);
+        let events = events_reading(path);
+        let gaps = gaps_tool_errors(path);
+        if stats != events || stats.errors != gaps {
+            disagreements.push(format!(
+                "{}: stats {stats:?}, events {events:?}, gaps TOOL_ERROR {gaps}",
+                path.display()
+            ));
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} captures read differently:\n{}",
+        disagreements.len(),
+        captures.len(),
+        disagreements.join("\n")
+    );
+}
+
+/// The test is not vacuous: the captures hold tool calls, failed ones and sessions of
+/// several agents.
+#[test]
+fn the_captures_hold_tool_errors_of_several_agents() {
+    let mut dialects_with_errors = BTreeSet::new();
+    for path in captures() {
+        let report = json_lines("stats", &path).pop().expect("a stats report");
+        let errors: u64 = report["tools"].as_object().map_or(0, |t| {
+            t.values().map(|v| v["errors"].as_u64().unwrap_or(0)).sum()
+        });
+        if errors > 0 {
+            if let Some(d) = report["dialects"].as_object() {
+                dialects_with_errors.extend(d.keys().cloned());
+            }
+        }
+    }
+    for dialect in ["claude", "codex", "codex-log"] {
+        assert!(
+            dialects_with_errors.contains(dialect),
+            "no capture of {dialect} with a tool error: {dialects_with_errors:?}"
+        );
+    }
+}
