@@ -939,10 +939,6 @@ fn uint(v: Option<Json<'_>>) -> Option<u64> {
 }
 
 /// Whether a number is present and not zero (an exit code).
-fn nonzero(v: Json<'_>) -> bool {
-    v.as_f64().is_some_and(|n| n != 0.0)
-}
-
 /// The short message of a `system`-mapped record: its first string among a few keys, or
 /// the status of a rate-limit event.
 fn system_message(v: Json<'_>) -> Option<&str> {
@@ -1371,8 +1367,7 @@ impl Normalizer {
             Some("tool_result") => emit(
                 &o.event(Body::ToolResult {
                     tool_use_id: str_of(v, "tool_id"),
-                    is_error: str_of(v, "status") == Some("error")
-                        || str_of(v, "output").is_some_and(reports_failure),
+                    is_error: crate::dialect::gemini::tool_result_failed(v),
                     content: v
                         .path(&["error", "message"])
                         .or_else(|| v.get("output"))
@@ -1525,8 +1520,7 @@ impl Normalizer {
                         });
                     let status = str_of(call, "status");
                     if status.is_some() || output.is_some() {
-                        let failed = matches!(status, Some("error" | "cancelled"))
-                            || output.and_then(|o| o.as_str()).is_some_and(reports_failure);
+                        let failed = crate::dialect::gemini_log_tool_failed(call);
                         emit(
                             &o.event(Body::ToolResult {
                                 tool_use_id: cid,
@@ -1568,11 +1562,8 @@ impl Normalizer {
             return Ok(());
         };
         let failed = v
-            .path(&["toolCallResult", "status"])
-            .and_then(|s| s.as_str())
-            .is_some_and(|s| s != "success")
-            || v.path(&["toolCallResult", "resultDisplay", "exitCode"])
-                .is_some_and(nonzero);
+            .get("toolCallResult")
+            .is_some_and(crate::dialect::qwen_log_tool_failed);
         let mut result = Ok(());
         parts.for_each_element(|part| {
             if result.is_err() {
@@ -1681,11 +1672,9 @@ impl Normalizer {
                         let res = inner.get("result");
                         let failure = res.and_then(|r| r.get("failure").or_else(|| r.get("error")));
                         let success = res.and_then(|r| r.get("success"));
-                        let exit_failed =
-                            success.and_then(|s| s.get("exitCode")).is_some_and(nonzero);
                         emit(&o.event(Body::ToolResult {
                             tool_use_id: id,
-                            is_error: failure.is_some() || exit_failed,
+                            is_error: crate::dialect::cursor_tool_failed(res),
                             content: failure.or(success).or(res).map(Nested::Json),
                         }))
                     }
@@ -1725,11 +1714,10 @@ impl Normalizer {
                 }))?;
                 let status = state.and_then(|s| str_of(s, "status"));
                 if matches!(status, Some("completed" | "error")) {
-                    let exit = state.and_then(|s| s.path(&["metadata", "exit"]));
                     emit(
                         &o.event(Body::ToolResult {
                             tool_use_id: id,
-                            is_error: status == Some("error") || exit.is_some_and(nonzero),
+                            is_error: crate::dialect::opencode::tool_failed(state),
                             content: state
                                 .and_then(|s| s.get("output").or_else(|| s.get("error")))
                                 .map(Nested::Json),
@@ -1833,10 +1821,7 @@ impl Normalizer {
                 text: Text::from(at("content").unwrap_or_default()),
             })),
             "tool.execution_complete" => {
-                let failed = data
-                    .and_then(|d| d.get("success"))
-                    .and_then(|s| s.as_bool())
-                    == Some(false);
+                let failed = crate::dialect::copilot_execution_failed(data);
                 let content = data.and_then(|d| {
                     d.path(&["result", "content"])
                         .or_else(|| d.path(&["error", "message"]))
@@ -1883,27 +1868,10 @@ fn sum_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
     }
 }
 
-/// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
-/// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.
-/// Gemini's stream says `status: "success"` for a command that failed: the output tells.
+/// Whether a tool's output text reports a failed command (the rule lives with the
+/// agents: [`crate::dialect::output_reports_failure`]).
 pub fn reports_failure(text: &str) -> bool {
-    text.lines().any(|l| {
-        let l = l.trim();
-        if l.starts_with("Command terminated by signal") {
-            return true;
-        }
-        [
-            "Exit Code: ",
-            "Command exited with code: ",
-            "Command exited with code ",
-        ]
-        .iter()
-        .find_map(|prefix| l.strip_prefix(prefix))
-        .is_some_and(|code| {
-            let code = code.trim();
-            !code.is_empty() && code != "0" && code != "(none)"
-        })
-    })
+    crate::dialect::output_reports_failure(text)
 }
 
 /// Non-cached input and cache reads of Gemini stream stats (or one of its models):

@@ -832,14 +832,16 @@ impl GapTracker {
                 if is_error {
                     self.tool_failed(id, &o.label, Some(o.line), at, out);
                 } else {
-                    self.answered.insert(id, o);
+                    self.answered.insert(id, at.opened(o.label));
                 }
             }
-            None if self.answered.contains(id) => {
-                // A second answer to a call (Claude repeats a tool_result block): its
-                // error, if any, was reported with the first.
+            None if self.answered.get(id).is_some_and(|a| a.line == at.line) => {
+                // The same answer twice in one record (Claude repeats a tool_result block):
+                // reported with the first.
             }
             None => {
+                // An error answered before is reported once (the ids of a copied session
+                // come again); the answer to a call not open is still an orphan.
                 if is_error {
                     self.tool_failed(id, "", None, at, out);
                 }
@@ -1112,12 +1114,7 @@ fn cursor_tool(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: 
         call.for_each_entry(|k, inner| {
             if name.is_none() {
                 name = Some(k.strip_suffix("ToolCall").unwrap_or(k));
-                let result = inner.get("result");
-                failed = result.is_some_and(|r| r.has("failure") || r.has("error"))
-                    || result
-                        .and_then(|r| r.path(&["success", "exitCode"]))
-                        .and_then(|c| c.as_f64())
-                        .is_some_and(|c| c != 0.0);
+                failed = crate::dialect::cursor_tool_failed(inner.get("result"));
             }
         });
     }
@@ -1276,8 +1273,7 @@ fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut 
         }
         "tool_result" => {
             if let Some(id) = str_at("tool_id") {
-                let failed = str_at("status") == Some("error")
-                    || str_at("output").is_some_and(crate::event::reports_failure);
+                let failed = crate::dialect::gemini::tool_result_failed(value);
                 ops.push(Op::CloseTool {
                     id: put(text, id),
                     failed,
@@ -1321,10 +1317,7 @@ fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mu
                 if_new: true,
             });
             if matches!(status, Some("completed" | "error")) {
-                let exit = state
-                    .and_then(|s| s.path(&["metadata", "exit"]))
-                    .and_then(|c| c.as_f64());
-                let failed = status == Some("error") || exit.is_some_and(|c| c != 0.0);
+                let failed = crate::dialect::opencode::tool_failed(state);
                 ops.push(Op::CloseTool {
                     id: put(text, id),
                     failed,
@@ -1363,10 +1356,7 @@ fn copilot(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut
         }
         "tool.execution_complete" => {
             if let Some(id) = data_str("toolCallId") {
-                let failed = data
-                    .and_then(|d| d.get("success"))
-                    .and_then(|s| s.as_bool())
-                    == Some(false);
+                let failed = crate::dialect::copilot_execution_failed(data);
                 ops.push(Op::CloseTool {
                     id: put(text, id),
                     failed,

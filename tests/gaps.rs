@@ -561,7 +561,7 @@ fn issue26_failed_codex_rollout_calls_are_tool_errors() {
 }
 
 /// Issue 26: Claude repeats a tool_result block; its error is reported once, as `stats`
-/// counts it once.
+/// counts it once (an answer on a later line to a call no longer open is still an orphan).
 #[test]
 fn issue26_a_repeated_error_result_is_one_tool_error() {
     let text = concat!(
@@ -576,5 +576,10 @@ fn issue26_a_repeated_error_result_is_one_tool_error() {
         r#"{"type":"result","subtype":"success","session_id":"s","is_error":false}"#,
         "\n",
     );
-    assert_gaps("claude-repeated.jsonl", text, &[], &[(3, "TOOL_ERROR")]);
+    assert_gaps(
+        "claude-repeated.jsonl",
+        text,
+        &[],
+        &[(3, "TOOL_ERROR"), (4, "TOOL_ORPHAN_RESULT")],
+    );
 }

@@ -102,3 +102,11 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         _ => {}
     }
 }
+
+/// Whether a `tool.execution_complete`'s `data` reports a failure (`success: false`). The
+/// rule `stats`, `events` and `gaps` all use.
+pub(crate) fn execution_failed(data: Option<Json<'_>>) -> bool {
+    data.and_then(|d| d.get("success"))
+        .and_then(|s| s.as_bool())
+        == Some(false)
+}

@@ -65,3 +65,10 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         _ => {}
     }
 }
+
+/// Whether a completed `tool_call`'s `result` reports a failure: a `failure` or `error`
+/// member, or a non-zero `success.exitCode`. The rule `stats`, `events` and `gaps` all use.
+pub(crate) fn tool_call_failed(result: Option<Json<'_>>) -> bool {
+    result.is_some_and(|r| r.has("failure") || r.has("error"))
+        || super::nonzero(result.and_then(|r| r.path(&["success", "exitCode"])))
+}

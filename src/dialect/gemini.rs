@@ -99,3 +99,11 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         _ => {}
     }
 }
+
+/// Whether a stream-json `tool_result` reports a failed call: status `error`, or an output
+/// that says its command failed ([`super::output_reports_failure`]). The rule `stats`,
+/// `events` and `gaps` all use.
+pub(crate) fn tool_result_failed(v: Json<'_>) -> bool {
+    super::str_field(v, "status") == Some("error")
+        || super::str_field(v, "output").is_some_and(super::output_reports_failure)
+}

@@ -33,3 +33,16 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         expect(obj, "toolCalls", Want::Arr, false, p);
     }
 }
+
+/// Whether a session log's tool call failed: status `error` or `cancelled`, or its
+/// function response's output says the command failed. The rule `stats`, `events` and
+/// `gaps` all use.
+pub(crate) fn tool_call_failed(call: Json<'_>) -> bool {
+    matches!(
+        super::str_field(call, "status"),
+        Some("error" | "cancelled")
+    ) || call
+        .path(&["result", "0", "functionResponse", "response", "output"])
+        .and_then(|o| o.as_str())
+        .is_some_and(super::output_reports_failure)
+}

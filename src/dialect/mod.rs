@@ -14,7 +14,44 @@ mod codex;
 mod codex_log;
 pub(crate) use codex::{item_failed as codex_item_failed, tool_name as codex_tool_name};
 pub(crate) use codex_log::tool_output::failed as codex_tool_failed;
+pub(crate) use copilot::execution_failed as copilot_execution_failed;
+pub(crate) use cursor::tool_call_failed as cursor_tool_failed;
+pub(crate) use gemini_log::tool_call_failed as gemini_log_tool_failed;
 pub(crate) use jsonrpc::session as jsonrpc_session;
+pub(crate) use qwen::log_tool_result_failed as qwen_log_tool_failed;
+
+/// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
+/// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.
+/// Gemini's stream says `status: "success"` for a command that failed: the output tells.
+pub fn output_reports_failure(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim();
+        if l.starts_with("Command terminated by signal") {
+            return true;
+        }
+        [
+            "Exit Code: ",
+            "Command exited with code: ",
+            "Command exited with code ",
+        ]
+        .iter()
+        .find_map(|prefix| l.strip_prefix(prefix))
+        .is_some_and(|code| {
+            let code = code.trim();
+            !code.is_empty() && code != "0" && code != "(none)"
+        })
+    })
+}
+
+/// A JSON number that is not zero (an exit code that says a command failed).
+fn nonzero(v: Option<Json<'_>>) -> bool {
+    v.and_then(|c| c.as_f64()).is_some_and(|c| c != 0.0)
+}
+
+/// A string field of `v`.
+fn str_field<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(|s| s.as_str())
+}
 mod copilot;
 mod cursor;
 pub mod gemini;

@@ -68,3 +68,10 @@ pub fn ends_run(obj: Json<'_>, ty: &str) -> bool {
         _ => false,
     }
 }
+
+/// Whether a tool part's `state` reports a failure: status `error`, or a non-zero
+/// `metadata.exit`. The rule `stats`, `events` and `gaps` all use.
+pub(crate) fn tool_failed(state: Option<Json<'_>>) -> bool {
+    state.and_then(|s| super::str_field(s, "status")) == Some("error")
+        || super::nonzero(state.and_then(|s| s.path(&["metadata", "exit"])))
+}

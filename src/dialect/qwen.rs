@@ -55,3 +55,11 @@ pub(super) fn check_log(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         _ => {}
     }
 }
+
+/// Whether a `qwen-log` tool result (its `toolCallResult`) reports a failure: a status
+/// other than `success`, or a non-zero `resultDisplay.exitCode`. The rule `stats`,
+/// `events` and `gaps` all use.
+pub(crate) fn log_tool_result_failed(result: Json<'_>) -> bool {
+    super::str_field(result, "status").is_some_and(|s| s != "success")
+        || super::nonzero(result.path(&["resultDisplay", "exitCode"]))
+}

@@ -219,8 +219,7 @@ fn gemini<'a>(v: Json<'a>, ty: Option<&'a str>, session: &str, f: &mut dyn FnMut
             }
         }
         Some("tool_result") => {
-            let failed = str_of(v, "status") == Some("error")
-                || str_of(v, "output").is_some_and(reports_failure);
+            let failed = crate::dialect::gemini::tool_result_failed(v);
             if let (true, Some(id)) = (failed, str_of(v, "tool_id")) {
                 f(Fact::ToolError {
                     key: Key::of(&[id]),
@@ -291,12 +290,7 @@ fn gemini_log<'a>(v: Json<'a>, ty: Option<&'a str>, session: &str, f: &mut dyn F
                         key,
                         name: str_of(c, "name").unwrap_or("(unknown)"),
                     });
-                    let output = c
-                        .path(&["result", "0", "functionResponse", "response", "output"])
-                        .and_then(|o| o.as_str());
-                    let failed = matches!(str_of(c, "status"), Some("error" | "cancelled"))
-                        || output.is_some_and(reports_failure);
-                    if failed {
+                    if crate::dialect::gemini_log_tool_failed(c) {
                         f(Fact::ToolError { key });
                     }
                 });
@@ -383,16 +377,10 @@ fn claude_shaped<'a>(
                         key,
                         name: name.strip_suffix("ToolCall").unwrap_or(name),
                     }),
-                    Some("completed") => {
-                        let result = inner.get("result");
-                        let failed = result.is_some_and(|r| r.has("failure") || r.has("error"))
-                            || result
-                                .and_then(|r| r.path(&["success", "exitCode"]))
-                                .and_then(|c| c.as_f64())
-                                .is_some_and(|c| c != 0.0);
-                        if failed {
-                            f(Fact::ToolError { key });
-                        }
+                    Some("completed")
+                        if crate::dialect::cursor_tool_failed(inner.get("result")) =>
+                    {
+                        f(Fact::ToolError { key });
                     }
                     _ => {}
                 }
@@ -473,10 +461,7 @@ fn qwen_log<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
             let Some(r) = v.get("toolCallResult") else {
                 return;
             };
-            let failed = str_of(r, "status").is_some_and(|s| s != "success")
-                || r.path(&["resultDisplay", "exitCode"])
-                    .and_then(|c| c.as_f64())
-                    .is_some_and(|c| c != 0.0);
+            let failed = crate::dialect::qwen_log_tool_failed(r);
             if let (true, Some(id)) = (failed, str_of(r, "callId")) {
                 f(Fact::ToolError {
                     key: Key::of(&[id]),
@@ -504,11 +489,7 @@ fn opencode<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
                 key,
                 name: str_of(part, "tool").unwrap_or("(unknown)"),
             });
-            let status = part.path(&["state", "status"]).and_then(|s| s.as_str());
-            let exit = part
-                .path(&["state", "metadata", "exit"])
-                .and_then(|c| c.as_f64());
-            if status == Some("error") || exit.is_some_and(|c| c != 0.0) {
+            if crate::dialect::opencode::tool_failed(part.get("state")) {
                 f(Fact::ToolError { key });
             }
         }
@@ -576,10 +557,7 @@ fn copilot<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
             }
         }
         Some("tool.execution_complete") => {
-            let failed = data
-                .and_then(|d| d.get("success"))
-                .and_then(|s| s.as_bool())
-                == Some(false);
+            let failed = crate::dialect::copilot_execution_failed(data);
             if let (true, Some(id)) = (failed, data_str("toolCallId")) {
                 f(Fact::ToolError {
                     key: Key::of(&[id]),
