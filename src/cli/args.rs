@@ -185,7 +185,8 @@ const STATS_EXAMPLES: &[Example] = &[
     },
     Example {
         does: "scale out: stats of each part, merged, are those of one run over all of them",
-        run: "ndjq stats -f json shard1/ > a.json; ndjq stats -f json shard2/ > b.json\n\
+        run: "ndjq stats -f json --mergeable shard1/ > a.json\n\
+              ndjq stats -f json --mergeable shard2/ > b.json\n\
               ndjq stats --merge a.json b.json",
     },
 ];
@@ -547,10 +548,15 @@ pub struct StatsArgs {
     #[arg(long, value_enum, value_name = "KEY")]
     pub by: Option<GroupBy>,
 
-    /// Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in
-    /// order, into what one run over all their inputs gives.
+    /// Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and
+    /// combine them, in order, into what one run over all their inputs gives.
     #[arg(long)]
     pub merge: bool,
+
+    /// With -f json, also write the merge `state` that --merge needs (most of the bytes
+    /// on a large tree); without it the JSON is the report alone.
+    #[arg(long)]
+    pub mergeable: bool,
 
     /// A price table in LiteLLM's format (model_prices_and_context_window.json) to
     /// estimate costs with, instead of the built-in snapshot. Never fetched: a local file.
