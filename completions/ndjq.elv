@@ -193,7 +193,8 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
             cand -q 'Print no diagnostics on stderr'
             cand --quiet 'Print no diagnostics on stderr'
-            cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
+            cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
+            cand --mergeable 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

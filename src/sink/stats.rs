@@ -366,16 +366,17 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
     }
     // Turns and duration come from results (stream-json, exec logs); transcripts do not
     // record them, and a zero there would read as a measurement.
-    let mut turns = Vec::new();
-    if r.turns > 0 {
-        turns.push(thousands(r.turns));
-    }
-    if r.duration_ms > 0 {
-        turns.push(format!("duration {:.1} s", r.duration_ms as f64 / 1000.0));
-    }
-    if !turns.is_empty() {
-        let name = if r.turns > 0 { "turns" } else { "time" };
-        writeln!(out, "{}{}", label(name), turns.join("  "))?;
+    let seconds = format!("{:.1} s", r.duration_ms as f64 / 1000.0);
+    match (r.turns > 0, r.duration_ms > 0) {
+        (true, true) => writeln!(
+            out,
+            "{}{}  duration {seconds}",
+            label("turns"),
+            thousands(r.turns)
+        )?,
+        (true, false) => writeln!(out, "{}{}", label("turns"), thousands(r.turns))?,
+        (false, true) => writeln!(out, "{}{seconds}", label("duration"))?,
+        (false, false) => {}
     }
     // With --by, the breakdown asked for is the table; the others stay in JSON.
     if let (Some(by), Some(groups)) = (&r.by, &r.groups) {
