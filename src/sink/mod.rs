@@ -60,7 +60,7 @@ impl Painter {
 /// Text with its control characters shown escaped (`\e` for ESC), so data can never drive
 /// the terminal; `\r` is dropped, tabs are kept. Every text output for people passes the
 /// strings it takes from a log (types, sessions, models, tools, paths) through it.
-pub(crate) fn sanitize(text: &str) -> Cow<'_, str> {
+pub fn sanitize(text: &str) -> Cow<'_, str> {
     if !text.chars().any(|c| c.is_control() && c != '\t') {
         return Cow::Borrowed(text);
     }

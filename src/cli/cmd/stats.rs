@@ -243,6 +243,10 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
 }
 
 pub fn run(args: &StatsArgs) -> Result<i32> {
+    // Not the agents' folders, which hold logs, not stats (see `config::agent_folders`).
+    if args.merge && args.input.paths.is_empty() && io::stdin().is_terminal() {
+        bail!("--merge combines the JSON stats named as PATHs (or `-` for stdin); none given");
+    }
     let common = Common::resolve(&args.input, &args.output, &args.child)?;
     let format = match args.format {
         Some(TableFormat::Text) => Format::Text,
