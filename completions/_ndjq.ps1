@@ -184,7 +184,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
-            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv; in text, the header lines and this table only)')
             [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A price table in LiteLLM''s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file')
             [CompletionResult]::new('--cost', '--cost', [CompletionResultType]::ParameterName, 'Which costs count: the agents'' reported costs, estimates from token counts at the table''s prices, or auto (each session''s reported cost, else its estimate)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input''s last one')

@@ -229,7 +229,7 @@ never\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
 json\t''
 csv\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l by -d 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)' -r -f -a "session\t''
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l by -d 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv; in text, the header lines and this table only)' -r -f -a "session\t''
 model\t''
 tool\t''
 type\t''

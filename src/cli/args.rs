@@ -546,8 +546,8 @@ pub struct StatsArgs {
     #[arg(short = 'f', long, value_enum, value_name = "FORMAT")]
     pub format: Option<TableFormat>,
 
-    /// Also break the totals down by this key (a `groups` list in JSON; the rows in csv
-    /// and text).
+    /// Also break the totals down by this key (a `groups` list in JSON; the rows in csv;
+    /// in text, the header lines and this table only).
     #[arg(long, value_enum, value_name = "KEY")]
     pub by: Option<GroupBy>,
 
