@@ -367,8 +367,8 @@ bench_file() {
     # and validate --gaps too (workers take each record's gap facts, the merge applies them).
     run_row events    -    0,1 "$RUNS" /dev/null "ndjq events --format json"   -- "$NDJQ" events --format json "$file"
     run_row validate_gaps - 0,1 "$RUNS" /dev/null "ndjq validate --gaps --format json" -- "$NDJQ" validate --gaps --format json "$file"
-    run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json"   -- "$NDJQ" stats --format json "$file"
-    run_row stats1    -    0   "$RUNS" /dev/null "ndjq stats --format json -j 1" -- "$NDJQ" stats --format json -j 1 "$file"
+    run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json --mergeable"   -- "$NDJQ" stats --format json --mergeable "$file"
+    run_row stats1    -    0   "$RUNS" /dev/null "ndjq stats --format json --mergeable -j 1" -- "$NDJQ" stats --format json --mergeable -j 1 "$file"
     run_row gaps      -    0,1 "$RUNS" /dev/null "ndjq gaps --format json"    -- "$NDJQ" gaps --format json "$file"
     run_row jq_sel    "$f" "$jqok" "$RUNS" /dev/null "jq -c '$sel'"          -- jq -c "$sel" "$file"
     run_row jq_empty  "$v" "$jqok" "$RUNS" /dev/null "jq empty"              -- jq empty "$file"
@@ -406,7 +406,7 @@ bench_file() {
     log "  ratios, median of $PAIRS interleaved pairs:"
     pair_ratio "validate: -j 1 time / default time" 0,1 "$NDJQ" validate --format json -j 1 "$file" --vs "$NDJQ" validate --format json "$file"
     pair_ratio "filter: -j 1 time / default time" 0,1 "$NDJQ" filter --type assistant -j 1 "$file" --vs "$NDJQ" filter --type assistant "$file"
-    pair_ratio "stats: -j 1 time / default time" 0 "$NDJQ" stats --format json -j 1 "$file" --vs "$NDJQ" stats --format json "$file"
+    pair_ratio "stats: -j 1 time / default time" 0 "$NDJQ" stats --format json --mergeable -j 1 "$file" --vs "$NDJQ" stats --format json --mergeable "$file"
     pair_ratio "events time / validate time" 0,1 "$NDJQ" events --format json "$file" --vs "$NDJQ" validate --format json "$file"
     pair_ratio "validate --gaps time / validate time" 0,1 "$NDJQ" validate --gaps --format json "$file" --vs "$NDJQ" validate --format json "$file"
     pair_ratio "gaps time / validate time" 0,1 "$NDJQ" gaps --format json "$file" --vs "$NDJQ" validate --format json "$file"
@@ -461,7 +461,7 @@ log "== stats vs jq: $SLICE ($(fmt_mb "$slice_bytes") MB) =="
 CUR_TAG=stats
 R_LABEL=() R_KEY=() R_BASE=() R_TIME=() R_RSS=() R_CODE=() R_STATUS=() R_NOTE=()
 R_IDX=()
-run_row stats    jq_stats 0 "$RUNS" /dev/null "ndjq stats --format json" -- "$NDJQ" stats --format json "$SLICE"
+run_row stats    jq_stats 0 "$RUNS" /dev/null "ndjq stats --format json --mergeable" -- "$NDJQ" stats --format json --mergeable "$SLICE"
 run_row jq_stats jq_stats 0 1 /dev/null "jq -n 'reduce inputs …' (same figures)" -- jq -n "$JQ_STATS" "$SLICE"
 md ""
 md "### stats against jq: 64 MiB prefix of the clean file - $(fmt_mb "$slice_bytes") MB"
@@ -566,7 +566,7 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
         md ""
         md "| command | median s | MB/s | peak RSS MiB | exit |"
         md "|---|---:|---:|---:|---:|"
-        for cmd in "validate --format json" "filter --type assistant" "stats --format json" "events --format json" "gaps --format json" "validate --gaps --format json"; do
+        for cmd in "validate --format json" "filter --type assistant" "stats --format json --mergeable" "events --format json" "gaps --format json" "validate --gaps --format json"; do
             read -r -a words <<<"$cmd"
             tree_row "ndjq $cmd" 0,1 "$NDJQ" "${words[@]}" "$TREE"
             case $cmd in validate\ --format* | filter* | stats*)
@@ -586,12 +586,12 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
         log "  ratios, median of $PAIRS interleaved pairs:"
         pair_ratio "validate: -j 1 time / default time" 0,1 "$NDJQ" validate --format json -j 1 "$TREE" --vs "$NDJQ" validate --format json "$TREE"
         pair_ratio "filter: -j 1 time / default time" 0,1 "$NDJQ" filter --type assistant -j 1 "$TREE" --vs "$NDJQ" filter --type assistant "$TREE"
-        pair_ratio "stats: -j 1 time / default time" 0,1 "$NDJQ" stats --format json -j 1 "$TREE" --vs "$NDJQ" stats --format json "$TREE"
+        pair_ratio "stats: -j 1 time / default time" 0,1 "$NDJQ" stats --format json --mergeable -j 1 "$TREE" --vs "$NDJQ" stats --format json --mergeable "$TREE"
         pair_ratio "validate --gaps time / validate time" 0,1 "$NDJQ" validate --gaps --format json "$TREE" --vs "$NDJQ" validate --format json "$TREE"
         pair_ratio "events time / validate time" 0,1 "$NDJQ" events --format json "$TREE" --vs "$NDJQ" validate --format json "$TREE"
         if [[ -n $ccu ]]; then
-            pair_ratio "ccusage time / ndjq stats time" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" stats --format json "$TREE"
-            "$NDJQ" stats --format json "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
+            pair_ratio "ccusage time / ndjq stats time" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" stats --format json --mergeable "$TREE"
+            "$NDJQ" stats --format json --mergeable "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
             env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline >"$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || true
             mine=$(ndjq_tokens "$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || echo "?")
             theirs=$(ccusage_tokens "$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || echo "?")
@@ -619,7 +619,7 @@ if [[ $SCALE == 1 ]]; then
     run_row validate - 0,1 "$SCALE_RUNS" /dev/null "ndjq validate --format json" -- "$NDJQ" validate --format json "$BIG"
     run_row filter   - 0,1 "$SCALE_RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$BIG"
     run_row events   - 0,1 "$SCALE_RUNS" /dev/null "ndjq events --format json" -- "$NDJQ" events --format json "$BIG"
-    run_row stats    - 0   "$SCALE_RUNS" /dev/null "ndjq stats --format json" -- "$NDJQ" stats --format json "$BIG"
+    run_row stats    - 0   "$SCALE_RUNS" /dev/null "ndjq stats --format json --mergeable" -- "$NDJQ" stats --format json --mergeable "$BIG"
     run_row gaps     - 0,1 "$SCALE_RUNS" /dev/null "ndjq gaps --format json" -- "$NDJQ" gaps --format json "$BIG"
     md ""
     md "### Memory scaling: clean ${SIZE} MiB vs ${SIZE4} MiB"

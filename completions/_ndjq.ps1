@@ -184,7 +184,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'Output format [default: text on a terminal, else json]')
-            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)')
+            [CompletionResult]::new('--by', '--by', [CompletionResultType]::ParameterName, 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv; in text, the header lines and this table only)')
             [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A price table in LiteLLM''s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file')
             [CompletionResult]::new('--cost', '--cost', [CompletionResultType]::ParameterName, 'Which costs count: the agents'' reported costs, estimates from token counts at the table''s prices, or auto (each session''s reported cost, else its estimate)')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input''s last one')
@@ -201,7 +201,8 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
             [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
-            [CompletionResult]::new('--merge', '--merge', [CompletionResultType]::ParameterName, 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives')
+            [CompletionResult]::new('--merge', '--merge', [CompletionResultType]::ParameterName, 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives')
+            [CompletionResult]::new('--mergeable', '--mergeable', [CompletionResultType]::ParameterName, 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -176,7 +176,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
             cand -f 'Output format [default: text on a terminal, else json]'
             cand --format 'Output format [default: text on a terminal, else json]'
-            cand --by 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)'
+            cand --by 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv; in text, the header lines and this table only)'
             cand --pricing 'A price table in LiteLLM''s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file'
             cand --cost 'Which costs count: the agents'' reported costs, estimates from token counts at the table''s prices, or auto (each session''s reported cost, else its estimate)'
             cand --since 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input''s last one'
@@ -193,7 +193,8 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
             cand -q 'Print no diagnostics on stderr'
             cand --quiet 'Print no diagnostics on stderr'
-            cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
+            cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
+            cand --mergeable 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

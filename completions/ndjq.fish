@@ -229,7 +229,7 @@ never\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s f -l format -d 'Output format [default: text on a terminal, else json]' -r -f -a "text\t''
 json\t''
 csv\t''"
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l by -d 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv and text)' -r -f -a "session\t''
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l by -d 'Also break the totals down by this key (a `groups` list in JSON; the rows in csv; in text, the header lines and this table only)' -r -f -a "session\t''
 model\t''
 tool\t''
 type\t''
@@ -256,7 +256,8 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l stderr -d 'Write the
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print no diagnostics on stderr'
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in order, into what one run over all their inputs gives'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l mergeable -d 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -s f -l format -d 'What to write: the valid records\' original bytes (raw), a live transcript (text), or normalized events (json)' -r -f -a "raw\t''
 text\t''

@@ -1891,7 +1891,10 @@ impl Stats {
                 Code::parse(name).ok_or_else(|| format!("unknown diagnostic code `{name}`"))?;
             summary.add_diagnostics(code, *n);
         }
-        let s = report.state;
+        let s = report.state.ok_or_else(|| {
+            "no merge state: produce the partial stats with `ndjq stats -f json --mergeable`"
+                .to_string()
+        })?;
         let mut stats = Stats {
             summary,
             dialects: report.dialects,
@@ -1945,13 +1948,13 @@ impl Stats {
     /// The full JSON report (`ndjq.stats/2`).
     pub fn report_priced(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
         Report {
-            state: self.to_state(),
+            state: Some(self.to_state()),
             ..self.report_totals(by, pricing)
         }
     }
 
-    /// The report without its merge state (an empty [`State`]): all that a text or CSV
-    /// report shows; the JSON writer takes the state from [`Stats::to_state`] on the side.
+    /// The report without its merge state: all that a text, CSV or plain JSON report
+    /// shows; the `--mergeable` writer takes the state from [`Stats::to_state`] on the side.
     pub fn report_totals(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
         let t = self.totals_priced(pricing);
         Report {
@@ -1984,7 +1987,7 @@ impl Stats {
             models: t.models,
             by: by.map(|b| b.name().to_string()),
             groups: by.map(|b| self.groups_priced(b, pricing)),
-            state: State::default(),
+            state: None,
         }
     }
 }
@@ -2260,5 +2263,8 @@ pub struct Report {
     pub by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<Group>>,
-    pub state: State,
+    /// What `--merge` needs to combine reports exactly; written only with `--mergeable`
+    /// (it is most of the bytes on a large tree).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<State>,
 }

@@ -590,7 +590,8 @@ fn check_example(example: &str, home: &Home, out: &Output) {
             let groups = stats["groups"].as_array().expect("a groups list");
             assert!(!groups.is_empty(), "{context}");
         }
-        "ndjq stats -f json shard1/ > a.json; ndjq stats -f json shard2/ > b.json\n\
+        "ndjq stats -f json --mergeable shard1/ > a.json\n\
+         ndjq stats -f json --mergeable shard2/ > b.json\n\
          ndjq stats --merge a.json b.json" => {
             assert_eq!(code, Some(0), "{context}");
             // What the example promises: the same as one run over both.

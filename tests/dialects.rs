@@ -765,7 +765,7 @@ fn merged(parts: &[Vec<u8>]) -> Value {
     let mut cmd = ndjq();
     cmd.args(["stats", "-f", "json", "--merge"]);
     for (i, part) in parts.iter().enumerate() {
-        let s = stats_json(&[], Some(part.clone()));
+        let s = stats_json(&["--mergeable"], Some(part.clone()));
         let path = tmp.path().join(format!("part{i}.json"));
         std::fs::write(&path, s.to_string()).expect("write part stats");
         cmd.arg(&path);

@@ -470,7 +470,9 @@ fn stats_merge_of_a_split_at_session_boundaries_equals_the_whole() {
                 let mut stats_files = Vec::new();
                 for (k, c) in chunks.iter().enumerate() {
                     let p = common::write_file(dir.path(), &format!("part{k}.ndjson"), c);
-                    let v = stats_json(&[&p], &by_args);
+                    let mut part_args = vec!["--mergeable"];
+                    part_args.extend(&by_args);
+                    let v = stats_json(&[&p], &part_args);
                     let s = common::write_file(
                         dir.path(),
                         &format!("part{k}.json"),

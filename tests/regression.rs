@@ -72,10 +72,11 @@ fn stats_report(cmd: &mut assert_cmd::Command) -> Value {
 }
 
 /// `ndjq stats -f json -q` of `input` (stdin), parsed.
+/// With the merge state: some of these reports are merged again.
 fn stats(input: &[u8]) -> Value {
     stats_report(
         common::ndjq_sub("stats")
-            .args(["-q", "-f", "json"])
+            .args(["-q", "-f", "json", "--mergeable"])
             .write_stdin(input.to_vec()),
     )
 }

@@ -1124,7 +1124,12 @@ fn part_stats(dir: &Path, parts: &[Vec<u8>], by: Option<&str>) -> (Vec<PathBuf>,
     for (i, part) in parts.iter().enumerate() {
         let input = dir.join(format!("part{i}.ndjson"));
         std::fs::write(&input, part).expect("write a part");
-        let mut args = vec!["-q".to_string(), "-f".into(), "json".into()];
+        let mut args = vec![
+            "-q".to_string(),
+            "-f".into(),
+            "json".into(),
+            "--mergeable".into(),
+        ];
         args.extend(by_args(by));
         args.push(input.display().to_string());
         let output = dir.join(format!("part{i}.{tag}.json"));
@@ -1136,7 +1141,13 @@ fn part_stats(dir: &Path, parts: &[Vec<u8>], by: Option<&str>) -> (Vec<PathBuf>,
 }
 
 fn merge_json(files: &[PathBuf], by: Option<&str>) -> String {
-    let mut args = vec!["--merge".to_string(), "-f".into(), "json".into()];
+    // Mergeable itself: merges of merges (`merge_is_associative`).
+    let mut args = vec![
+        "--merge".to_string(),
+        "-f".into(),
+        "json".into(),
+        "--mergeable".into(),
+    ];
     args.extend(by_args(by));
     args.extend(files.iter().map(|f| f.display().to_string()));
     stats_stdout(&args)
@@ -1677,12 +1688,18 @@ fn merge_rejects_what_is_not_stats_json() {
     let err = failure(&["--merge", "testdata/stats/claude-rules.ndjson"]);
     assert!(
         err.contains("testdata/stats/claude-rules.ndjson")
-            && err.contains("not the JSON output of `ndjq stats -f json`"),
+            && err.contains("not the JSON output of `ndjq stats -f json --mergeable`"),
         "{err}"
     );
     // A report of another schema version.
     let tmp = tempfile::tempdir().expect("a temporary directory");
-    let report = stats_stdout(&["-q", "-f", "json", "testdata/stats/claude-rules.ndjson"]);
+    let report = stats_stdout(&[
+        "-q",
+        "-f",
+        "json",
+        "--mergeable",
+        "testdata/stats/claude-rules.ndjson",
+    ]);
     let other = tmp.path().join("other.json");
     std::fs::write(&other, report.replace("ndjq.stats/2", "ndjq.stats/9")).expect("write");
     let err = failure(&["--merge", other.to_str().expect("UTF-8 path")]);
@@ -1719,7 +1736,15 @@ fn missing_files_exit_2() {
 #[test]
 fn the_json_report_is_what_serde_writes_for_it() {
     for j in ["1", "2"] {
-        let text = stats_stdout(&["-q", "-f", "json", "-j", j, "testdata/corpus"]);
+        let text = stats_stdout(&[
+            "-q",
+            "-f",
+            "json",
+            "--mergeable",
+            "-j",
+            j,
+            "testdata/corpus",
+        ]);
         let value: Value = serde_json::from_str(&text).expect("JSON");
         for list in ["messages", "tool_calls", "strings", "records_by"] {
             let n = value["state"][list].as_array().map_or(0, Vec::len);

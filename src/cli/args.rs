@@ -11,8 +11,11 @@ use std::time::Duration;
 ///
 /// ndjq reads NDJSON from files, folders, or stdin; validates and classifies every line
 /// (UTF-8, JSON, known type, schema); and passes records through, byte for byte, or reports
-/// what is wrong with them. It understands Claude Code stream-json and session logs, codex
-/// exec --json and Codex session logs, JSON-RPC, and any other NDJSON.
+/// what is wrong with them. It understands Claude Code (stream-json and session logs),
+/// Codex (exec --json and session logs), Gemini CLI and Qwen Code (stream-json and session
+/// logs), Cursor CLI, OpenCode and GitHub Copilot CLI (their JSON output), JSON-RPC, and
+/// any other NDJSON. Given no PATH with stdin a terminal, a command reads the agents' own
+/// log folders (~/.claude/projects, ~/.codex/sessions, ...) and names them on stderr.
 ///
 /// The guide, a tour of every command and flag with examples, is docs/GUIDE.md in ndjq's
 /// source repository; the codes, exit statuses and schemas are in docs/REFERENCE.md.
@@ -185,7 +188,8 @@ const STATS_EXAMPLES: &[Example] = &[
     },
     Example {
         does: "scale out: stats of each part, merged, are those of one run over all of them",
-        run: "ndjq stats -f json shard1/ > a.json; ndjq stats -f json shard2/ > b.json\n\
+        run: "ndjq stats -f json --mergeable shard1/ > a.json\n\
+              ndjq stats -f json --mergeable shard2/ > b.json\n\
               ndjq stats --merge a.json b.json",
     },
 ];
@@ -542,15 +546,20 @@ pub struct StatsArgs {
     #[arg(short = 'f', long, value_enum, value_name = "FORMAT")]
     pub format: Option<TableFormat>,
 
-    /// Also break the totals down by this key (a `groups` list in JSON; the rows in csv
-    /// and text).
+    /// Also break the totals down by this key (a `groups` list in JSON; the rows in csv;
+    /// in text, the header lines and this table only).
     #[arg(long, value_enum, value_name = "KEY")]
     pub by: Option<GroupBy>,
 
-    /// Read the PATHs as JSON stats written by `ndjq stats -f json` and combine them, in
-    /// order, into what one run over all their inputs gives.
+    /// Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and
+    /// combine them, in order, into what one run over all their inputs gives.
     #[arg(long)]
     pub merge: bool,
+
+    /// With -f json, also write the merge `state` that --merge needs (most of the bytes
+    /// on a large tree); without it the JSON is the report alone.
+    #[arg(long)]
+    pub mergeable: bool,
 
     /// A price table in LiteLLM's format (model_prices_and_context_window.json) to
     /// estimate costs with, instead of the built-in snapshot. Never fetched: a local file.

@@ -51,7 +51,13 @@ impl Common {
         };
         let child = child_options(input, child)?;
         let sources = Sources {
-            paths: child.is_none().then(|| input.paths.clone()),
+            paths: match child {
+                Some(_) => None,
+                None if input.paths.is_empty() && std::io::stdin().is_terminal() => {
+                    Some(agent_folders(output.quiet)?)
+                }
+                None => Some(input.paths.clone()),
+            },
         };
         let reads_stdin = sources.reads_stdin();
         let stdout_is_tty = std::io::stdout().is_terminal();
@@ -111,6 +117,46 @@ impl Sources {
             .as_ref()
             .is_some_and(|p| p.is_empty() || p.iter().any(|p| p.as_os_str() == "-"))
     }
+}
+
+/// What a reading command reads when it is given no path and stdin is a terminal (a
+/// person who types `ndjq stats` wants their agents' logs, not a wait for input): the
+/// agents' log folders that exist and hold logs (see [`input::agent_log_folders`]), named
+/// on stderr unless quiet. None is a usage error that says where it looked.
+pub fn agent_folders(quiet: bool) -> Result<Vec<PathBuf>> {
+    let home = std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from);
+    let places = input::agent_log_folders(|k| std::env::var_os(k), home.as_deref());
+    let mut found = Vec::new();
+    let mut shown = Vec::new();
+    for place in &places {
+        let folders = place.existing();
+        if !folders.is_empty() {
+            shown.push(place.shown(home.as_deref()));
+            found.extend(folders);
+        }
+    }
+    if found.is_empty() {
+        let looked: Vec<String> = places.iter().map(|p| p.shown(home.as_deref())).collect();
+        bail!(
+            "no PATH given and stdin is a terminal, and no agent's log folder was found \
+             (looked in {}); give a file or folder, or `-` to read stdin",
+            if looked.is_empty() {
+                "no folder: HOME is not set".to_string()
+            } else {
+                looked.join(", ")
+            }
+        );
+    }
+    if !quiet {
+        let shown: Vec<String> = shown
+            .iter()
+            .map(|s| ndjq::sink::sanitize(s).into_owned())
+            .collect();
+        eprintln!("ndjq: reading {}", shown.join(", "));
+    }
+    Ok(found)
 }
 
 /// The wrapped command and how to watch it, when `-- CMD` is given.

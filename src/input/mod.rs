@@ -160,6 +160,145 @@ impl Iterator for Walk {
     }
 }
 
+/// A place an agent keeps its NDJSON logs: `root` itself, or with `per_project`, the
+/// `root/*/<per_project>` folders (Gemini's and Qwen's chats sit one folder per project).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFolder {
+    pub agent: &'static str,
+    pub root: PathBuf,
+    pub per_project: Option<&'static str>,
+}
+
+impl LogFolder {
+    fn whole(agent: &'static str, root: PathBuf) -> LogFolder {
+        LogFolder {
+            agent,
+            root,
+            per_project: None,
+        }
+    }
+
+    /// The folders that exist and hold at least one log file, in sorted order.
+    pub fn existing(&self) -> Vec<PathBuf> {
+        let candidates = match self.per_project {
+            None => vec![self.root.clone()],
+            Some(sub) => {
+                let Ok(entries) = fs::read_dir(&self.root) else {
+                    return Vec::new();
+                };
+                let mut dirs: Vec<PathBuf> = entries
+                    .filter_map(|e| e.ok())
+                    .map(|e| e.path().join(sub))
+                    .collect();
+                dirs.sort();
+                dirs
+            }
+        };
+        candidates
+            .into_iter()
+            .filter(|p| p.is_dir() && has_logs(p))
+            .collect()
+    }
+
+    /// The place as people read it: `~` for the home folder, `*` for each project.
+    pub fn shown(&self, home: Option<&Path>) -> String {
+        let root = match home.and_then(|h| self.root.strip_prefix(h).ok()) {
+            Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+            _ => self.root.display().to_string(),
+        };
+        match self.per_project {
+            Some(sub) => format!("{root}/*/{sub}"),
+            None => root,
+        }
+    }
+}
+
+/// Whether a walk of `dir` finds a log file (it stops at the first).
+fn has_logs(dir: &Path) -> bool {
+    !matches!(
+        Walk::new(&[dir.to_path_buf()]).next(),
+        None | Some(Err(Error::NoLogs { .. }))
+    )
+}
+
+/// Where the agents ndjq reads keep their NDJSON logs, whether the folders exist or not
+/// (docs/REFERENCE.md, "Inputs"): what a command reads when it is given no path and
+/// stdin is a terminal. `var` reads an environment variable; `home` is the home folder.
+/// Claude Code follows ccusage: each entry of a comma-separated `CLAUDE_CONFIG_DIR` has a
+/// `projects` folder, else `$XDG_CONFIG_HOME/claude` (or `~/.config/claude`) and
+/// `~/.claude` do. OpenCode and Cursor keep SQLite, not NDJSON, and are not read.
+pub fn agent_log_folders(
+    var: impl Fn(&str) -> Option<std::ffi::OsString>,
+    home: Option<&Path>,
+) -> Vec<LogFolder> {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty());
+    let mut out = Vec::new();
+    match set("CLAUDE_CONFIG_DIR") {
+        Some(dirs) => {
+            for dir in dirs.to_string_lossy().split(',').map(str::trim) {
+                if !dir.is_empty() {
+                    out.push(LogFolder::whole(
+                        "Claude Code",
+                        Path::new(dir).join("projects"),
+                    ));
+                }
+            }
+        }
+        None => {
+            let config = set("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".config")));
+            if let Some(config) = config {
+                out.push(LogFolder::whole(
+                    "Claude Code",
+                    config.join("claude/projects"),
+                ));
+            }
+            if let Some(h) = home {
+                out.push(LogFolder::whole("Claude Code", h.join(".claude/projects")));
+            }
+        }
+    }
+    match set("CODEX_HOME") {
+        Some(dir) => out.push(LogFolder::whole(
+            "Codex",
+            PathBuf::from(dir).join("sessions"),
+        )),
+        None => {
+            if let Some(h) = home {
+                out.push(LogFolder::whole("Codex", h.join(".codex/sessions")));
+            }
+        }
+    }
+    if let Some(h) = home {
+        let chats = |agent, root: PathBuf| LogFolder {
+            agent,
+            root,
+            per_project: Some("chats"),
+        };
+        out.push(chats("Gemini CLI", h.join(".gemini/tmp")));
+        out.push(chats("Qwen Code", h.join(".qwen/projects")));
+        out.push(chats("Qwen Code", h.join(".qwen/tmp")));
+    }
+    match set("COPILOT_HOME") {
+        Some(dir) => out.push(LogFolder::whole(
+            "Copilot CLI",
+            PathBuf::from(dir).join("session-state"),
+        )),
+        None => {
+            if let Some(h) = home {
+                out.push(LogFolder::whole(
+                    "Copilot CLI",
+                    h.join(".copilot/session-state"),
+                ));
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|f| seen.insert((f.root.clone(), f.per_project)));
+    out
+}
+
 /// A folder's entries: an error for a folder that cannot be listed or an entry that cannot
 /// be read (first, where they are met), then the entries sorted by name. The kind comes
 /// with the entry (no stat per file).

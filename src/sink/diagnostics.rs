@@ -2,7 +2,7 @@
 //! `text` (compiler style), `json` (NDJSON, one diagnostic per line, then a summary
 //! object), `csv` (header and one row per diagnostic) and `github` (Actions annotations).
 
-use super::{Format, Painter};
+use super::{sanitize, Format, Painter};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::summary::Summary;
 use owo_colors::Style;
@@ -171,19 +171,21 @@ impl<W: Write> DiagnosticWriter<W> {
             Severity::Warning => Style::new().yellow().bold(),
             Severity::Info => Style::new().cyan().bold(),
         };
+        // A path, a message naming a type or tool, an excerpt of a line: all from the
+        // input, escaped so they cannot drive the terminal.
         writeln!(
             self.out,
             "{}: {}: {}",
-            p.paint(&d.location(), Style::new().bold()),
+            p.paint(&sanitize(&d.location()), Style::new().bold()),
             p.paint(&format!("{}[{}]", d.severity, d.code), sev_style),
-            d.message
+            sanitize(&d.message)
         )?;
         if !d.excerpt.is_empty() {
             writeln!(
                 self.out,
                 "    {} {}",
                 p.paint("|", Style::new().blue()),
-                p.paint(&d.excerpt, Style::new().dimmed())
+                p.paint(&sanitize(&d.excerpt), Style::new().dimmed())
             )?;
         }
         Ok(())

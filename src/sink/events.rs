@@ -19,7 +19,7 @@
 //! summed). Control characters of the data (ANSI escapes in hook output) are shown
 //! escaped, never sent to the terminal.
 
-use super::{csv_row, thousands, Painter};
+use super::{csv_row, sanitize, thousands, Painter};
 use crate::event::{Body, Event, Nested, Text};
 use crate::json::{write_str, Json};
 use owo_colors::Style;
@@ -921,26 +921,6 @@ fn one_line(text: &str, width: usize) -> String {
         let head: String = first.chars().take(keep).collect();
         format!("{head}…")
     }
-}
-
-/// Text with its control characters shown escaped (`\e` for ESC), so data can never drive
-/// the terminal; `\r` is dropped, tabs are kept.
-fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\t') {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            '\t' => out.push(c),
-            '\r' => {}
-            '\u{1b}' => out.push_str("\\e"),
-            '\n' => out.push_str("\\n"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    Cow::Owned(out)
 }
 
 fn plural(n: u64, word: &str) -> String {

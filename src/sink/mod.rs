@@ -11,6 +11,7 @@ pub use diagnostics::{csv_row, summary_line, DiagnosticWriter};
 pub use reporter::{Reporter, REPORT_LIMIT};
 
 use owo_colors::{OwoColorize, Style};
+use std::borrow::Cow;
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +55,27 @@ impl Painter {
             text.to_string()
         }
     }
+}
+
+/// Text with its control characters shown escaped (`\e` for ESC), so data can never drive
+/// the terminal; `\r` is dropped, tabs are kept. Every text output for people passes the
+/// strings it takes from a log (types, sessions, models, tools, paths) through it.
+pub fn sanitize(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c.is_control() && c != '\t') {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\t' => out.push(c),
+            '\r' => {}
+            '\u{1b}' => out.push_str("\\e"),
+            '\n' => out.push_str("\\n"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// `1234567` as `1,234,567`: the figures of the text reports.

@@ -1,7 +1,7 @@
 //! Writes a stats report as JSON (one object, `ndjq.stats/2`), CSV (the chosen breakdown,
 //! or one row of totals) or an aligned text table for people.
 
-use super::{csv_row, thousands, Format, Painter};
+use super::{csv_row, sanitize, thousands, Format, Painter};
 use crate::stats::{Group, Report, Tokens};
 use owo_colors::Style;
 use std::io::{self, Write};
@@ -195,42 +195,93 @@ fn bar(v: f64, max: f64, width: usize) -> String {
     s
 }
 
+/// A table cell: its text as the terminal shows it (escaped, no colour codes) and the
+/// style it is painted in once the columns are laid out.
+struct Cell {
+    text: String,
+    style: Option<Style>,
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Cell {
+        Cell { text, style: None }
+    }
+}
+
+impl Cell {
+    fn styled(text: String, style: Style) -> Cell {
+        Cell {
+            text,
+            style: Some(style),
+        }
+    }
+
+    /// A string from a log (a type, model, tool, session, path): escaped, so it can
+    /// neither drive the terminal nor break the table's lines (tabs too).
+    fn key(text: &str) -> Cell {
+        Cell::from(safe(text))
+    }
+}
+
+/// A string from a log, made safe for a terminal: see [`sanitize`]; a tab, which would
+/// push a column out of line, shows as `\t`.
+fn safe(text: &str) -> String {
+    sanitize(text).replace('\t', "\\t")
+}
+
+/// The columns a terminal gives `text`: wide characters (CJK, most emoji) take two.
+/// Colour codes are never in it: cells are painted after they are laid out.
+fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
 /// Writes rows as an aligned table: the first column left-aligned, the others right,
-/// except the columns `left` names. A row of `None` is a rule line.
+/// except the columns `left` names. A row of `None` is a rule line. Widths are those the
+/// terminal shows (see docs/DESIGN.md, "Text tables"); colour is added after padding.
 fn table(
     out: &mut impl Write,
     p: Painter,
     header: &[&str],
-    rows: &[Option<Vec<String>>],
+    rows: &[Option<Vec<Cell>>],
     left: &[usize],
 ) -> io::Result<()> {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| display_width(h)).collect();
     for row in rows.iter().flatten() {
         for (i, cell) in row.iter().enumerate() {
             if let Some(w) = widths.get_mut(i) {
-                *w = (*w).max(cell.chars().count());
+                *w = (*w).max(display_width(&cell.text));
             }
         }
     }
-    let line = |cells: &[String]| -> String {
+    let line = |cells: &[Cell]| -> String {
         let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
+        let last = cells
+            .iter()
+            .rposition(|c| !c.text.is_empty())
+            .map_or(0, |i| i + 1);
+        for (i, c) in cells.iter().enumerate().take(last) {
             let w = widths.get(i).copied().unwrap_or(0);
             if i > 0 {
                 s.push_str("  ");
             }
-            let pad = w.saturating_sub(c.chars().count());
-            if i == 0 || left.contains(&i) {
-                s.push_str(c);
-                s.push_str(&" ".repeat(pad));
-            } else {
-                s.push_str(&" ".repeat(pad));
-                s.push_str(c);
+            let pad = " ".repeat(w.saturating_sub(display_width(&c.text)));
+            let text = match c.style {
+                Some(style) if !c.text.is_empty() => p.paint(&c.text, style),
+                _ => c.text.clone(),
+            };
+            let left_aligned = i == 0 || left.contains(&i);
+            if !left_aligned {
+                s.push_str(&pad);
+            }
+            s.push_str(&text);
+            // No padding after the last cell: no trailing blanks.
+            if left_aligned && i + 1 < last {
+                s.push_str(&pad);
             }
         }
-        s.trim_end().to_string()
+        s
     };
-    let head: Vec<String> = header.iter().map(|h| h.to_string()).collect();
+    let head: Vec<Cell> = header.iter().map(|h| Cell::from(h.to_string())).collect();
     writeln!(out, "{}", p.paint(&line(&head), Style::new().bold()))?;
     let total: usize = widths.iter().sum::<usize>() + 2 * widths.len().saturating_sub(1);
     for row in rows {
@@ -262,7 +313,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
     let dialects: Vec<String> = r
         .dialects
         .iter()
-        .map(|(d, n)| format!("{d} {}", thousands(*n)))
+        .map(|(d, n)| format!("{} {}", safe(d), thousands(*n)))
         .collect();
     writeln!(out, "{}{}", label("dialects"), dialects.join(", "))?;
     writeln!(out, "{}{}", label("sessions"), thousands(r.sessions))?;
@@ -291,7 +342,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
     writeln!(out, "{}{}", label("cost"), cost)?;
     if r.cost_usd_estimated.is_some() {
         if let Some(name) = &r.pricing {
-            writeln!(out, "{}estimated with {name}", label("pricing"))?;
+            writeln!(out, "{}estimated with {}", label("pricing"), safe(name))?;
         }
     }
     if !r.unpriced_models.is_empty() {
@@ -303,9 +354,9 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
                 &r.unpriced_models
                     .iter()
                     .map(|m| if m == "(none)" {
-                        "(model not named)"
+                        "(model not named)".to_string()
                     } else {
-                        m.as_str()
+                        safe(m)
                     })
                     .collect::<Vec<_>>()
                     .join(", "),
@@ -313,41 +364,57 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
             )
         )?;
     }
-    writeln!(
-        out,
-        "{}{}  duration {:.1} s",
-        label("turns"),
-        thousands(r.turns),
-        r.duration_ms as f64 / 1000.0
-    )?;
+    // Turns and duration come from results (stream-json, exec logs); transcripts do not
+    // record them, and a zero there would read as a measurement.
+    let seconds = format!("{:.1} s", r.duration_ms as f64 / 1000.0);
+    match (r.turns > 0, r.duration_ms > 0) {
+        (true, true) => writeln!(
+            out,
+            "{}{}  duration {seconds}",
+            label("turns"),
+            thousands(r.turns)
+        )?,
+        (true, false) => writeln!(out, "{}{}", label("turns"), thousands(r.turns))?,
+        (false, true) => writeln!(out, "{}{seconds}", label("duration"))?,
+        (false, false) => {}
+    }
+    // With --by, the breakdown asked for is the table; the others stay in JSON.
+    if let (Some(by), Some(groups)) = (&r.by, &r.groups) {
+        writeln!(out)?;
+        return write_groups(out, p, by, groups);
+    }
     if !r.tools.is_empty() {
         writeln!(out)?;
-        let rows: Vec<Option<Vec<String>>> = r
+        let rows: Vec<Option<Vec<Cell>>> = r
             .tools
             .iter()
             .map(|(name, t)| {
                 let errors = if t.errors > 0 {
-                    p.paint(&t.errors.to_string(), Style::new().red())
+                    Cell::styled(thousands(t.errors), Style::new().red())
                 } else {
-                    "0".to_string()
+                    Cell::from("0".to_string())
                 };
-                Some(vec![name.clone(), thousands(t.calls), errors])
+                Some(vec![
+                    Cell::key(name),
+                    Cell::from(thousands(t.calls)),
+                    errors,
+                ])
             })
             .collect();
         table(out, p, &["tool", "calls", "errors"], &rows, &[])?;
     }
     if !r.models.is_empty() {
         writeln!(out)?;
-        let rows: Vec<Option<Vec<String>>> = r
+        let rows: Vec<Option<Vec<Cell>>> = r
             .models
             .iter()
             .map(|(m, t)| {
                 Some(vec![
-                    m.clone(),
-                    thousands(t.input),
-                    thousands(t.output),
-                    thousands(t.cache_creation),
-                    thousands(t.cache_read),
+                    Cell::key(m),
+                    Cell::from(thousands(t.input)),
+                    Cell::from(thousands(t.output)),
+                    Cell::from(thousands(t.cache_creation)),
+                    Cell::from(thousands(t.cache_read)),
                 ])
             })
             .collect();
@@ -360,24 +427,20 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
         )?;
     }
     writeln!(out)?;
-    let rows: Vec<Option<Vec<String>>> = r
+    let rows: Vec<Option<Vec<Cell>>> = r
         .types
         .iter()
-        .map(|(t, n)| Some(vec![t.clone(), thousands(*n)]))
+        .map(|(t, n)| Some(vec![Cell::key(t), Cell::from(thousands(*n))]))
         .collect();
     table(out, p, &["type", "records"], &rows, &[])?;
     if !r.diagnostics.is_empty() {
         writeln!(out)?;
-        let rows: Vec<Option<Vec<String>>> = r
+        let rows: Vec<Option<Vec<Cell>>> = r
             .diagnostics
             .iter()
-            .map(|(c, n)| Some(vec![c.clone(), thousands(*n)]))
+            .map(|(c, n)| Some(vec![Cell::key(c), Cell::from(thousands(*n))]))
             .collect();
         table(out, p, &["diagnostic", "count"], &rows, &[])?;
-    }
-    if let (Some(by), Some(groups)) = (&r.by, &r.groups) {
-        writeln!(out)?;
-        write_groups(out, p, by, groups)?;
     }
     Ok(())
 }
@@ -415,34 +478,38 @@ fn write_groups(out: &mut impl Write, p: Painter, by: &str, groups: &[Group]) ->
     if with_bar {
         header.push("");
     }
-    let cells = |key: String, g: &Group, bar_text: Option<String>| -> Vec<String> {
+    let cells = |key: Cell, g: &Group, bar_text: Option<String>| -> Vec<Cell> {
         let mut c = vec![
             key,
-            thousands(g.records),
-            thousands(g.tokens.input),
-            thousands(g.tokens.output),
-            thousands(g.tokens.cache_creation),
-            thousands(g.tokens.cache_read),
+            Cell::from(thousands(g.records)),
+            Cell::from(thousands(g.tokens.input)),
+            Cell::from(thousands(g.tokens.output)),
+            Cell::from(thousands(g.tokens.cache_creation)),
+            Cell::from(thousands(g.tokens.cache_read)),
         ];
         if reasoning {
-            c.push(thousands(g.tokens.reasoning_output));
+            c.push(Cell::from(thousands(g.tokens.reasoning_output)));
         }
         c.extend([
-            thousands(total_tokens(&g.tokens)),
-            cost_cell(g.cost_usd, g.cost_usd_estimated),
-            thousands(g.tool_calls),
-            thousands(g.tool_errors),
+            Cell::from(thousands(total_tokens(&g.tokens))),
+            Cell::from(cost_cell(g.cost_usd, g.cost_usd_estimated)),
+            Cell::from(thousands(g.tool_calls)),
+            if g.tool_errors > 0 {
+                Cell::styled(thousands(g.tool_errors), Style::new().red())
+            } else {
+                Cell::from("0".to_string())
+            },
         ]);
         if let Some(b) = bar_text {
-            c.push(b);
+            c.push(Cell::styled(b, Style::new().cyan()));
         }
         c
     };
-    let mut rows: Vec<Option<Vec<String>>> = groups
+    let mut rows: Vec<Option<Vec<Cell>>> = groups
         .iter()
         .map(|g| {
             let b = with_bar.then(|| bar(measure(g), max, 24));
-            Some(cells(g.key.clone(), g, b))
+            Some(cells(Cell::key(&g.key), g, b))
         })
         .collect();
     let mut total = Group::default();
@@ -460,7 +527,7 @@ fn write_groups(out: &mut impl Write, p: Painter, by: &str, groups: &[Group]) ->
     }
     rows.push(None);
     rows.push(Some(cells(
-        "total".to_string(),
+        Cell::styled("total".to_string(), Style::new().bold()),
         &total,
         with_bar.then(String::new),
     )));

@@ -10,7 +10,7 @@ use serde::Serialize;
 use std::thread::ScopedJoinHandle;
 
 impl Stats {
-    /// The JSON report: its totals (with an empty `state`) and its merge state as JSON,
+    /// The JSON report of `--mergeable`: its totals (with an empty `state`) and its merge state as JSON,
     /// for [`crate::sink::stats::write_json_with_state`]. With `parallel`, the state is
     /// written on other cores while the totals and breakdowns are computed.
     pub fn json_report(
@@ -19,15 +19,19 @@ impl Stats {
         pricing: &Pricing<'_>,
         parallel: bool,
     ) -> serde_json::Result<(Report, StateJson)> {
+        let placeheld = |mut report: Report| {
+            report.state = Some(State::default());
+            report
+        };
         if !parallel {
             return Ok((
-                self.report_totals(by, pricing),
+                placeheld(self.report_totals(by, pricing)),
                 self.to_state().to_json(false)?,
             ));
         }
         std::thread::scope(|scope| {
             let state = scope.spawn(|| self.to_state().to_json(true));
-            let report = self.report_totals(by, pricing);
+            let report = placeheld(self.report_totals(by, pricing));
             Ok((report, joined(state)?))
         })
     }

@@ -210,7 +210,9 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         };
         read.with_context(|| format!("{name}: cannot read"))?;
         let report: Report = serde_json::from_slice(&text).with_context(|| {
-            format!("{name}: not the JSON output of `ndjq stats -f json` (schema ndjq.stats/2)")
+            format!(
+                "{name}: not the JSON output of `ndjq stats -f json --mergeable` (schema ndjq.stats/2)"
+            )
         })?;
         if report.schema == ndjq::stats::SCHEMA_V1 {
             bail!(
@@ -225,6 +227,12 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
                 ndjq::stats::SCHEMA
             );
         }
+        if report.state.is_none() {
+            bail!(
+                "{name}: a report without its merge state; produce the partial stats with \
+                 `ndjq stats -f json --mergeable`"
+            );
+        }
         let stats = Stats::from_report(report).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         match total.as_mut() {
             Some(t) => t.merge(stats),
@@ -235,14 +243,22 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
 }
 
 pub fn run(args: &StatsArgs) -> Result<i32> {
+    // Not the agents' folders, which hold logs, not stats (see `config::agent_folders`).
+    if args.merge && args.input.paths.is_empty() && io::stdin().is_terminal() {
+        bail!("--merge combines the JSON stats named as PATHs (or `-` for stdin); none given");
+    }
     let common = Common::resolve(&args.input, &args.output, &args.child)?;
     let format = match args.format {
         Some(TableFormat::Text) => Format::Text,
         Some(TableFormat::Json) => Format::Json,
         Some(TableFormat::Csv) => Format::Csv,
-        None if common.stdout_is_tty => Format::Text,
+        // The merge state is JSON: --mergeable alone means -f json, even on a terminal.
+        None if common.stdout_is_tty && !args.mergeable => Format::Text,
         None => Format::Json,
     };
+    if args.mergeable && format != Format::Json {
+        bail!("--mergeable writes the merge state in JSON: give it with -f json");
+    }
     let table = match &args.pricing {
         Some(path) => {
             let text = std::fs::read(path)
@@ -333,7 +349,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     };
     let by = args.by.map(group_by);
     let mut out = BufWriter::new(io::stdout().lock());
-    if matches!(format, Format::Json | Format::Github) {
+    if args.mergeable {
         // The merge state (megabytes on a large tree) is written as JSON on other cores
         // while the totals and breakdowns are computed (not with `-j 1`: one thread).
         let (report, state) = stats.json_report(by, &pricing, common.threads > 1)?;
