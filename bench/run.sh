@@ -16,6 +16,9 @@
 #   NDJQ_BENCH_TREE_RUNS   runs per command on the trees, the median is kept (default 5)
 #   NDJQ_BENCH_CCUSAGE     the ccusage binary to compare with (default: ccusage on PATH)
 #   NDJQ_BENCH_PAIRS       interleaved pairs behind each ratio line (default 7)
+#   NDJQ_BENCH_ONLY_TREES=1  run only the session-tree cases (a few minutes)
+#   NDJQ_BENCH_TREE_SHAPES which trees, by ndjq-gen shape (default: all five)
+#   NDJQ_BENCH_BASELINE    another ndjq binary (say, main's) timed against this one on the trees
 #
 # Writes the markdown tables to stdout and to bench/results-latest.md. Progress goes to stderr.
 # Exit status: 0 if every command exited with an expected code, 1 otherwise (the tables are
@@ -169,43 +172,45 @@ def run(argv):
             (os.POSIX_SPAWN_DUP2, fin, 0),
             (os.POSIX_SPAWN_DUP2, fout, 1),
             (os.POSIX_SPAWN_DUP2, ferr, 2)])
-        _, status, _ = os.wait4(pid, 0)
+        _, status, ru = os.wait4(pid, 0)
         wall = time.perf_counter() - t0
     finally:
         for fd in (fin, fout, ferr):
             os.close(fd)
-    return wall, os.waitstatus_to_exitcode(status) in ok
-a, b, r = [], [], []
+    return wall, ru.ru_stime, os.waitstatus_to_exitcode(status) in ok
+a, b, r, sa, sb = [], [], [], [], []
 for n in range(pairs):
     order = (0, 1) if n % 2 == 0 else (1, 0)
-    t = [0.0, 0.0]
+    t, st = [0.0, 0.0], [0.0, 0.0]
     for k in order:
-        t[k], good = run(cmds[k])
+        t[k], st[k], good = run(cmds[k])
         if not good:
-            print(f"0 0 0 {n} fail")
+            print(f"0 0 0 {n} fail 0 0")
             sys.exit(0)
-    a.append(t[0]); b.append(t[1]); r.append(t[0] / t[1])
-print(f"{statistics.median(r):.4f} {statistics.median(a):.6f} {statistics.median(b):.6f} {pairs} ok")
+    a.append(t[0]); b.append(t[1]); r.append(t[0] / t[1]); sa.append(st[0]); sb.append(st[1])
+print(f"{statistics.median(r):.4f} {statistics.median(a):.6f} {statistics.median(b):.6f} {pairs} ok "
+      f"{statistics.median(sa):.6f} {statistics.median(sb):.6f}")
 PYEOF
 )
 PAIRS="${NDJQ_BENCH_PAIRS:-7}"
 [[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "NDJQ_BENCH_PAIRS must be a positive integer, got '$PAIRS'"
 # pair_ratio LABEL OKCODES cmdA... --vs cmdB...: one "- LABEL: R" line for the results (A's time
-# over B's, median of PAIRS interleaved pairs) and a progress line.
+# over B's, median of PAIRS interleaved pairs, with each side's median wall and system time)
+# and a progress line.
 pair_ratio() {
-    local label="$1" okc="$2" res r ta tb n status
+    local label="$1" okc="$2" res r ta tb n status sa sb
     shift 2
     printf '  %-52s ' "$label" >&2
-    res=$(python3 -c "$PAIR_PY" "$PAIRS" "$okc" "$BENCH_DIR/logs/pair.stderr" "$@") || res="0 0 0 0 fail"
-    read -r r ta tb n status <<<"$res"
+    res=$(python3 -c "$PAIR_PY" "$PAIRS" "$okc" "$BENCH_DIR/logs/pair.stderr" "$@") || res="0 0 0 0 fail 0 0"
+    read -r r ta tb n status sa sb <<<"$res"
     if [[ $status != ok ]]; then
         log "FAILED (see $BENCH_DIR/logs/pair.stderr)"
         FAILURES=$((FAILURES + 1))
         md "- $label: FAILED"
         return
     fi
-    log "$(printf '%.2fx  (%.3f s / %.3f s, medians)' "$r" "$ta" "$tb")"
-    md "$(printf -- '- %s: %.2fx (%.3f s / %.3f s; median of %d interleaved pairs)' "$label" "$r" "$ta" "$tb" "$n")"
+    log "$(printf '%.2fx  (%.3f s / %.3f s, medians; system %.3f s / %.3f s)' "$r" "$ta" "$tb" "$sa" "$sb")"
+    md "$(printf -- '- %s: %.2fx (%.3f s / %.3f s; system time %.3f s / %.3f s; median of %d interleaved pairs)' "$label" "$r" "$ta" "$tb" "$sa" "$sb" "$n")"
 }
 
 # --- data -------------------------------------------------------------------------------------
@@ -228,8 +233,12 @@ gen_file() {
 
 CLEAN="$BENCH_DIR/clean-${SIZE}.ndjson"
 CORRUPT="$BENCH_DIR/corrupt-${SIZE}.ndjson"
-gen_file "$SIZE" "$CLEAN"
-gen_file "$SIZE" "$CORRUPT" --corrupt-rate 0.001
+# NDJQ_BENCH_ONLY_TREES=1: the session trees only (no stream, jq, gaps or scaling cases).
+ONLY_TREES="${NDJQ_BENCH_ONLY_TREES:-0}"
+if [[ $ONLY_TREES != 1 ]]; then
+    gen_file "$SIZE" "$CLEAN"
+    gen_file "$SIZE" "$CORRUPT" --corrupt-rate 0.001
+fi
 
 # --- helpers ----------------------------------------------------------------------------------
 fsize() { stat -c %s "$1"; }
@@ -420,7 +429,11 @@ if rev=$(git rev-parse --short HEAD 2>/dev/null); then
 else
     rev="no commit yet"
 fi
-md "## ndjq benchmark - ${SIZE} MiB inputs"
+if [[ $ONLY_TREES == 1 ]]; then
+    md "## ndjq benchmark - session trees only (NDJQ_BENCH_ONLY_TREES=1)"
+else
+    md "## ndjq benchmark - ${SIZE} MiB inputs"
+fi
 md ""
 md "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 md "- machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(awk '/^MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
@@ -432,6 +445,7 @@ md "- peak RSS: max over the runs, $RSS_METHOD; reads ${floor} MiB for \`true\`"
 md "- MB = 10^6 bytes; MB/s = input size / best time; \`vs jq\` (\`vs jaq\`) = jq's (jaq's) time / this time: filter vs \`-c select\`, validate vs \`empty\`, stats vs the jq \`reduce\` program in bench/run.sh; \`-j 1\`: one worker thread, otherwise one per core"
 md "- load average when the run started: $(cut -d' ' -f1-3 /proc/loadavg) (other work on this machine shows in the times)"
 
+if [[ $ONLY_TREES != 1 ]]; then
 bench_file clean "$CLEAN"
 bench_file corrupt "$CORRUPT"
 
@@ -473,9 +487,11 @@ md ""
 md "\`n/a*\`: jq stops at the first parse error on the corrupted file, so it did not process the same input and no ratio is given."
 md "grep runs with \`-c\` and stdout on a regular file: with stdout on /dev/null GNU grep exits at the first match."
 
+fi # ONLY_TREES
+
 # --- gaps: 10 million tool calls opened and never closed -----------------------------------------
 # The tracked set is capped, so memory must stay flat however many calls stay open.
-if [[ ${NDJQ_BENCH_GAPS:-1} == 1 ]]; then
+if [[ $ONLY_TREES != 1 && ${NDJQ_BENCH_GAPS:-1} == 1 ]]; then
     OPEN="$BENCH_DIR/open-tool-calls-10m.ndjson"
     if [[ ! -s $OPEN ]]; then
         log "generating $OPEN (10,000,000 tool calls, no results) ..."
@@ -510,7 +526,7 @@ fi
 # compared with those of `ndjq stats`.
 if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
     TREE_RUNS="${NDJQ_BENCH_TREE_RUNS:-5}"
-    GEN_BIN="${NDJQ_GEN:-$(dirname "$NDJQ")/ndjq-gen}"
+    GEN_BIN="${NDJQ_GEN:-$GEN}"
     CCUSAGE="${NDJQ_BENCH_CCUSAGE:-$(command -v ccusage || true)}"
     # median_of RUNS OKCODES cmd...: "median_s peak_rss_kib code ok|fail" over RUNS single runs.
     median_of() {
@@ -544,7 +560,14 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
     # tokens_of JSON-FILE: "input output cache_creation cache_read" (ndjq stats or ccusage).
     ndjq_tokens() { jq -r '.tokens | "\(.input) \(.output) \(.cache_creation) \(.cache_read)"' "$1"; }
     ccusage_tokens() { jq -r '.totals | "\(.inputTokens) \(.outputTokens) \(.cacheCreationTokens) \(.cacheReadTokens)"' "$1"; }
-    for shape in claude-projects claude-large codex-sessions; do
+    BASELINE="${NDJQ_BENCH_BASELINE:-}"
+    if [[ -n $BASELINE ]]; then
+        [[ -x $BASELINE ]] || die "NDJQ_BENCH_BASELINE is not an executable file: $BASELINE"
+        BASELINE="$(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE")"
+        md ""
+        md "- baseline (\`NDJQ_BENCH_BASELINE\`): \`$BASELINE\`, $("$BASELINE" --version 2>/dev/null | head -n1), timed in the same run"
+    fi
+    for shape in ${NDJQ_BENCH_TREE_SHAPES:-claude-projects claude-large claude-bimodal claude-long-lines codex-sessions}; do
         TREE="$BENCH_DIR/tree-$shape"
         if [[ ! -d $TREE ]]; then
             if [[ -x $GEN_BIN ]]; then
@@ -566,11 +589,17 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
         md ""
         md "| command | median s | MB/s | peak RSS MiB | exit |"
         md "|---|---:|---:|---:|---:|"
+        # The floor: every file read once, one open each (no JSON tool does less).
+        tree_row "cat (every file once: find -exec cat {} +)" 0 find "$TREE" -type f -exec cat {} +
         for cmd in "validate --format json" "filter --type assistant" "stats --format json --mergeable" "events --format json" "gaps --format json" "validate --gaps --format json"; do
             read -r -a words <<<"$cmd"
             tree_row "ndjq $cmd" 0,1 "$NDJQ" "${words[@]}" "$TREE"
             case $cmd in validate\ --format* | filter* | stats*)
-                tree_row "ndjq $cmd -j 1" 0,1 "$NDJQ" "${words[@]}" -j 1 "$TREE" ;;
+                tree_row "ndjq $cmd -j 1" 0,1 "$NDJQ" "${words[@]}" -j 1 "$TREE"
+                if [[ -n $BASELINE ]]; then
+                    tree_row "baseline $cmd" 0,1 "$BASELINE" "${words[@]}" "$TREE"
+                    tree_row "baseline $cmd -j 1" 0,1 "$BASELINE" "${words[@]}" -j 1 "$TREE"
+                fi ;;
             esac
         done
         ccu=""
@@ -589,6 +618,14 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
         pair_ratio "stats: -j 1 time / default time" 0,1 "$NDJQ" stats --format json --mergeable -j 1 "$TREE" --vs "$NDJQ" stats --format json --mergeable "$TREE"
         pair_ratio "validate --gaps time / validate time" 0,1 "$NDJQ" validate --gaps --format json "$TREE" --vs "$NDJQ" validate --format json "$TREE"
         pair_ratio "events time / validate time" 0,1 "$NDJQ" events --format json "$TREE" --vs "$NDJQ" validate --format json "$TREE"
+        pair_ratio "validate time / cat time (the floor)" 0,1 "$NDJQ" validate --format json "$TREE" --vs find "$TREE" -type f -exec cat {} +
+        if [[ -n $BASELINE ]]; then
+            for cmd in "validate --format json" "filter --type assistant" "stats --format json --mergeable"; do
+                read -r -a words <<<"$cmd"
+                pair_ratio "${words[0]}: baseline time / this build's time" 0,1 "$BASELINE" "${words[@]}" "$TREE" --vs "$NDJQ" "${words[@]}" "$TREE"
+                pair_ratio "${words[0]}: baseline -j 1 time / baseline default time" 0,1 "$BASELINE" "${words[@]}" -j 1 "$TREE" --vs "$BASELINE" "${words[@]}" "$TREE"
+            done
+        fi
         if [[ -n $ccu ]]; then
             pair_ratio "ccusage time / ndjq stats time" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" stats --format json --mergeable "$TREE"
             "$NDJQ" stats --format json --mergeable "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
@@ -605,7 +642,7 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
 fi
 
 # --- memory scaling check ---------------------------------------------------------------------
-if [[ $SCALE == 1 ]]; then
+if [[ $ONLY_TREES != 1 && $SCALE == 1 ]]; then
     SIZE4=$((SIZE * 4))
     BIG="$BENCH_DIR/clean-${SIZE4}.ndjson"
     gen_file "$SIZE4" "$BIG"
@@ -646,7 +683,7 @@ fi
 # against ccusage's committed output).
 # The same ccusage as the tree cases: NDJQ_BENCH_CCUSAGE, else `ccusage` on PATH.
 CCUSAGE="${NDJQ_BENCH_CCUSAGE:-$(command -v ccusage || true)}"
-if [[ -n $CCUSAGE ]] && command -v jq >/dev/null && command -v zstd >/dev/null; then
+if [[ $ONLY_TREES != 1 && -n $CCUSAGE ]] && command -v jq >/dev/null && command -v zstd >/dev/null; then
     log ""
     log "== ccusage comparison ($CCUSAGE) =="
     CC_DIR="$BENCH_DIR/ccusage"

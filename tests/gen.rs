@@ -415,3 +415,96 @@ fn a_codex_sessions_tree_reads_in_ndjq_as_in_ccusage() {
     assert_eq!(got.tokens.cache_read, num(&cc, "cacheReadTokens"));
     assert_eq!(got.tokens.input, num(&cc, "inputTokens"));
 }
+
+/// The longest line of a file, in bytes.
+fn longest_line(path: &Path) -> usize {
+    common::read_file(path)
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::len)
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn the_bimodal_and_long_line_trees_have_their_shapes_and_read_back_their_totals() {
+    // claude-bimodal: every other file about 2 KB, the others sharing the rest, each with
+    // one tool result line of about 110/140 of its size.
+    let dir = common::tempdir();
+    let args = |out: &Path| {
+        vec![
+            "tree".to_string(),
+            "--shape".into(),
+            "claude-bimodal".into(),
+            "--files".into(),
+            "6".into(),
+            "--total-mb".into(),
+            "1".into(),
+            "--seed".into(),
+            "7".into(),
+            path_str(out).to_string(),
+        ]
+    };
+    let a: Vec<String> = args(dir.path());
+    let made = gen(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let listing = files(dir.path());
+    assert_eq!(listing.len(), 6);
+    // A session ends at its first message boundary past its size: a small one may run
+    // over by a few KB.
+    let small: Vec<_> = listing.iter().filter(|(_, s)| *s < 20_000).collect();
+    assert_eq!(small.len(), 3, "{listing:?}");
+    for (rel, size) in &listing {
+        let longest = longest_line(&dir.path().join(rel)) as u64;
+        if *size >= 20_000 {
+            // About 346 KB each: one line of about 270 KB.
+            assert!(longest > size * 100 / 140, "{rel}: {longest} of {size}");
+            assert!(longest < size * 120 / 140, "{rel}: {longest} of {size}");
+        } else {
+            assert!(longest < 10_000, "{rel}: {longest}");
+        }
+    }
+    let again = common::tempdir();
+    let b: Vec<String> = args(again.path());
+    gen(&b.iter().map(String::as_str).collect::<Vec<_>>());
+    for (rel, _) in &listing {
+        assert!(
+            common::read_file(&dir.path().join(rel)) == common::read_file(&again.path().join(rel)),
+            "{rel} differs between two runs"
+        );
+    }
+    let got = stats(&[dir.path()]);
+    assert_eq!((got.files, got.sessions), (6, 6));
+    assert_eq!(got.tokens, made.tokens);
+
+    // claude-long-lines: files from 2 KB to 3.2 MB; those over 1.2 MB hold a line of
+    // about 900 KB.
+    let dir = common::tempdir();
+    let made = gen(&[
+        "tree",
+        "--shape",
+        "claude-long-lines",
+        "--files",
+        "5",
+        "--total-mb",
+        "5",
+        "--seed",
+        "7",
+        path_str(dir.path()),
+    ]);
+    let listing = files(dir.path());
+    assert_eq!(listing.len(), 5);
+    let mut long = 0;
+    for (rel, size) in &listing {
+        assert!(*size >= 2 << 10 && *size < 4_000_000, "{rel}: {size}");
+        let longest = longest_line(&dir.path().join(rel));
+        if *size >= 1_300_000 {
+            assert!((850_000..1_050_000).contains(&longest), "{rel}: {longest}");
+            long += 1;
+        } else if *size < 1_200_000 {
+            assert!(longest < 850_000, "{rel}: {longest}");
+        }
+    }
+    assert!(long >= 1, "{listing:?}");
+    let got = stats(&[dir.path()]);
+    assert_eq!((got.files, got.sessions), (5, 5));
+    assert_eq!(got.tokens, made.tokens);
+}

@@ -177,6 +177,10 @@ pub fn tool_input(g: &mut Gen, name: &str, cwd: &str) -> String {
 /// A tool result: (content as JSON, is_error, Bash's `tool_use_result` object as JSON).
 pub fn tool_output(g: &mut Gen, name: &str, cwd: &str) -> (String, bool, Option<String>) {
     let t = g.texts;
+    if let Some(len) = g.take_long() {
+        // A whole large file read back: the one long line of its transcript.
+        return (json_str(t.listing.piece(&mut g.rng, len)), false, None);
+    }
     if g.rng.one_in(25) {
         let msg = *g.rng.pick(&[
             "File does not exist.",

@@ -58,7 +58,7 @@ pub fn session(g: &mut Gen, out: &mut dyn Out, place: &Place, until_full: bool) 
     let mut ctx = g.rng.range(8000, 20_000);
     let mut i = 0u64;
     while i < n_msgs {
-        if i > 0 && out.full() {
+        if i > 0 && out.full() && !g.long_pending() {
             break;
         }
         // A user prompt opens the session and, now and then, a new turn.

@@ -99,8 +99,10 @@ struct StreamArgs {
 
 #[derive(Debug, clap::Args)]
 struct TreeArgs {
-    /// claude-projects (3,000 files, ~300 MiB), claude-large (400 files, ~450 MiB) or
-    /// codex-sessions (1,000 files, ~200 MiB).
+    /// claude-projects (3,000 files, ~300 MiB), claude-large (400 files, ~450 MiB),
+    /// claude-bimodal (3,000 files, half ~2 KB, half ~140 KB with a ~110 KB line),
+    /// claude-long-lines (400 files of 2 KB to 3.2 MB, those over 1.2 MB with a ~900 KB
+    /// line) or codex-sessions (1,000 files, ~200 MiB).
     #[arg(long, value_enum)]
     shape: tree::Shape,
     /// Number of session files (default: the shape's).

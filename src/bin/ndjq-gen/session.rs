@@ -44,6 +44,9 @@ pub struct Gen<'t> {
     pub clock: u64,
     /// The longest tool output or file body, so that small files of a tree stay small.
     pub max_piece: usize,
+    /// One very long tool result still to write: how many tool results come before it,
+    /// and its length in bytes (trees of files with one long line, `tree`).
+    pub long_piece: Option<(u64, usize)>,
     pub totals: Totals,
 }
 
@@ -54,6 +57,7 @@ impl<'t> Gen<'t> {
             texts,
             clock: text::EPOCH_MS,
             max_piece: usize::MAX,
+            long_piece: None,
             totals: Totals::default(),
         }
     }
@@ -79,6 +83,27 @@ impl<'t> Gen<'t> {
     pub fn tick(&mut self, lo: u64, hi: u64) -> String {
         self.clock += self.rng.range(lo, hi);
         text::iso(self.clock)
+    }
+
+    /// The length of the long tool result when it is this one's turn (see `long_piece`);
+    /// counts one tool result otherwise. Draws nothing from the random stream.
+    pub fn take_long(&mut self) -> Option<usize> {
+        match self.long_piece {
+            Some((0, len)) => {
+                self.long_piece = None;
+                Some(len)
+            }
+            Some((before, len)) => {
+                self.long_piece = Some((before - 1, len));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Whether the long tool result is still to come: a file is not ended before it.
+    pub fn long_pending(&self) -> bool {
+        self.long_piece.is_some()
     }
 
     /// The size of a tool result, in bytes: mostly small, a few very large.

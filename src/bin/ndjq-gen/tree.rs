@@ -3,11 +3,16 @@
 //! - `claude-projects`: `projects/<project>/<session-uuid>.jsonl`, one claude-log session
 //!   per file (what `~/.claude` holds; `CLAUDE_CONFIG_DIR=OUT_DIR` points ccusage at it);
 //! - `claude-large`: the same layout with fewer, bigger files;
+//! - `claude-bimodal`: the same layout, half the files about 2 KB (a prompt and an answer)
+//!   and half about 140 KB, each of those holding one tool result line of about 110 KB;
+//! - `claude-long-lines`: 400 transcripts from a few KB to 3.2 MB, each one over 1.2 MB holding
+//!   a tool result line of about 900 KB;
 //! - `codex-sessions`: `sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl` Codex rollouts
 //!   (what `~/.codex` holds; `CODEX_HOME=OUT_DIR`).
 //!
 //! File sizes are drawn log-normal (most files small, a few large), clamped to
-//! [`MIN_FILE`]..[`MAX_FILE`] and scaled so that they add up to about the requested total;
+//! [`MIN_FILE`]..[`MAX_FILE`] ([`LONG_MAX_FILE`] for `claude-long-lines`; `claude-bimodal`
+//! draws its two sizes instead) and scaled so that they add up to about the requested total;
 //! a file ends at the first message boundary past its size. Each file has its own random
 //! stream (from the seed and its index), so the files are generated on every core and the
 //! tree is the same whatever the thread count.
@@ -23,6 +28,16 @@ use crate::{claude_log, codex_log};
 
 pub const MIN_FILE: u64 = 2 << 10;
 pub const MAX_FILE: u64 = 5 << 20;
+/// The largest file of `claude-long-lines`.
+pub const LONG_MAX_FILE: u64 = 3_200_000;
+/// A `claude-long-lines` file this large holds one long line...
+const LONG_FROM: u64 = 1_200_000;
+/// ... of about this many bytes.
+const LONG_LINE: u64 = 900_000;
+/// The small files of `claude-bimodal`: about this size...
+const BIMODAL_SMALL: u64 = 2_000;
+/// ... and in its large ones, this much of every 140 bytes is the one long line.
+const BIMODAL_LONG_OF_140: u64 = 110;
 const DAY_MS: u64 = 86_400_000;
 
 /// The kinds of tree.
@@ -30,6 +45,8 @@ const DAY_MS: u64 = 86_400_000;
 pub enum Shape {
     ClaudeProjects,
     ClaudeLarge,
+    ClaudeBimodal,
+    ClaudeLongLines,
     CodexSessions,
 }
 
@@ -39,6 +56,10 @@ impl Shape {
         match self {
             Shape::ClaudeProjects => (3000, 300.0, 1.6),
             Shape::ClaudeLarge => (400, 450.0, 0.9),
+            // 1,500 files of 2 KB and 1,500 of 140 KB: about 213 MB.
+            Shape::ClaudeBimodal => (3000, 195.0, 0.0),
+            // About 457 MB.
+            Shape::ClaudeLongLines => (400, 436.0, 1.6),
             Shape::CodexSessions => (1000, 200.0, 1.6),
         }
     }
@@ -49,16 +70,37 @@ impl Shape {
             _ => "projects",
         }
     }
+
+    /// The largest file a shape draws.
+    fn max_file(self) -> u64 {
+        match self {
+            Shape::ClaudeLongLines => LONG_MAX_FILE,
+            _ => MAX_FILE,
+        }
+    }
+
+    /// The length of the one long line of a file of `size` bytes, if it has one.
+    fn long_line(self, rng: &mut Rng, size: u64) -> Option<usize> {
+        let len = match self {
+            Shape::ClaudeBimodal if size > 4 * BIMODAL_SMALL => size * BIMODAL_LONG_OF_140 / 140,
+            Shape::ClaudeLongLines if size >= LONG_FROM => {
+                rng.range(LONG_LINE - LONG_LINE / 20, LONG_LINE + LONG_LINE / 20)
+            }
+            _ => return None,
+        };
+        Some(len as usize)
+    }
 }
 
-/// `n` file sizes adding up to about `total` bytes, log-normal with spread `sigma`.
-pub fn sizes(rng: &mut Rng, n: usize, total: u64, sigma: f64) -> Vec<u64> {
+/// `n` file sizes adding up to about `total` bytes, log-normal with spread `sigma`, each in
+/// [`MIN_FILE`]..=`max`.
+pub fn sizes(rng: &mut Rng, n: usize, total: u64, sigma: f64, max: u64) -> Vec<u64> {
     if n == 0 {
         return Vec::new();
     }
     let raw: Vec<f64> = (0..n).map(|_| (sigma * rng.normal()).exp()).collect();
     let mut scale = total as f64 / raw.iter().sum::<f64>();
-    let clamp = |x: f64| (x as u64).clamp(MIN_FILE, MAX_FILE);
+    let clamp = |x: f64| (x as u64).clamp(MIN_FILE, max);
     for _ in 0..30 {
         let sum: u64 = raw.iter().map(|&r| clamp(r * scale)).sum();
         if sum == 0 {
@@ -71,6 +113,25 @@ pub fn sizes(rng: &mut Rng, n: usize, total: u64, sigma: f64) -> Vec<u64> {
         scale *= ratio;
     }
     raw.iter().map(|&r| clamp(r * scale)).collect()
+}
+
+/// `n` file sizes adding up to about `total` bytes: every other file about
+/// [`BIMODAL_SMALL`], the others sharing the rest, each within 7% of their mean.
+pub fn bimodal_sizes(rng: &mut Rng, n: usize, total: u64) -> Vec<u64> {
+    let large = n / 2;
+    let small = n - large;
+    let rest = total.saturating_sub(small as u64 * BIMODAL_SMALL);
+    let mean = (rest / large.max(1) as u64).max(4 * BIMODAL_SMALL + 1);
+    (0..n)
+        .map(|i| {
+            let (m, spread) = if i % 2 == 0 {
+                (BIMODAL_SMALL, BIMODAL_SMALL / 4)
+            } else {
+                (mean, mean * 7 / 100)
+            };
+            rng.range(m - spread, m + spread + 1)
+        })
+        .collect()
 }
 
 /// A file being written: full once its target size is reached.
@@ -137,7 +198,10 @@ pub fn make(shape: Shape, files: usize, total: u64, seed: u64, out_dir: &Path) -
     }
     let (_, _, sigma) = shape.defaults();
     let mut rng = Rng::new(seed, 0x7ee);
-    let sizes = sizes(&mut rng, files, total, sigma);
+    let sizes = match shape {
+        Shape::ClaudeBimodal => bimodal_sizes(&mut rng, files, total),
+        _ => sizes(&mut rng, files, total, sigma, shape.max_file()),
+    };
     let projects = projects(&mut rng, (files / 75).max(1));
     let texts = Texts::new(seed);
     let next = AtomicUsize::new(0);
@@ -207,6 +271,13 @@ fn file(
     let mut g = Gen::new(rng, texts);
     g.clock = start;
     g.max_piece = (size / 3).max(400) as usize;
+    if let Some(len) = shape.long_line(&mut g.rng, size) {
+        // The long line comes after a few of the file's other tool results.
+        let rest = size.saturating_sub(len as u64);
+        let before = g.rng.below((rest / 16000).max(1));
+        g.long_piece = Some((before, len));
+        g.max_piece = (rest / 3).max(400) as usize;
+    }
     let (path, place) = match shape {
         Shape::CodexSessions => {
             let sid = text::uuid7(&mut g.rng, start);
@@ -261,7 +332,7 @@ mod tests {
     #[test]
     fn sizes_add_up_and_stay_in_bounds() {
         let mut rng = Rng::new(1, 2);
-        let s = sizes(&mut rng, 3000, 300 << 20, 1.6);
+        let s = sizes(&mut rng, 3000, 300 << 20, 1.6, MAX_FILE);
         let sum: u64 = s.iter().sum();
         assert!(
             (sum as f64 / (300u64 << 20) as f64 - 1.0).abs() < 0.01,
@@ -275,5 +346,30 @@ mod tests {
             "most files are smaller than the mean"
         );
         assert!(sorted[2999] > 20 * sorted[1500], "a few are much larger");
+    }
+
+    #[test]
+    fn bimodal_sizes_are_half_small_half_large() {
+        let mut rng = Rng::new(1, 2);
+        let total = 195u64 << 20;
+        let s = bimodal_sizes(&mut rng, 3000, total);
+        let sum: u64 = s.iter().sum();
+        assert!((sum as f64 / total as f64 - 1.0).abs() < 0.01, "{sum}");
+        let small = s.iter().filter(|&&x| x <= 2 * BIMODAL_SMALL).count();
+        assert_eq!(small, 1500);
+        assert!(s
+            .iter()
+            .all(|&x| x <= 2 * BIMODAL_SMALL || (120_000..150_000).contains(&x)));
+    }
+
+    #[test]
+    fn long_lines_sizes_span_2_kb_to_3_2_mb() {
+        let mut rng = Rng::new(1, 0x7ee);
+        let (n, mb, sigma) = Shape::ClaudeLongLines.defaults();
+        let s = sizes(&mut rng, n, (mb * 1048576.0) as u64, sigma, LONG_MAX_FILE);
+        assert!(s.iter().min().is_some_and(|&x| x < 16 << 10));
+        assert_eq!(s.iter().max(), Some(&LONG_MAX_FILE));
+        let long = s.iter().filter(|&&x| x >= LONG_FROM).count();
+        assert!(long > 50, "{long} files with a long line");
     }
 }
