@@ -281,7 +281,8 @@ impl Pipeline {
         let threads = threads.max(1);
         let options = self.options().clone();
         std::thread::scope(|scope| -> Result<(), Error> {
-            let (work_tx, work_rx) = sync_channel::<Work>(threads * 2);
+            // Room for every unit in flight: the calling thread blocks only in `receive`.
+            let (work_tx, work_rx) = sync_channel::<Work>(threads * 8);
             let work_rx = Arc::new(Mutex::new(work_rx));
             let (done_tx, done_rx) = channel::<Done<P::Part>>();
             for _ in 0..threads {
@@ -306,6 +307,7 @@ impl Pipeline {
                 sent: 0,
                 max_units: threads * 8,
                 max_held: (threads + 2) * BLOCK_BYTES,
+                max_listed: threads * 8 * BLOCK_BYTES,
             };
             let mut batch = Batch::default();
             for source in sources {
@@ -746,18 +748,39 @@ impl Pipeline {
             Ok(f) => f,
             Err(e) => return Whole::Failed(e),
         };
-        buf.clear();
-        buf.reserve(size.min(WHOLE_READ_LIMIT) as usize + 1);
-        let read = (&mut handle).take(WHOLE_READ_LIMIT).read_to_end(buf);
-        let compressed = input::is_compressed(buf);
+        // Read with the size known, in one system call and a second that finds the end
+        // (a growing read would take five for 140 KB); a byte past the listed size (or the
+        // limit) shows a file that grew since it was listed. The buffer keeps its length,
+        // so it is not zeroed again for every file, and the bytes start at `pad`
+        // ([`align_pad`]).
+        let want = size.min(WHOLE_READ_LIMIT) as usize + 1;
+        if buf.len() < ALIGN + want {
+            buf.resize(ALIGN + want, 0);
+        }
+        let pad = align_pad(buf, 0);
+        let mut n = 0;
+        let mut read_error = None;
+        while n < want {
+            match handle.read(&mut buf[pad + n..pad + want]) {
+                Ok(0) => break,
+                Ok(k) => n += k,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    read_error = Some(e);
+                    break;
+                }
+            }
+        }
+        let data = &buf[pad..pad + n];
+        let compressed = input::is_compressed(data);
         self.use_dialect(self.options().dialect);
-        let first_line = &buf[..memchr::memchr(b'\n', buf).unwrap_or(buf.len())];
+        let first_line = &data[..memchr::memchr(b'\n', data).unwrap_or(n)];
         let document =
             !self.options().recover && crate::pipeline::first_line_opens_document(first_line);
-        if read.is_ok() && (compressed || document || buf.len() as u64 >= WHOLE_READ_LIMIT) {
+        if read_error.is_none() && (compressed || document || n == want) {
             // Compressed, grown since it was listed, or one pretty-printed document (read
             // whole by the stream's reassembly): through the framer, as any input.
-            let rest = io::Cursor::new(&buf[..]).chain(handle);
+            let rest = io::Cursor::new(data).chain(handle);
             let reader = match input::decompress(rest) {
                 Ok(r) => r,
                 Err(source) => {
@@ -776,17 +799,17 @@ impl Pipeline {
             };
         }
         let processed = shard.begin_input(file).and_then(|()| {
-            let flow = self.process_lines(file, buf, 0, 0, shard);
+            let flow = self.process_lines(file, data, 0, 0, shard);
             let dialect = self.classifier().dialect();
             shard.end_input(file, dialect).and(flow)
         });
         if let Err(e) = processed {
             return Whole::WriteFailed(e);
         }
-        Whole::Read(read.err().map(|source| Error::Read {
+        Whole::Read(read_error.map(|source| Error::Read {
             file: file.to_string(),
-            line: bytecount::count(buf, b'\n') as u64,
-            offset: buf.len() as u64,
+            line: bytecount::count(data, b'\n') as u64,
+            offset: n as u64,
             source,
         }))
     }
@@ -825,28 +848,45 @@ enum Cut {
 const CUT_WINDOW: usize = 16 << 10;
 
 /// Finds the end of the range starting at `start`: the end of the line holding its
-/// [`BLOCK_BYTES`]th byte, or the end of the file. Reads only around the cut, into `window`.
+/// [`BLOCK_BYTES`]th byte, or when that line goes on past what one read around that byte
+/// shows (a tool result of a megabyte), the end of the line before it, so that this thread
+/// does not read through a long line (the next range starts with it); or the end of the
+/// file. Reads only around the cut, into `window`.
 fn next_cut(handle: &std::fs::File, start: u64, window: &mut Vec<u8>) -> Cut {
     let from = start + BLOCK_BYTES as u64 - 1;
-    let mut at = from;
-    loop {
-        let want = if at == from {
-            CUT_WINDOW
+    // One read from `CUT_WINDOW` before `from` to `CUT_WINDOW` after it.
+    let back = (CUT_WINDOW as u64).min(from - start) as usize;
+    let lo = from - back as u64;
+    window.resize(back + CUT_WINDOW, 0);
+    let n = match read_range(handle, lo, window) {
+        (n, None) => n,
+        (_, Some(_)) => return Cut::Long,
+    };
+    if n <= back {
+        // The file ends before the block would: the rest of it is the last range.
+        let end = lo + n as u64;
+        return if end > start {
+            Cut::Last(end)
         } else {
-            4 * CUT_WINDOW
+            Cut::Done
         };
-        window.resize(want, 0);
+    }
+    if let Some(i) = memchr::memchr(b'\n', &window[back..n]) {
+        return Cut::At(from + i as u64 + 1);
+    }
+    if n < window.len() {
+        // The file ends within the line.
+        return Cut::Last(lo + n as u64);
+    }
+    if let Some(i) = memchr::memrchr(b'\n', &window[..back]) {
+        return Cut::At(lo + i as u64 + 1);
+    }
+    // One line from before the window to past it: read on to its end.
+    let mut at = lo + n as u64;
+    loop {
+        window.resize(4 * CUT_WINDOW, 0);
         match read_at(handle, window, at) {
-            Ok(0) if at > from => return Cut::Last(at),
-            Ok(0) => {
-                // The file ends before the block would: the rest of it is the last range.
-                return match handle.metadata() {
-                    Ok(m) if m.len() > from => continue,
-                    Ok(m) if m.len() > start => Cut::Last(m.len()),
-                    Ok(_) => Cut::Done,
-                    Err(_) => Cut::Long,
-                };
-            }
+            Ok(0) => return Cut::Last(at),
             Ok(n) => {
                 if let Some(i) = memchr::memchr(b'\n', &window[..n]) {
                     return Cut::At(at + i as u64 + 1);
@@ -860,6 +900,20 @@ fn next_cut(handle: &std::fs::File, start: u64, window: &mut Vec<u8>) -> Cut {
             Err(_) => return Cut::Long,
         }
     }
+}
+
+/// The alignment [`align_pad`] gives a read's destination against its file offset.
+const ALIGN: usize = 64;
+
+/// Where in `buf` to start the bytes read from `offset` of a file: there, the address and
+/// the offset agree modulo [`ALIGN`]. The kernel copies a read out of the page cache a
+/// page at a time, and that copy runs about half again as long when the destination is
+/// just past the source modulo 4 KiB (store-to-load aliasing), which is what a large
+/// buffer from the allocator (its data 16 bytes into a page) and a read from a page
+/// boundary give: every whole file, every file's first range. Measured in
+/// docs/PERFORMANCE.md. `buf` must have [`ALIGN`] bytes to spare.
+fn align_pad(buf: &[u8], offset: u64) -> usize {
+    (offset as usize).wrapping_sub(buf.as_ptr() as usize) % ALIGN
 }
 
 /// Reads `buf.len()` bytes of `handle` from `offset`, or up to the end of the file: how many
@@ -1052,20 +1106,25 @@ fn work<P: Parallel>(
                 } else {
                     start
                 };
+                // `bytes[pad..]` holds what is read from `warm_start` on ([`align_pad`]):
+                // `at` and `from` below count from there.
                 let at = (start - warm_start) as usize;
-                if bytes.len() < at + len {
-                    bytes.resize(at + len, 0);
+                if bytes.len() < ALIGN + at + len {
+                    bytes.resize(ALIGN + at + len, 0);
                 }
-                let (from, warm_read) = match read_range(&handle, warm_start, &mut bytes[..at]) {
+                let pad = align_pad(&bytes, warm_start);
+                let read_warm = read_range(&handle, warm_start, &mut bytes[pad..pad + at]);
+                let (from, warm_read) = match read_warm {
                     // From the first whole line (the file's first line is whole).
                     (n, None) if n == at && warm_start > 0 => (
-                        memchr::memchr(b'\n', &bytes[..at]).map_or(at, |i| i + 1),
+                        memchr::memchr(b'\n', &bytes[pad..pad + at]).map_or(at, |i| i + 1),
                         true,
                     ),
                     (n, None) if n == at => (0, true),
                     // No warm-up: the guess is an empty context, checked as any.
                     _ => (at, false),
                 };
+                let (from, at) = (pad + from, pad + at);
                 // A warm-up without the anchor's mark (or without a whole line: the line
                 // before the range is longer than the warm-up) looks further back.
                 let anchor_line = match anchor {
@@ -1074,7 +1133,8 @@ fn work<P: Parallel>(
                         if memchr::memmem::find(window, mark).is_some() {
                             None
                         } else {
-                            find_anchor(&handle, warm_start + from as u64, mark, &mut back)
+                            let line_start = warm_start + (from - pad) as u64;
+                            find_anchor(&handle, line_start, mark, &mut back)
                         }
                     }
                     _ => None,
@@ -1137,7 +1197,7 @@ fn work<P: Parallel>(
                         .read_whole(&unit.file, &unit.path, unit.size, &mut buf, &mut shard);
                     // A buffer grown for a large file is not kept beyond what small ones
                     // need.
-                    if buf.capacity() as u64 > WHOLE_READ_LIMIT {
+                    if buf.capacity() > ALIGN + WHOLE_READ_LIMIT as usize + 1 {
                         buf = Vec::new();
                     }
                     match whole {
@@ -1281,9 +1341,15 @@ struct Pool<T> {
     done: Receiver<Done<T>>,
     merger: Merger<T>,
     sent: u64,
-    /// At most this many units, and this many bytes of input, are in flight.
+    /// At most this many units, and this many bytes of input, are in flight: `max_held`
+    /// of blocks the calling thread read (and of ranges read into buffers the merge gets
+    /// back), `max_listed` of files and ranges the workers read into buffers of their own.
+    /// Those are only queued until a worker takes them, so the queue is kept long enough
+    /// that the workers do not run dry while this thread waits for a core: with both cores
+    /// busy, it can wait a whole time slice after a unit is done (docs/PERFORMANCE.md).
     max_units: usize,
     max_held: usize,
+    max_listed: usize,
 }
 
 impl<T> Pool<T> {
@@ -1297,9 +1363,13 @@ impl<T> Pool<T> {
         consumer: &mut P,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(), Error> {
+        let max_held = match &work {
+            Work::Block { .. } | Work::Range { bytes: Some(_), .. } => self.max_held,
+            Work::Range { bytes: None, .. } | Work::Files { .. } => self.max_listed,
+        };
         while self.merger.next < self.sent
             && ((self.sent - self.merger.next) as usize >= self.max_units
-                || self.merger.held + held > self.max_held)
+                || self.merger.held + held > max_held)
         {
             self.receive(pipeline, consumer, report)?;
         }
