@@ -19,6 +19,8 @@
 #   NDJQ_BENCH_ONLY_TREES=1  run only the session-tree cases (a few minutes)
 #   NDJQ_BENCH_TREE_SHAPES which trees, by ndjq-gen shape (default: all five)
 #   NDJQ_BENCH_BASELINE    another ndjq binary (say, main's) timed against this one on the trees
+#   NDJQ_BENCH_JQ=0        skip jq, jaq and gojq (their rows and the stats-vs-jq table)
+#   NDJQ_BENCH_CORRUPT=0   skip the corrupted stream
 #
 # Writes the markdown tables to stdout and to bench/results-latest.md. Progress goes to stderr.
 # Exit status: 0 if every command exited with an expected code, 1 otherwise (the tables are
@@ -235,9 +237,11 @@ CLEAN="$BENCH_DIR/clean-${SIZE}.ndjson"
 CORRUPT="$BENCH_DIR/corrupt-${SIZE}.ndjson"
 # NDJQ_BENCH_ONLY_TREES=1: the session trees only (no stream, jq, gaps or scaling cases).
 ONLY_TREES="${NDJQ_BENCH_ONLY_TREES:-0}"
+WITH_JQ="${NDJQ_BENCH_JQ:-1}"
+WITH_CORRUPT="${NDJQ_BENCH_CORRUPT:-1}"
 if [[ $ONLY_TREES != 1 ]]; then
     gen_file "$SIZE" "$CLEAN"
-    gen_file "$SIZE" "$CORRUPT" --corrupt-rate 0.001
+    [[ $WITH_CORRUPT != 1 ]] || gen_file "$SIZE" "$CORRUPT" --corrupt-rate 0.001
 fi
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -369,8 +373,10 @@ bench_file() {
     local gre='panic' gprog='select(any((.message.content | if type == "string" then . elif type == "array" then .[] | objects | (.text, .thinking, (.input | ..), (.content | if type == "string" then . elif type == "array" then .[] | objects | .text else empty end)) else empty end), .result | strings; test("panic")))'
     run_row filter_where jq_where 0,1 "$RUNS" /dev/null "ndjq filter --where '$wexpr'" -- "$NDJQ" filter --where "$wexpr" "$file"
     run_row filter_grep  jq_grep  0,1 "$RUNS" /dev/null "ndjq filter --grep '$gre'"    -- "$NDJQ" filter --grep "$gre" "$file"
+    if [[ $WITH_JQ == 1 ]]; then
     run_row jq_where     jq_where "$jqok" "$RUNS" /dev/null "jq -c '$wprog'"           -- jq -c "$wprog" "$file"
     run_row jq_grep      jq_grep  "$jqok" "$RUNS" /dev/null "jq -c '<--grep program>'" -- jq -c "$gprog" "$file"
+    fi
     # --- end of issue 16 block ---
     # events reads blocks on every core (each checked against the context before it); gaps
     # and validate --gaps too (workers take each record's gap facts, the merge applies them).
@@ -379,9 +385,12 @@ bench_file() {
     run_row stats     -    0   "$RUNS" /dev/null "ndjq stats --format json --mergeable"   -- "$NDJQ" stats --format json --mergeable "$file"
     run_row stats1    -    0   "$RUNS" /dev/null "ndjq stats --format json --mergeable -j 1" -- "$NDJQ" stats --format json --mergeable -j 1 "$file"
     run_row gaps      -    0,1 "$RUNS" /dev/null "ndjq gaps --format json"    -- "$NDJQ" gaps --format json "$file"
+    if [[ $WITH_JQ == 1 ]]; then
     run_row jq_sel    "$f" "$jqok" "$RUNS" /dev/null "jq -c '$sel'"          -- jq -c "$sel" "$file"
     run_row jq_empty  "$v" "$jqok" "$RUNS" /dev/null "jq empty"              -- jq empty "$file"
+    fi
     for alt in jaq gojq; do
+        [[ $WITH_JQ == 1 ]] || continue
         command -v "$alt" >/dev/null || continue
         run_row "${alt}_sel"   "$f" "$altok" "$RUNS" /dev/null "$alt -c '$sel'" -- "$alt" -c "$sel" "$file"
         run_row "${alt}_empty" "$v" "$altok" "$RUNS" /dev/null "$alt empty"     -- "$alt" empty "$file"
@@ -419,6 +428,8 @@ bench_file() {
     pair_ratio "events time / validate time" 0,1 "$NDJQ" events --format json "$file" --vs "$NDJQ" validate --format json "$file"
     pair_ratio "validate --gaps time / validate time" 0,1 "$NDJQ" validate --gaps --format json "$file" --vs "$NDJQ" validate --format json "$file"
     pair_ratio "gaps time / validate time" 0,1 "$NDJQ" gaps --format json "$file" --vs "$NDJQ" validate --format json "$file"
+    pair_ratio "validate time / cat time" 0,1 "$NDJQ" validate --format json "$file" --vs cat "$file"
+    pair_ratio "filter time / cat time" 0,1 "$NDJQ" filter --type assistant "$file" --vs cat "$file"
 }
 
 # --- header -----------------------------------------------------------------------------------
@@ -447,7 +458,8 @@ md "- load average when the run started: $(cut -d' ' -f1-3 /proc/loadavg) (other
 
 if [[ $ONLY_TREES != 1 ]]; then
 bench_file clean "$CLEAN"
-bench_file corrupt "$CORRUPT"
+[[ $WITH_CORRUPT != 1 ]] || bench_file corrupt "$CORRUPT"
+if [[ $WITH_JQ == 1 ]]; then
 
 # --- stats against jq -------------------------------------------------------------------------
 # The jq program that computes what `ndjq stats` reports for these files: records by type
@@ -486,6 +498,7 @@ emit_table "$slice_bytes"
 md ""
 md "\`n/a*\`: jq stops at the first parse error on the corrupted file, so it did not process the same input and no ratio is given."
 md "grep runs with \`-c\` and stdout on a regular file: with stdout on /dev/null GNU grep exits at the first match."
+fi # WITH_JQ
 
 fi # ONLY_TREES
 
