@@ -864,7 +864,11 @@ fn next_cut(handle: &std::fs::File, start: u64, window: &mut Vec<u8>) -> Cut {
     };
     if n <= back {
         // The file ends before the block would: the rest of it is the last range.
-        let end = lo + n as u64;
+        let end = match (n, handle.metadata()) {
+            (0, Ok(m)) => m.len(),
+            (0, Err(_)) => return Cut::Long,
+            _ => lo + n as u64,
+        };
         return if end > start {
             Cut::Last(end)
         } else {
@@ -1612,5 +1616,62 @@ mod tests {
         let a = find_anchor(&f, short.len() as u64, b"\"assistant\"", &mut back).expect("found");
         assert_eq!(a.line, &short[16..]);
         assert_eq!(a.lines_after, 0);
+    }
+
+    /// A line of `len` bytes with its newline.
+    fn line(len: usize) -> Vec<u8> {
+        let mut l = vec![b'x'; len - 1];
+        l.push(b'\n');
+        l
+    }
+
+    #[test]
+    fn a_range_ends_after_the_line_at_its_size_or_before_a_long_one() {
+        let mut window = Vec::new();
+        // Lines of 1,000 bytes: the cut is after the line holding the block's last byte.
+        let short: Vec<u8> = (0..2000).flat_map(|_| line(1000)).collect();
+        let f = file_of(&short);
+        let end = (BLOCK_BYTES / 1000 + 1) * 1000;
+        assert!(matches!(next_cut(&f, 0, &mut window), Cut::At(c) if c == end as u64));
+        // A 300 KB line from just before the block's end: the range ends before it, and
+        // the next one holds it whole.
+        let head = BLOCK_BYTES - 4000;
+        let mut long = line(head);
+        long.extend(line(300_000));
+        long.extend((0..1000).flat_map(|_| line(1000)));
+        let f = file_of(&long);
+        assert!(matches!(next_cut(&f, 0, &mut window), Cut::At(c) if c == head as u64));
+        let next = head as u64;
+        match next_cut(&f, next, &mut window) {
+            Cut::At(c) => assert!(c > next + 300_000, "{c}"),
+            _ => panic!("a cut past the long line"),
+        }
+        // A line longer than the window on both sides of the block's end: read to its end.
+        let mut huge = line(BLOCK_BYTES - 40_000);
+        huge.extend(line(200_000));
+        huge.extend(line(10));
+        let f = file_of(&huge);
+        let at = (BLOCK_BYTES - 40_000 + 200_000) as u64;
+        assert!(matches!(next_cut(&f, 0, &mut window), Cut::At(c) if c == at));
+        // The end of the file: within the block, within the line, or nothing left.
+        let f = file_of(&line(5000));
+        assert!(matches!(next_cut(&f, 0, &mut window), Cut::Last(5000)));
+        assert!(matches!(next_cut(&f, 5000, &mut window), Cut::Done));
+        let mut open = line(BLOCK_BYTES - 100);
+        open.extend(vec![b'x'; 1000]);
+        let f = file_of(&open);
+        let len = open.len() as u64;
+        assert!(matches!(next_cut(&f, 0, &mut window), Cut::Last(l) if l == len));
+    }
+
+    #[test]
+    fn reads_land_where_address_and_offset_agree() {
+        let buf = vec![0u8; 4096];
+        for offset in [0u64, 1, 16, 63, 64, 4095, 1 << 20, 123_456_789] {
+            let pad = align_pad(&buf, offset);
+            assert!(pad < ALIGN);
+            let addr = buf.as_ptr() as usize + pad;
+            assert_eq!(addr % ALIGN, offset as usize % ALIGN, "{offset}");
+        }
     }
 }
