@@ -4,7 +4,7 @@
 
 use super::escape::{escape_into, script_json};
 use super::sessions::SessionLog;
-use super::svg::{self, Bar, Chart, MAX_SERIES};
+use super::svg::{self, Bar, Chart, BAD_SERIES, MAX_SERIES};
 use crate::stats::{Group, GroupBy, Pricing, Stats, Tokens};
 use crate::timestamp::{TimeRange, TimeZone, Timestamp};
 use sha2::{Digest, Sha256};
@@ -186,16 +186,14 @@ fn ranked(mut bars: Vec<Bar>) -> Vec<Bar> {
     bars
 }
 
-fn chart_section(out: &mut String, title: &str, body: &str, legend: Option<&[String]>) {
+fn chart_section(out: &mut String, title: &str, body: &str, legend: Option<String>) {
     out.push_str("<figure class=\"card\"><figcaption>");
     escape_into(out, title);
     out.push_str("</figcaption><div class=\"scroll\">");
     out.push_str(body);
     out.push_str("</div>");
-    if let Some(series) = legend {
-        if series.len() > 1 {
-            out.push_str(&svg::legend(series));
-        }
+    if let Some(legend) = legend {
+        out.push_str(&legend);
     }
     out.push_str("</figure>\n");
 }
@@ -329,7 +327,7 @@ pub fn render(
                 key: name.clone(),
                 parts: vec![
                     (0, t.calls.saturating_sub(t.errors) as f64),
-                    (1, t.errors as f64),
+                    (BAD_SERIES, t.errors as f64),
                 ],
                 note: Some(format!(
                     "{} errors, {rate:.1}% error rate",
@@ -512,7 +510,7 @@ pub fn render(
             format: dollars,
             exact: exact_cost,
         }),
-        Some(&cost_series),
+        (cost_series.len() > 1).then(|| svg::legend(&cost_series)),
     );
     chart_section(
         &mut out,
@@ -525,7 +523,7 @@ pub fn render(
             format: whole,
             exact: exact_count,
         }),
-        Some(&token_series),
+        (token_series.len() > 1).then(|| svg::legend(&token_series)),
     );
     let one = ["cost".to_string()];
     chart_section(
@@ -586,7 +584,13 @@ pub fn render(
         }),
         None,
     );
-    let tool_series = ["calls".to_string(), "failed".to_string()];
+    let tool_series: Vec<String> = (0..=BAD_SERIES)
+        .map(|i| match i {
+            0 => "calls".to_string(),
+            BAD_SERIES => "failed".to_string(),
+            _ => String::new(),
+        })
+        .collect();
     chart_section(
         &mut out,
         "Tool calls and errors",
@@ -598,7 +602,11 @@ pub fn render(
             format: whole,
             exact: exact_count,
         }),
-        Some(&tool_series),
+        Some(
+            "<ul class=\"legend\"><li><span class=\"sw s0\"></span>succeeded</li>\
+             <li><span class=\"sw s9\"></span>failed</li></ul>"
+                .to_string(),
+        ),
     );
     out.push_str("</section>\n");
 

@@ -7,8 +7,11 @@
 use super::escape::escape_into;
 use std::fmt::Write as _;
 
-/// Series beyond this many are drawn as one, "other".
+/// Series beyond this many are drawn as one, "other" (class `s8`); `s9` is the colour of
+/// failure (failed tool calls).
 pub const MAX_SERIES: usize = 8;
+/// The series index drawn in the colour of failure.
+pub const BAD_SERIES: usize = 9;
 
 /// One bar: its key, and its parts by series index.
 #[derive(Debug, Clone, Default)]
@@ -89,7 +92,7 @@ fn open_svg(out: &mut String, chart: &Chart<'_>, width: u32, height: u32) {
     let _ = write!(
         out,
         "<svg class=\"chart\" id=\"{}\" role=\"img\" viewBox=\"0 0 {width} {height}\" \
-         width=\"{width}\" height=\"{height}\" aria-label=\"",
+         aria-label=\"",
         chart.id
     );
     escape_into(out, chart.label);
@@ -117,9 +120,9 @@ fn short(key: &str, max: usize) -> String {
 /// Columns, one per key (days, weeks, months, blocks), parts stacked.
 pub fn columns(chart: &Chart<'_>) -> String {
     let n = chart.bars.len().max(1) as u32;
-    let step = (720 / n).clamp(6, 40);
-    let plot_w = step * n;
-    let (left, top, plot_h, bottom) = (64u32, 12u32, 180u32, 44u32);
+    let plot_w = 500u32;
+    let step = plot_w / n;
+    let (left, top, plot_h, bottom) = (60u32, 10u32, 150u32, 24u32);
     let width = left + plot_w + 12;
     let height = top + plot_h + bottom;
     let max = chart.bars.iter().map(Bar::total).fold(0.0, f64::max);
@@ -142,13 +145,21 @@ pub fn columns(chart: &Chart<'_>) -> String {
             }
         );
     }
-    // A label on at most about 12 columns.
-    let every = (chart.bars.len() as u32).div_ceil(12).max(1);
+    // As many labels as fit side by side (about 6 px a character).
+    let longest = chart
+        .bars
+        .iter()
+        .map(|b| b.key.chars().count().min(16) as u32)
+        .max()
+        .unwrap_or(1);
+    let fit = (plot_w / (longest * 6 + 10)).max(1);
+    let every = (chart.bars.len() as u32).div_ceil(fit).max(1);
     for (i, bar) in chart.bars.iter().enumerate() {
         let x = left + step * i as u32;
         open_bar(&mut out, chart, bar);
         let mut y = f64::from(top + plot_h);
-        let w = (step - step / 5).max(2);
+        let w = (step - step / 5).clamp(2, 56);
+        let x = x + (step - w) / 2;
         for (s, v) in &bar.parts {
             let h = if max > 0.0 {
                 v / max * f64::from(plot_h)
@@ -159,7 +170,7 @@ pub fn columns(chart: &Chart<'_>) -> String {
             let _ = write!(
                 out,
                 "<rect class=\"s{}\" x=\"{x}\" y=\"{y:.1}\" width=\"{w}\" height=\"{h:.1}\">",
-                s % (MAX_SERIES + 1)
+                s % 10
             );
             part_title(&mut out, chart, bar, *s, *v);
             out.push_str("</rect>");
@@ -174,7 +185,7 @@ pub fn columns(chart: &Chart<'_>) -> String {
                 out,
                 "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">",
                 x + w / 2,
-                top + plot_h + 16
+                top + plot_h + 14
             );
             escape_into(&mut out, &short(&bar.key, 16));
             out.push_str("</text>");
@@ -188,7 +199,7 @@ pub fn columns(chart: &Chart<'_>) -> String {
 /// Rows, one per key (projects, agents, tools), parts stacked, the figure at the end.
 pub fn rows(chart: &Chart<'_>) -> String {
     let row_h = 22u32;
-    let (label_w, plot_w, figure_w) = (220u32, 420u32, 170u32);
+    let (label_w, plot_w, figure_w) = (190u32, 330u32, 150u32);
     let n = chart.bars.len().max(1) as u32;
     let width = label_w + plot_w + figure_w;
     let height = row_h * n + 4;
@@ -204,7 +215,7 @@ pub fn rows(chart: &Chart<'_>) -> String {
             label_w - 8,
             y + 15
         );
-        escape_into(&mut out, &short(&bar.key, 30));
+        escape_into(&mut out, &short(&bar.key, 28));
         out.push_str("</text>");
         let mut x = f64::from(label_w);
         for (s, v) in &bar.parts {
@@ -216,7 +227,7 @@ pub fn rows(chart: &Chart<'_>) -> String {
             let _ = write!(
                 out,
                 "<rect class=\"s{}\" x=\"{x:.1}\" y=\"{}\" width=\"{w:.1}\" height=\"{}\">",
-                s % (MAX_SERIES + 1),
+                s % 10,
                 y + 2,
                 row_h - 6
             );
@@ -246,11 +257,7 @@ pub fn rows(chart: &Chart<'_>) -> String {
 pub fn legend(series: &[String]) -> String {
     let mut out = String::from("<ul class=\"legend\">");
     for (i, name) in series.iter().enumerate() {
-        let _ = write!(
-            out,
-            "<li><span class=\"sw s{}\"></span>",
-            i % (MAX_SERIES + 1)
-        );
+        let _ = write!(out, "<li><span class=\"sw s{}\"></span>", i % 10);
         escape_into(&mut out, name);
         out.push_str("</li>");
     }
