@@ -195,7 +195,7 @@ fn totals_equal_stats_json() {
     }
     // The agents: each dialect of the inputs.
     let agents: String = doc
-        .select(&sel("svg#chart-agent-tokens g.bar"))
+        .select(&sel("svg#chart-agent-cost g.bar"))
         .filter_map(|b| b.value().attr("data-key"))
         .collect::<Vec<_>>()
         .join(",");

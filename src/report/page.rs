@@ -43,6 +43,17 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+/// `48198349` as `48.2M`: a figure beside another, its exact value in the title.
+fn compact(n: u64) -> String {
+    let v = n as f64;
+    match n {
+        0..=9_999 => thousands(n),
+        10_000..=999_999 => format!("{:.1}k", v / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1}M", v / 1e6),
+        _ => format!("{:.1}B", v / 1e9),
+    }
+}
+
 fn dollars(v: f64) -> String {
     if v != 0.0 && v.abs() < 0.01 {
         format!("${v:.4}")
@@ -242,8 +253,12 @@ pub fn render(
     };
     let cost_of = |g: &Group| g.cost_usd.unwrap_or(0.0);
     let tokens_of = |g: &Group| token_sum(&g.tokens) as f64;
-    let cost_series = series_of(&time_rows, cost_of);
-    let token_series = series_of(&time_rows, tokens_of);
+    // One series list (by tokens) for both charts: a model has one colour on the page.
+    // (A model with a cost but no tokens, a reported cost, is in it too.)
+    let token_series = series_of(&time_rows, |g| {
+        tokens_of(g) + f64::from(u8::from(cost_of(g) > 0.0))
+    });
+    let cost_series = token_series.clone();
     let cost_bars = stacked(&time_keys, &time_rows, &cost_series, cost_of);
     let token_bars = stacked(&time_keys, &time_rows, &token_series, tokens_of);
 
@@ -275,27 +290,18 @@ pub fn render(
         a.tool_calls += g.tool_calls;
         a.tool_errors += g.tool_errors;
     }
-    let agent_cost_bars = ranked(
-        agents
-            .iter()
-            .map(|(k, g)| Bar {
-                key: k.clone(),
-                parts: vec![(0, cost_of(g))],
-                note: Some(format!("{} tokens", thousands(token_sum(&g.tokens)))),
-                ..Bar::default()
-            })
-            .collect(),
-    );
-    let agent_token_bars = ranked(
-        agents
-            .iter()
-            .map(|(k, g)| Bar {
-                key: k.clone(),
-                parts: vec![(0, tokens_of(g))],
-                ..Bar::default()
-            })
-            .collect(),
-    );
+    // Every agent, its cost drawn and its tokens written after it (an agent without a
+    // price still shows).
+    let mut agent_bars: Vec<Bar> = agents
+        .iter()
+        .map(|(k, g)| Bar {
+            key: k.clone(),
+            parts: vec![(0, cost_of(g))],
+            note: Some(format!("{} tokens", thousands(token_sum(&g.tokens)))),
+            tail: Some((format!("· {} tokens", compact(token_sum(&g.tokens))), "dim")),
+        })
+        .collect();
+    agent_bars.sort_by(|a, b| b.total().total_cmp(&a.total()).then(a.key.cmp(&b.key)));
     let mut blocks: Vec<Group> = stats
         .groups_priced(GroupBy::Block, pricing)
         .into_iter()
@@ -454,11 +460,15 @@ pub fn render(
     let _ = write!(
         out,
         "<div class=\"card\"><h2>Sessions</h2><p class=\"num\" id=\"total-sessions\" \
-         data-value=\"{0}\">{1}</p><p>{2} turns, {3} tool calls, <span class=\"{4}\">{5} \
+         data-value=\"{0}\">{1}</p><p>{2}{3} tool calls, <span class=\"{4}\">{5} \
          failed</span></p></div>\n",
         report.sessions,
         thousands(report.sessions),
-        thousands(report.turns),
+        if report.turns > 0 {
+            format!("{} turns, ", thousands(report.turns))
+        } else {
+            String::new()
+        },
         thousands(calls),
         if errors > 0 { "bad" } else { "" },
         thousands(errors)
@@ -541,31 +551,18 @@ pub fn render(
     );
     chart_section(
         &mut out,
-        "Cost by agent",
+        "Cost and tokens by agent",
         &svg::rows(&Chart {
             id: "chart-agent-cost",
             label: "cost by agent",
             series: &one,
-            bars: &agent_cost_bars,
+            bars: &agent_bars,
             format: dollars,
             exact: exact_cost,
         }),
         None,
     );
     let tok = ["tokens".to_string()];
-    chart_section(
-        &mut out,
-        "Tokens by agent",
-        &svg::rows(&Chart {
-            id: "chart-agent-tokens",
-            label: "tokens by agent",
-            series: &tok,
-            bars: &agent_token_bars,
-            format: whole,
-            exact: exact_count,
-        }),
-        None,
-    );
     let block_title = if all_blocks > MAX_BLOCKS {
         format!("Tokens per 5-hour block (the last {MAX_BLOCKS} of {all_blocks})")
     } else {
@@ -810,6 +807,8 @@ mod tests {
         assert_eq!(base64(b"a"), "YQ==");
         assert_eq!(thousands(1234567), "1,234,567");
         assert_eq!(thousands(12), "12");
+        assert_eq!(compact(48_198_349), "48.2M");
+        assert_eq!(compact(1_234), "1,234");
         assert_eq!(dollars(1234.5), "$1,234.50");
         assert_eq!(
             csp_hash(""),

@@ -137,6 +137,14 @@ fn open_page(path: &Path) -> Result<()> {
 
 pub fn run(args: &ReportArgs) -> Result<i32> {
     let common = Common::resolve(&args.input, &args.output, &args.child)?;
+    if args.open
+        && args
+            .out_file
+            .as_deref()
+            .is_some_and(|p| p.as_os_str() == "-")
+    {
+        anyhow::bail!("--open opens a file: give -o FILE, or no -o for a temporary file");
+    }
     let figures = figures(&args.figures)?;
     let pricing = figures.pricing();
     let asked = args.transcripts && !args.no_transcripts;
