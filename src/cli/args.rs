@@ -200,8 +200,8 @@ const REPORT_EXAMPLES: &[Example] = &[
         run: "ndjq report --open ~/.claude/projects",
     },
     Example {
-        does: "last month's Codex sessions, with their transcripts, into a chosen file",
-        run: "ndjq report --since 2025-06-01 --until 2025-06-30 --transcripts \\\n  -o june.html ~/.codex/sessions",
+        does: "November's Codex sessions, with their transcripts, into a chosen file",
+        run: "ndjq report --since 2026-11-01 --until 2026-11-30 --transcripts \\\n  -o november.html ~/.codex/sessions",
     },
     Example {
         does: "one session: its figures and its transcript",
