@@ -354,7 +354,7 @@ fn csp_allows_its_own_script_and_style_only() {
 fn one_session_has_its_transcript_by_default() {
     let file =
         testdata().join("report/projects/-home-me-web/1a2b3c4d-0000-4000-8000-000000000001.jsonl");
-    let doc = Html::parse_document(&page(&[], &[file.clone()]));
+    let doc = Html::parse_document(&page(&[], std::slice::from_ref(&file)));
     let article = doc
         .select(&sel("article#session-1a2b3c4d-0000-4000-8000-000000000001"))
         .next()

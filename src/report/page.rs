@@ -35,7 +35,7 @@ pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -361,10 +361,10 @@ pub fn render(
 
     let mut out = String::with_capacity(64 << 10);
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n");
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-         script-src {}; style-src {}; img-src data:; base-uri 'none'; form-action 'none'\">\n",
+         script-src {}; style-src {}; img-src data:; base-uri 'none'; form-action 'none'\">",
         csp_hash(SCRIPT),
         csp_hash(STYLE)
     );
@@ -457,11 +457,11 @@ pub fn render(
     out.push_str("</table></div>\n");
     let calls: u64 = report.tools.values().map(|t| t.calls).sum();
     let errors: u64 = report.tools.values().map(|t| t.errors).sum();
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<div class=\"card\"><h2>Sessions</h2><p class=\"num\" id=\"total-sessions\" \
          data-value=\"{0}\">{1}</p><p>{2}{3} tool calls, <span class=\"{4}\">{5} \
-         failed</span></p></div>\n",
+         failed</span></p></div>",
         report.sessions,
         thousands(report.sessions),
         if report.turns > 0 {
@@ -722,9 +722,9 @@ pub fn render(
                 out.push_str(d.name());
                 out.push_str(" · ");
             }
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "{} tokens · {} · <a href=\"#sessions\">back to the table</a></p>\n",
+                "{} tokens · {} · <a href=\"#sessions\">back to the table</a></p>",
                 thousands(token_sum(&g.tokens)),
                 g.cost_usd.map_or("no cost".to_string(), dollars)
             );

@@ -180,7 +180,7 @@ pub fn columns(chart: &Chart<'_>) -> String {
             out,
             "<rect class=\"hit\" x=\"{x}\" y=\"{top}\" width=\"{step}\" height=\"{plot_h}\"/>"
         );
-        if i as u32 % every == 0 {
+        if (i as u32).is_multiple_of(every) {
             let _ = write!(
                 out,
                 "<text class=\"axis\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">",
