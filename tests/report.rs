@@ -421,3 +421,37 @@ fn page_goes_to_a_file_and_its_path_is_printed() {
     let html = std::fs::read_to_string(&path).expect("the page");
     assert!(html.starts_with("<!DOCTYPE html>"));
 }
+
+/// On a terminal, never HTML: the page goes to a new file in the temporary folder and its
+/// path is printed. `script(1)` (util-linux) gives ndjq a terminal; without it, skipped.
+#[test]
+fn a_terminal_gets_the_path_not_the_page() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no script(1)");
+        return;
+    }
+    let tmp = common::tempdir();
+    let command = format!(
+        "'{}' report -q '{}'",
+        common::ndjq_path().display(),
+        testdata().join("report").display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("TMPDIR", tmp.path())
+        .output()
+        .expect("run script");
+    assert!(out.status.success(), "{out:?}");
+    let printed = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(!printed.contains('<'), "HTML on a terminal: {printed}");
+    let path = PathBuf::from(&printed);
+    assert!(path.starts_with(tmp.path()), "{printed}");
+    let html = std::fs::read_to_string(&path).expect("the page");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+}

@@ -11,8 +11,10 @@ use crate::timestamp::{self, TimeRange, Timestamp};
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-/// Text longer than this (characters) shows its start; the rest is behind a `<details>`.
+/// Text longer than this (characters, or lines) shows its start; the rest is behind a
+/// `<details>`.
 const SHOWN_CHARS: usize = 1200;
+const SHOWN_LINES: usize = 12;
 /// Text longer than this (bytes) is cut for good: the page says how much is left out
 /// and where the log has it.
 const KEPT_BYTES: usize = 64 << 10;
@@ -201,13 +203,18 @@ fn take(
     }
 }
 
-/// Text, cut: the first [`SHOWN_CHARS`] shown, the rest (up to [`KEPT_BYTES`]) behind a
+/// Text, cut: the first [`SHOWN_CHARS`] characters or [`SHOWN_LINES`] lines shown, the rest (up to [`KEPT_BYTES`]) behind a
 /// `<details>`, anything beyond that left out with a note of where it is.
 fn long_text(out: &mut String, text: &str, line: u64) {
-    let cut = text
+    let by_chars = text
         .char_indices()
         .nth(SHOWN_CHARS)
         .map_or(text.len(), |(i, _)| i);
+    let by_lines = text
+        .match_indices('\n')
+        .nth(SHOWN_LINES - 1)
+        .map_or(text.len(), |(i, _)| i + 1);
+    let cut = by_chars.min(by_lines);
     out.push_str("<pre>");
     escape_into(out, &text[..cut]);
     out.push_str("</pre>");
