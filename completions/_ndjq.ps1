@@ -30,6 +30,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('filter', 'filter', [CompletionResultType]::ParameterValue, 'Pass through the original bytes of the records that match, like grep for NDJSON')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'One normalized event per content block or item: who said what, tool calls, usage')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'One self-contained HTML page: totals, charts, sessions and transcripts')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff), or write one page per command into a folder')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script of a shell, or write every shell''s into a folder')
@@ -207,6 +208,40 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'ndjq;report' {
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory')
+            [CompletionResult]::new('--max-depth', '--max-depth', [CompletionResultType]::ParameterName, 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP')
+            [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Skip detection and read every input as this dialect')
+            [CompletionResult]::new('--type-field', '--type-field', [CompletionResultType]::ParameterName, 'Dotted path of the type field for the generic dialect')
+            [CompletionResult]::new('-j', '-j', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--threads', '--threads', [CompletionResultType]::ParameterName, 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number')
+            [CompletionResult]::new('--rejects', '--rejects', [CompletionResultType]::ParameterName, 'Write the raw bytes of every invalid record to FILE, byte for byte')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the page to FILE (`-`: stdout) [default: stdout when it is not a terminal, else a new file in the temporary folder, whose path is printed]')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the page to FILE (`-`: stdout) [default: stdout when it is not a terminal, else a new file in the temporary folder, whose path is printed]')
+            [CompletionResult]::new('--pricing', '--pricing', [CompletionResultType]::ParameterName, 'A price table in LiteLLM''s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file')
+            [CompletionResult]::new('--cost', '--cost', [CompletionResultType]::ParameterName, 'Which costs count: the agents'' reported costs, estimates from token counts at the table''s prices, or auto (each session''s reported cost, else its estimate)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input''s last one')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only records at or before this time (a date means the whole day)')
+            [CompletionResult]::new('--timezone', '--timezone', [CompletionResultType]::ParameterName, 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system''s]')
+            [CompletionResult]::new('--restart-after', '--restart-after', [CompletionResultType]::ParameterName, 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)')
+            [CompletionResult]::new('--max-restarts', '--max-restarts', [CompletionResultType]::ParameterName, 'How many times the command may be restarted; after that, PROC_GAVE_UP')
+            [CompletionResult]::new('--grace', '--grace', [CompletionResultType]::ParameterName, 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)')
+            [CompletionResult]::new('--idle-timeout', '--idle-timeout', [CompletionResultType]::ParameterName, 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124')
+            [CompletionResult]::new('--restart-cmd', '--restart-cmd', [CompletionResultType]::ParameterName, 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)')
+            [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked')
+            [CompletionResult]::new('--stderr', '--stderr', [CompletionResultType]::ParameterName, 'Write the command''s stderr to FILE instead of ndjq''s stderr')
+            [CompletionResult]::new('--recover', '--recover', [CompletionResultType]::ParameterName, 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread')
+            [CompletionResult]::new('--line-buffered', '--line-buffered', [CompletionResultType]::ParameterName, 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
+            [CompletionResult]::new('--open', '--open', [CompletionResultType]::ParameterName, 'Open the page with the system''s opener (xdg-open, open) once it is written')
+            [CompletionResult]::new('--transcripts', '--transcripts', [CompletionResultType]::ParameterName, 'Add each session''s transcript (the `events` view) [default: on when the input is one file or stdin and holds one session]')
+            [CompletionResult]::new('--no-transcripts', '--no-transcripts', [CompletionResultType]::ParameterName, 'Leave the transcripts out')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            break
+        }
         'ndjq;run' {
             [CompletionResult]::new('-f', '-f', [CompletionResultType]::ParameterName, 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)')
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)')
@@ -248,6 +283,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('filter', 'filter', [CompletionResultType]::ParameterValue, 'Pass through the original bytes of the records that match, like grep for NDJSON')
             [CompletionResult]::new('events', 'events', [CompletionResultType]::ParameterValue, 'One normalized event per content block or item: who said what, tool calls, usage')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
+            [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'One self-contained HTML page: totals, charts, sessions and transcripts')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff), or write one page per command into a folder')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script of a shell, or write every shell''s into a folder')
@@ -267,6 +303,9 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             break
         }
         'ndjq;help;stats' {
+            break
+        }
+        'ndjq;help;report' {
             break
         }
         'ndjq;help;run' {

@@ -27,6 +27,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand filter 'Pass through the original bytes of the records that match, like grep for NDJSON'
             cand events 'One normalized event per content block or item: who said what, tool calls, usage'
             cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+            cand report 'One self-contained HTML page: totals, charts, sessions and transcripts'
             cand run 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
             cand man 'Print the manual page (roff), or write one page per command into a folder'
             cand completions 'Print the completion script of a shell, or write every shell''s into a folder'
@@ -198,6 +199,39 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'ndjq;report'= {
+            cand --max-line-bytes 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory'
+            cand --max-depth 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP'
+            cand --dialect 'Skip detection and read every input as this dialect'
+            cand --type-field 'Dotted path of the type field for the generic dialect'
+            cand -j 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number'
+            cand --threads 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number'
+            cand --rejects 'Write the raw bytes of every invalid record to FILE, byte for byte'
+            cand --color 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
+            cand -o 'Write the page to FILE (`-`: stdout) [default: stdout when it is not a terminal, else a new file in the temporary folder, whose path is printed]'
+            cand --output 'Write the page to FILE (`-`: stdout) [default: stdout when it is not a terminal, else a new file in the temporary folder, whose path is printed]'
+            cand --pricing 'A price table in LiteLLM''s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file'
+            cand --cost 'Which costs count: the agents'' reported costs, estimates from token counts at the table''s prices, or auto (each session''s reported cost, else its estimate)'
+            cand --since 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input''s last one'
+            cand --until 'Only records at or before this time (a date means the whole day)'
+            cand --timezone 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system''s]'
+            cand --restart-after 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)'
+            cand --max-restarts 'How many times the command may be restarted; after that, PROC_GAVE_UP'
+            cand --grace 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)'
+            cand --idle-timeout 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124'
+            cand --restart-cmd 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)'
+            cand --tee 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked'
+            cand --stderr 'Write the command''s stderr to FILE instead of ndjq''s stderr'
+            cand --recover 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+            cand --line-buffered 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent''s lines come through as they are written'
+            cand -q 'Print no diagnostics on stderr'
+            cand --quiet 'Print no diagnostics on stderr'
+            cand --open 'Open the page with the system''s opener (xdg-open, open) once it is written'
+            cand --transcripts 'Add each session''s transcript (the `events` view) [default: on when the input is one file or stdin and holds one session]'
+            cand --no-transcripts 'Leave the transcripts out'
+            cand -h 'Print help'
+            cand --help 'Print help'
+        }
         &'ndjq;run'= {
             cand -f 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)'
             cand --format 'What to write: the valid records'' original bytes (raw), a live transcript (text), or normalized events (json)'
@@ -236,6 +270,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand filter 'Pass through the original bytes of the records that match, like grep for NDJSON'
             cand events 'One normalized event per content block or item: who said what, tool calls, usage'
             cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+            cand report 'One self-contained HTML page: totals, charts, sessions and transcripts'
             cand run 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
             cand man 'Print the manual page (roff), or write one page per command into a folder'
             cand completions 'Print the completion script of a shell, or write every shell''s into a folder'
@@ -250,6 +285,8 @@ set edit:completion:arg-completer[ndjq] = {|@words|
         &'ndjq;help;events'= {
         }
         &'ndjq;help;stats'= {
+        }
+        &'ndjq;help;report'= {
         }
         &'ndjq;help;run'= {
         }

@@ -31,6 +31,7 @@ complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "gaps" -d 'Report what is 
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "report" -d 'One self-contained HTML page: totals, charts, sessions and transcripts'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "run" -d 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
 complete -c ndjq -n "__fish_ndjq_needs_command" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
@@ -259,6 +260,49 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l mergeable -d 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l max-depth -d 'Deepest nesting of arrays and objects to accept (1 to 1024); deeper is PROTO_TOO_DEEP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l dialect -d 'Skip detection and read every input as this dialect' -r -f -a "claude\t''
+claude-log\t''
+codex\t''
+codex-log\t''
+jsonrpc\t''
+gemini\t''
+gemini-log\t''
+qwen\t''
+qwen-log\t''
+cursor\t''
+opencode\t''
+copilot\t''
+generic\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
+always\t''
+never\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s o -l output -d 'Write the page to FILE (`-`: stdout) [default: stdout when it is not a terminal, else a new file in the temporary folder, whose path is printed]' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l pricing -d 'A price table in LiteLLM\'s format (model_prices_and_context_window.json) to estimate costs with, instead of the built-in snapshot. Never fetched: a local file' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l cost -d 'Which costs count: the agents\' reported costs, estimates from token counts at the table\'s prices, or auto (each session\'s reported cost, else its estimate)' -r -f -a "reported\t''
+estimated\t''
+auto\t''"
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l since -d 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input\'s last one' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l until -d 'Only records at or before this time (a date means the whole day)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l timezone -d 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system\'s]' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l idle-timeout -d 'No output for SECS seconds is a stall (PROC_STALLED): the command is ended and restarted; without a restart left, ndjq exits 124' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l restart-cmd -d 'The command line that resumes a session, `{session_id}` standing for its id, for agents other than claude and codex (words split like a shell; nothing expanded)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s q -l quiet -d 'Print no diagnostics on stderr'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l open -d 'Open the page with the system\'s opener (xdg-open, open) once it is written'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l transcripts -d 'Add each session\'s transcript (the `events` view) [default: on when the input is one file or stdin and holds one session]'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l no-transcripts -d 'Leave the transcripts out'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s h -l help -d 'Print help'
 complete -c ndjq -n "__fish_ndjq_using_subcommand run" -s f -l format -d 'What to write: the valid records\' original bytes (raw), a live transcript (text), or normalized events (json)' -r -f -a "raw\t''
 text\t''
 json\t''"
@@ -296,12 +340,13 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand man" -l dir -d 'Write every pa
 complete -c ndjq -n "__fish_ndjq_using_subcommand man" -s h -l help -d 'Print help'
 complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -l dir -d 'Write the script(s) into DIR (created if missing) under the names the shells look for (ndjq.bash, _ndjq, ndjq.fish, ndjq.elv, _ndjq.ps1), instead of printing on stdout' -r -f -a "(__fish_complete_directories)"
 complete -c ndjq -n "__fish_ndjq_using_subcommand completions" -s h -l help -d 'Print help'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "gaps" -d 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "run" -d 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
-complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats run man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "validate" -d 'Report every problem in a stream with its location; exit 1 when any is serious'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "gaps" -d 'Report what is missing from a stream: lost lines, results, answers; exit 1 on any'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "filter" -d 'Pass through the original bytes of the records that match, like grep for NDJSON'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "events" -d 'One normalized event per content block or item: who said what, tool calls, usage'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "stats" -d 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "report" -d 'One self-contained HTML page: totals, charts, sessions and transcripts'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "run" -d 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "man" -d 'Print the manual page (roff), or write one page per command into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "completions" -d 'Print the completion script of a shell, or write every shell\'s into a folder'
+complete -c ndjq -n "__fish_ndjq_using_subcommand help; and not __fish_seen_subcommand_from validate gaps filter events stats report run man completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1567,6 +1567,11 @@ impl Stats {
         }
     }
 
+    /// The number of distinct sessions.
+    pub fn session_count(&self) -> u64 {
+        self.sessions.len() as u64
+    }
+
     /// The totals of SPEC section 5, tokens priced with the built-in table.
     pub fn totals(&self) -> Totals {
         self.totals_priced(&Pricing::default())
@@ -1717,18 +1722,7 @@ impl Stats {
             }
             _ => {
                 let blocks = if by == GroupBy::Block {
-                    blocks_of(
-                        self.records_by
-                            .keys()
-                            .filter(|(d, _)| *d == Dim::Day)
-                            .filter_map(|(_, i)| self.strings.get(*i))
-                            .chain(
-                                self.attrs
-                                    .list
-                                    .iter()
-                                    .filter_map(|a| self.strings.get(a.day)),
-                            ),
-                    )
+                    self.blocks()
                 } else {
                     HashMap::new()
                 };
@@ -1760,71 +1754,126 @@ impl Stats {
                         }
                     }
                 }
-                let billing = self.billing(pricing);
-                for (a, acc) in &billing.rows {
-                    if let Some(k) = self.group_key(by, *a, &blocks) {
-                        let g = row(&mut rows, k);
-                        g.tokens += acc.tokens;
-                        if acc.priced {
-                            g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
-                            g.cost_usd_estimated =
-                                Some(g.cost_usd_estimated.unwrap_or(0.0) + acc.estimated);
-                        }
-                    }
-                }
-                for (session, c) in &billing.reported {
-                    let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
-                        continue;
-                    };
-                    let a = Attr {
-                        session: *session,
-                        model: self.last_model.get(session).copied().unwrap_or(NONE),
-                        file: r.file,
-                        day: r.day,
-                    };
-                    if let Some(k) = self.group_key(by, a, &blocks) {
-                        let g = row(&mut rows, k);
-                        g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
-                    }
-                }
-                for (a, c) in self.message_costs.values() {
-                    let a = self.attrs.get(*a);
-                    let from_result = self
-                        .results
-                        .get(&a.session)
-                        .is_some_and(|r| r.cost_usd.is_some());
-                    if from_result || !billing.reported.contains_key(&a.session) {
-                        continue;
-                    }
-                    if let Some(k) = self.group_key(by, a, &blocks) {
-                        let g = row(&mut rows, k);
-                        g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
-                    }
-                }
-                for g in rows.values_mut() {
-                    g.cost_usd = g.cost_usd.map(round_cost);
-                    g.cost_usd_estimated = g.cost_usd_estimated.map(round_cost);
-                }
-                // Calls and errors by attribution first: a handful of rows, not a string
-                // per call.
-                let calls = self.tool_calls.settled();
-                let errors = self.tool_errors.settled();
-                let mut by_attr: HashMap<u32, (u64, u64)> = HashMap::new();
-                for (c, error) in join(calls.iter(), errors.iter()) {
-                    let e = by_attr.entry(c.2).or_default();
-                    e.0 += 1;
-                    e.1 += u64::from(error.is_some());
-                }
-                for (a, (calls, errors)) in by_attr {
-                    if let Some(k) = self.group_key(by, self.attrs.get(a), &blocks) {
-                        let g = row(&mut rows, k);
-                        g.tool_calls += calls;
-                        g.tool_errors += errors;
-                    }
+                self.add_billed(pricing, &mut rows, |a| self.group_key(by, a, &blocks));
+            }
+        }
+        rows.into_iter()
+            .map(|(key, g)| Group { key, ..g })
+            .collect()
+    }
+
+    /// Every hour key to its 5-hour block's name.
+    fn blocks(&self) -> HashMap<String, String> {
+        blocks_of(
+            self.records_by
+                .keys()
+                .filter(|(d, _)| *d == Dim::Day)
+                .filter_map(|(_, i)| self.strings.get(*i))
+                .chain(
+                    self.attrs
+                        .list
+                        .iter()
+                        .filter_map(|a| self.strings.get(a.day)),
+                ),
+        )
+    }
+
+    /// Adds each attribution's billed tokens, cost and tool calls to the row `key` gives
+    /// it (none: left out). The one attribution of figures that every breakdown shares.
+    fn add_billed<K: Ord>(
+        &self,
+        pricing: &Pricing<'_>,
+        rows: &mut BTreeMap<K, Group>,
+        key: impl Fn(Attr) -> Option<K>,
+    ) {
+        let billing = self.billing(pricing);
+        for (a, acc) in &billing.rows {
+            if let Some(k) = key(*a) {
+                let g = rows.entry(k).or_default();
+                g.tokens += acc.tokens;
+                if acc.priced {
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
+                    g.cost_usd_estimated =
+                        Some(g.cost_usd_estimated.unwrap_or(0.0) + acc.estimated);
                 }
             }
         }
-        rows.into_values().collect()
+        for (session, c) in &billing.reported {
+            let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+                continue;
+            };
+            let a = Attr {
+                session: *session,
+                model: self.last_model.get(session).copied().unwrap_or(NONE),
+                file: r.file,
+                day: r.day,
+            };
+            if let Some(k) = key(a) {
+                let g = rows.entry(k).or_default();
+                g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+            }
+        }
+        for (a, c) in self.message_costs.values() {
+            let a = self.attrs.get(*a);
+            let from_result = self
+                .results
+                .get(&a.session)
+                .is_some_and(|r| r.cost_usd.is_some());
+            if from_result || !billing.reported.contains_key(&a.session) {
+                continue;
+            }
+            if let Some(k) = key(a) {
+                let g = rows.entry(k).or_default();
+                g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+            }
+        }
+        for g in rows.values_mut() {
+            g.cost_usd = g.cost_usd.map(round_cost);
+            g.cost_usd_estimated = g.cost_usd_estimated.map(round_cost);
+        }
+        // Calls and errors by attribution first: a handful of rows, not a string
+        // per call.
+        let calls = self.tool_calls.settled();
+        let errors = self.tool_errors.settled();
+        let mut by_attr: HashMap<u32, (u64, u64)> = HashMap::new();
+        for (c, error) in join(calls.iter(), errors.iter()) {
+            let e = by_attr.entry(c.2).or_default();
+            e.0 += 1;
+            e.1 += u64::from(error.is_some());
+        }
+        for (a, (calls, errors)) in by_attr {
+            if let Some(k) = key(self.attrs.get(a)) {
+                let g = rows.entry(k).or_default();
+                g.tool_calls += calls;
+                g.tool_errors += errors;
+            }
+        }
+    }
+
+    /// The breakdown by `by`, each row broken down again by `within` (per day and model,
+    /// per session and project): `(key, inner key, figures)` sorted by both keys. Records
+    /// are not counted (they are kept by one key only), tokens, costs and tool calls are,
+    /// exactly as in [`Stats::groups_priced`]. `Tool` and `Type` have no such rows.
+    pub fn groups_within(
+        &self,
+        by: GroupBy,
+        within: GroupBy,
+        pricing: &Pricing<'_>,
+    ) -> Vec<(String, String, Group)> {
+        let needs_blocks = by == GroupBy::Block || within == GroupBy::Block;
+        let blocks = if needs_blocks {
+            self.blocks()
+        } else {
+            HashMap::new()
+        };
+        let mut rows: BTreeMap<(String, String), Group> = BTreeMap::new();
+        self.add_billed(pricing, &mut rows, |a| {
+            Some((
+                self.group_key(by, a, &blocks)?,
+                self.group_key(within, a, &blocks)?,
+            ))
+        });
+        rows.into_iter().map(|((k, w), g)| (k, w, g)).collect()
     }
 
     /// The state a later merge needs, in a serialisable form. The large lists are shared

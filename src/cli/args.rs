@@ -48,6 +48,9 @@ pub enum Command {
     /// Totals and breakdowns: records, sessions, tokens, cost, tools, errors.
     #[command(after_help = examples_help(STATS_EXAMPLES))]
     Stats(StatsArgs),
+    /// One self-contained HTML page: totals, charts, sessions and transcripts.
+    #[command(after_help = examples_help(REPORT_EXAMPLES))]
+    Report(Box<ReportArgs>),
     /// Supervise an agent: its output live; restarted (resumed) on garbage or stalls.
     #[command(after_help = examples_help(RUN_EXAMPLES))]
     Run(RunArgs),
@@ -94,6 +97,7 @@ pub fn examples_of(command: &str) -> &'static [Example] {
         "filter" => FILTER_EXAMPLES,
         "events" => EVENTS_EXAMPLES,
         "stats" => STATS_EXAMPLES,
+        "report" => REPORT_EXAMPLES,
         "run" => RUN_EXAMPLES,
         "man" => MAN_EXAMPLES,
         "completions" => COMPLETIONS_EXAMPLES,
@@ -191,6 +195,21 @@ const STATS_EXAMPLES: &[Example] = &[
         run: "ndjq stats -f json --mergeable shard1/ > a.json\n\
               ndjq stats -f json --mergeable shard2/ > b.json\n\
               ndjq stats --merge a.json b.json",
+    },
+];
+
+const REPORT_EXAMPLES: &[Example] = &[
+    Example {
+        does: "a page of every Claude Code session log: written to a file, opened in the browser",
+        run: "ndjq report --open ~/.claude/projects",
+    },
+    Example {
+        does: "November's Codex sessions, with their transcripts, into a chosen file",
+        run: "ndjq report --since 2026-11-01 --until 2026-11-30 --transcripts \\\n  -o november.html ~/.codex/sessions",
+    },
+    Example {
+        does: "one session: its figures and its transcript",
+        run: "ndjq report -o session.html session.jsonl",
     },
 ];
 
@@ -561,6 +580,16 @@ pub struct StatsArgs {
     #[arg(long)]
     pub mergeable: bool,
 
+    #[command(flatten)]
+    pub figures: FigureArgs,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
+}
+
+/// What `stats` and `report` count: the prices and the time range.
+#[derive(Debug, Args)]
+pub struct FigureArgs {
     /// A price table in LiteLLM's format (model_prices_and_context_window.json) to
     /// estimate costs with, instead of the built-in snapshot. Never fetched: a local file.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
@@ -584,6 +613,36 @@ pub struct StatsArgs {
     /// and --until read in: an IANA name (Europe/Paris), UTC [default: the system's].
     #[arg(long, value_name = "TZ")]
     pub timezone: Option<String>,
+}
+
+/// `ndjq report`: the inputs and figures of `stats`, as one HTML page.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Write the page to FILE (`-`: stdout) [default: stdout when it is not a terminal,
+    /// else a new file in the temporary folder, whose path is printed].
+    #[arg(short = 'o', long = "output", value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub out_file: Option<PathBuf>,
+
+    /// Open the page with the system's opener (xdg-open, open) once it is written.
+    #[arg(long)]
+    pub open: bool,
+
+    /// Add each session's transcript (the `events` view) [default: on when the input is
+    /// one file or stdin and holds one session].
+    #[arg(long, overrides_with = "no_transcripts")]
+    pub transcripts: bool,
+
+    /// Leave the transcripts out.
+    #[arg(long, overrides_with = "transcripts")]
+    pub no_transcripts: bool,
+
+    #[command(flatten)]
+    pub figures: FigureArgs,
 
     #[command(flatten)]
     pub child: ChildArgs,

@@ -5,6 +5,7 @@ pub mod events;
 pub mod filter;
 pub mod gaps;
 pub mod man;
+pub mod report;
 pub mod run;
 pub mod stats;
 pub mod validate;

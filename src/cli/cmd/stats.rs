@@ -2,7 +2,7 @@
 //! stats into what one run over all their inputs gives.
 
 use super::{Rejects, StderrDiagnostics};
-use crate::cli::args::{CostArg, GroupBy as GroupArg, StatsArgs, TableFormat};
+use crate::cli::args::{CostArg, FigureArgs, GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use crate::cli::Ran;
@@ -20,12 +20,45 @@ use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
 use std::io::{self, BufWriter, IsTerminal, Read, Write};
 use std::sync::Arc;
 
-struct StatsRun<R: Write> {
-    stats: Stats,
+pub(crate) struct StatsRun<R: Write> {
+    pub(crate) stats: Stats,
     diagnostics: StderrDiagnostics,
     rejects: Option<Rejects<R>>,
     /// Bytes read, on stderr, for large inputs on a terminal.
     progress: Option<ProgressBar>,
+}
+
+impl StatsRun<BufWriter<std::fs::File>> {
+    /// The consumer of a run over `common`'s inputs, its diagnostics on stderr.
+    pub(crate) fn new(clock: Clock, common: &Common) -> Result<Self> {
+        let stderr = (!common.quiet).then(io::stderr);
+        Ok(StatsRun {
+            stats: Stats::with_clock(clock),
+            diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
+            rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+            progress: progress_bar(common),
+        })
+    }
+
+    /// After the run: the progress bar cleared, the rejects flushed, the closing line.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        if let Some(p) = self.progress.take() {
+            p.finish_and_clear();
+        }
+        if let Some(r) = self.rejects.as_mut() {
+            r.finish()?;
+        }
+        if self.stats.summary.invalid > 0 {
+            let line = format!(
+                "{} of {} records invalid; their content is not in the stats",
+                self.stats.summary.invalid, self.stats.summary.records
+            );
+            self.diagnostics.finish(Some(&line))?;
+        } else {
+            self.diagnostics.finish(None)?;
+        }
+        Ok(())
+    }
 }
 
 impl<R: Write> Consumer for StatsRun<R> {
@@ -68,7 +101,7 @@ impl<R: Write> Consumer for StatsRun<R> {
 }
 
 /// What a shard of `stats` collected from one block.
-struct Part {
+pub(crate) struct Part {
     stats: Stats,
     diagnostics: Vec<Diagnostic>,
     rejects: Option<(Vec<u8>, u64)>,
@@ -242,23 +275,28 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
     Ok((total.unwrap_or_default(), had_errors))
 }
 
-pub fn run(args: &StatsArgs) -> Result<i32> {
-    // Not the agents' folders, which hold logs, not stats (see `config::agent_folders`).
-    if args.merge && args.input.paths.is_empty() && io::stdin().is_terminal() {
-        bail!("--merge combines the JSON stats named as PATHs (or `-` for stdin); none given");
+/// The prices and the time range of `--pricing`, `--cost`, `--since`, `--until` and
+/// `--timezone` (`stats` and `report`).
+pub(crate) struct Figures {
+    table: Option<PriceTable>,
+    mode: CostMode,
+    pub(crate) clock: Clock,
+}
+
+impl Figures {
+    pub(crate) fn pricing(&self) -> Pricing<'_> {
+        let mut pricing = Pricing {
+            mode: self.mode,
+            ..Pricing::default()
+        };
+        if let Some(t) = &self.table {
+            pricing.table = Some(t);
+        }
+        pricing
     }
-    let common = Common::resolve(&args.input, &args.output, &args.child)?;
-    let format = match args.format {
-        Some(TableFormat::Text) => Format::Text,
-        Some(TableFormat::Json) => Format::Json,
-        Some(TableFormat::Csv) => Format::Csv,
-        // The merge state is JSON: --mergeable alone means -f json, even on a terminal.
-        None if common.stdout_is_tty && !args.mergeable => Format::Text,
-        None => Format::Json,
-    };
-    if args.mergeable && format != Format::Json {
-        bail!("--mergeable writes the merge state in JSON: give it with -f json");
-    }
+}
+
+pub(crate) fn figures(args: &FigureArgs) -> Result<Figures> {
     let table = match &args.pricing {
         Some(path) => {
             let text = std::fs::read(path)
@@ -278,22 +316,6 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         CostArg::Estimated => CostMode::Estimated,
         CostArg::Auto => CostMode::Auto,
     };
-    let mut pricing = Pricing {
-        mode,
-        ..Pricing::default()
-    };
-    if let Some(t) = &table {
-        pricing.table = Some(t);
-    }
-    if args.merge && common.child.is_some() {
-        bail!("--merge reads JSON stats from files, not from a wrapped command");
-    }
-    if args.merge && (args.since.is_some() || args.until.is_some() || args.timezone.is_some()) {
-        bail!(
-            "--since, --until and --timezone apply while reading records: give them to the \
-             runs that wrote the partial stats, not to --merge"
-        );
-    }
     let tz = match &args.timezone {
         Some(name) => TimeZone::get(name)
             .map_err(|e| anyhow::anyhow!("--timezone {name}: not a time zone ({e})"))?,
@@ -312,6 +334,42 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         },
         tz: tz.clone(),
     };
+    Ok(Figures { table, mode, clock })
+}
+
+pub fn run(args: &StatsArgs) -> Result<i32> {
+    // Not the agents' folders, which hold logs, not stats (see `config::agent_folders`).
+    if args.merge && args.input.paths.is_empty() && io::stdin().is_terminal() {
+        bail!("--merge combines the JSON stats named as PATHs (or `-` for stdin); none given");
+    }
+    let common = Common::resolve(&args.input, &args.output, &args.child)?;
+    let format = match args.format {
+        Some(TableFormat::Text) => Format::Text,
+        Some(TableFormat::Json) => Format::Json,
+        Some(TableFormat::Csv) => Format::Csv,
+        // The merge state is JSON: --mergeable alone means -f json, even on a terminal.
+        None if common.stdout_is_tty && !args.mergeable => Format::Text,
+        None => Format::Json,
+    };
+    if args.mergeable && format != Format::Json {
+        bail!("--mergeable writes the merge state in JSON: give it with -f json");
+    }
+    let figures = figures(&args.figures)?;
+    let pricing = figures.pricing();
+    let clock = figures.clock.clone();
+    if args.merge && common.child.is_some() {
+        bail!("--merge reads JSON stats from files, not from a wrapped command");
+    }
+    if args.merge
+        && (args.figures.since.is_some()
+            || args.figures.until.is_some()
+            || args.figures.timezone.is_some())
+    {
+        bail!(
+            "--since, --until and --timezone apply while reading records: give them to the \
+             runs that wrote the partial stats, not to --merge"
+        );
+    }
     let (stats, ran) = if args.merge {
         let (stats, had_errors) = merge_reports(&common)?;
         (
@@ -322,29 +380,9 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             },
         )
     } else {
-        let stderr = (!common.quiet).then(io::stderr);
-        let mut run = StatsRun {
-            stats: Stats::with_clock(clock),
-            diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
-            rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
-            progress: progress_bar(&common),
-        };
+        let mut run = StatsRun::new(clock, &common)?;
         let ran = crate::cli::run_sources(&common, &mut run, true)?;
-        if let Some(p) = run.progress.take() {
-            p.finish_and_clear();
-        }
-        if let Some(r) = run.rejects.as_mut() {
-            r.finish()?;
-        }
-        if run.stats.summary.invalid > 0 {
-            let line = format!(
-                "{} of {} records invalid; their content is not in the stats",
-                run.stats.summary.invalid, run.stats.summary.records
-            );
-            run.diagnostics.finish(Some(&line))?;
-        } else {
-            run.diagnostics.finish(None)?;
-        }
+        run.finish()?;
         (run.stats, ran)
     };
     let by = args.by.map(group_by);
