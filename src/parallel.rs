@@ -284,12 +284,25 @@ impl Pipeline {
             let (work_tx, work_rx) = sync_channel::<Work>(threads * 2);
             let work_rx = Arc::new(Mutex::new(work_rx));
             let (done_tx, done_rx) = channel::<Done<P::Part>>();
-            for _ in 0..threads {
+            for started in 0..threads {
                 let work_rx = Arc::clone(&work_rx);
                 let done_tx = done_tx.clone();
                 let shard = consumer.shard();
                 let pipeline = Pipeline::new(options.clone());
-                scope.spawn(move || work::<P>(pipeline, shard, &work_rx, &done_tx));
+                let spawned = std::thread::Builder::new()
+                    .name("ndjq-worker".to_string())
+                    .spawn_scoped(scope, move || {
+                        work::<P>(pipeline, shard, &work_rx, &done_tx)
+                    });
+                // The system refused a thread (a process limit): an error, not a panic. The
+                // workers already started end when the channel they wait on is dropped.
+                if let Err(e) = spawned {
+                    return Err(Error::Threads {
+                        asked: threads,
+                        started,
+                        source: e,
+                    });
+                }
             }
             drop(done_tx);
             let mut pool = Pool {

@@ -280,7 +280,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         EventFormat::Json
     };
     let format = format_of(args.format, default);
-    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let rejects = Rejects::for_run(&common)?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
     let mut events = Events {

@@ -191,7 +191,7 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         summary: Summary::default(),
         diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         line_buffered: common.line_buffered,
-        rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+        rejects: Rejects::for_run(&common)?,
         seq_field: args.seq_field.clone(),
         format,
         painter,

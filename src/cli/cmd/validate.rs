@@ -213,7 +213,7 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     }
     let (format, painter) = super::diagnostic_output(args.format, &common);
     let fail_on = super::severity(args.fail_on);
-    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let rejects = Rejects::for_run(&common)?;
     let stdout = io::stdout().lock();
     let out = BufWriter::with_capacity(256 << 10, stdout);
     let mut validate = Validate {
