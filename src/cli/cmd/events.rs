@@ -155,6 +155,13 @@ impl<W: Write, R: Write> Consumer for Events<W, R> {
         Ok(Flow::Continue)
     }
 
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
+    }
+
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.summary.add_bytes(bytes.len());
         match self.rejects.as_mut() {

@@ -122,6 +122,13 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
         self.diagnostics.notice(d)
     }
 
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
+    }
+
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.summary.add_bytes(bytes.len());
         if self.overlong_selected {

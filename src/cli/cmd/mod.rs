@@ -122,6 +122,14 @@ impl<W: Write> Rejects<W> {
         write_record(&mut self.out, record.raw, &mut self.open_line)
     }
 
+    /// The bytes of a line `--recover` did not pass on (the text around an object taken
+    /// out of it), saved as a record of their own.
+    pub fn leftover(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.taking_chunks = false;
+        self.written += 1;
+        write_record(&mut self.out, bytes, &mut self.open_line)
+    }
+
     /// More bytes of the overlong record last offered.
     pub fn chunk(&mut self, raw: &[u8]) -> std::io::Result<()> {
         if !self.taking_chunks {

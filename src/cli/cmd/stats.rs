@@ -48,6 +48,13 @@ impl<R: Write> Consumer for StatsRun<R> {
         Ok(Flow::Continue)
     }
 
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
+    }
+
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.stats.add_bytes(bytes.len());
         match self.rejects.as_mut() {
