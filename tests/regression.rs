@@ -244,6 +244,17 @@ fn issue25_case02_rejects_named_as_input_is_a_usage_error_and_truncates_nothing(
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("stdin is the same file as --rejects"), "{err}");
+    // A pipe as stdin and `--rejects /dev/stdin`: the rejects would be written into the
+    // pipe being read (found by the adversarial pass: it never ended).
+    let out = common::ndjq_sub("filter")
+        .args(["--rejects", "/dev/stdin"])
+        .write_stdin(b"bad\n".to_vec())
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stdin is the same file as --rejects"), "{err}");
     assert_eq!(common::read_file(&input), content);
     let mut cmd = common::ndjq_std("filter");
     cmd.arg(&input);

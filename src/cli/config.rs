@@ -157,7 +157,7 @@ fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOut
     let output_of = |id: FileId| named.iter().find(|(_, o)| *o == id).map(|(n, _)| n.clone());
     let reads_stdin = input.paths.is_empty() || input.paths.iter().any(|p| p.as_os_str() == "-");
     if reads_stdin && child.is_none() {
-        if let Some(output) = FileId::of_fd(std::io::stdin().as_fd()).and_then(output_of) {
+        if let Some(output) = FileId::of_input_fd(std::io::stdin().as_fd()).and_then(output_of) {
             bail!("stdin is the same file as {output}: an input is never also an output");
         }
     }

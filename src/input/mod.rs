@@ -84,13 +84,28 @@ impl FileId {
     /// The identity of the file behind a descriptor (stdin, stdout), if it is a regular
     /// file: a pipe or terminal is never an input named by path.
     pub fn of_fd(fd: std::os::fd::BorrowedFd<'_>) -> Option<FileId> {
+        FileId::of_fd_where(fd, |t| t == rustix::fs::FileType::RegularFile)
+    }
+
+    /// The identity of what a descriptor reads from when it is a regular file, a FIFO or
+    /// a socket: `--rejects /dev/stdin` on a pipe would write into what is being read.
+    /// A terminal or other device is left out (writing to it is never read back).
+    pub fn of_input_fd(fd: std::os::fd::BorrowedFd<'_>) -> Option<FileId> {
+        use rustix::fs::FileType;
+        FileId::of_fd_where(fd, |t| {
+            matches!(t, FileType::RegularFile | FileType::Fifo | FileType::Socket)
+        })
+    }
+
+    fn of_fd_where(
+        fd: std::os::fd::BorrowedFd<'_>,
+        keep: impl Fn(rustix::fs::FileType) -> bool,
+    ) -> Option<FileId> {
         let st = rustix::fs::fstat(fd).ok()?;
-        (rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile).then(
-            || FileId {
-                dev: st.st_dev as u64,
-                ino: st.st_ino as u64,
-            },
-        )
+        keep(rustix::fs::FileType::from_raw_mode(st.st_mode)).then(|| FileId {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+        })
     }
 
     #[cfg(unix)]
