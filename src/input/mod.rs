@@ -102,7 +102,7 @@ impl FileId {
         keep: impl Fn(rustix::fs::FileType) -> bool,
     ) -> Option<FileId> {
         let st = rustix::fs::fstat(fd).ok()?;
-        keep(rustix::fs::FileType::from_raw_mode(st.st_mode)).then(|| FileId {
+        keep(rustix::fs::FileType::from_raw_mode(st.st_mode)).then_some(FileId {
             dev: st.st_dev as u64,
             ino: st.st_ino as u64,
         })

@@ -339,7 +339,7 @@ fn select_printing(
     let parallel_ok = selection.predicates.tools.is_empty()
         && selection.max_count.is_none()
         && selection.normalize.is_none();
-    let rejects = Rejects::for_run(&common)?;
+    let rejects = Rejects::for_run(common)?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
     let mut filter = Filter {
