@@ -762,7 +762,7 @@ impl Pipeline {
         shard: &mut S,
     ) -> Whole {
         let mut handle = match input::open_file(path) {
-            Ok(f) => f,
+            Ok(f) => input::CutCheck::new(f),
             Err(e) => return Whole::Failed(e),
         };
         buf.clear();
@@ -1117,6 +1117,10 @@ fn work<P: Parallel>(
                     line,
                     start,
                 );
+                // Read short: the file shrank since the range was cut.
+                let error = error.or_else(|| {
+                    shrunk.then(|| input::shrank(handle.metadata().map_or(0, |m| m.len())))
+                });
                 let failed = error.map(|source| Error::Read {
                     file: file.to_string(),
                     line: line + count,
@@ -1616,7 +1620,12 @@ mod tests {
         let mut all = Lines::default();
         let mut reported = Vec::new();
         let mut report = |e: &Error| reported.push(e.to_string());
-        for d in [done, later] {
+        let end = Done {
+            seq: 2,
+            slot: Slot::End(Arc::clone(&file), None),
+            held: 0,
+        };
+        for d in [done, later, end] {
             merger
                 .accept(d, &mut pipeline, &mut all, &mut report)
                 .expect("merged");
@@ -1627,9 +1636,12 @@ mod tests {
             all.0[2].1.last() != Some(&b'\n'),
             "the cut line is unterminated"
         );
+        // Reported after the input's end, as a read error.
+        assert_eq!(reported.len(), 1, "{reported:?}");
         assert!(
-            reported.is_empty(),
-            "a shrink is not a read error: {reported:?}"
+            reported[0].starts_with("log.jsonl: read error after line 3 (byte ")
+                && reported[0].contains("the file shrank to"),
+            "{reported:?}"
         );
     }
 

@@ -463,8 +463,9 @@ fn issue25_case09_files_without_final_newline_same_for_every_j() {
 }
 
 /// Case 11: a file cut while it is read (copytruncate): a large file is truncated in the
-/// middle of a line while `-j 2` reads it. Whatever the interleaving, what is written is
-/// the file's first lines with no gap, and a line reported cut short is the next one.
+/// middle of a line, or to nothing, while `-j 1` or `-j 2` reads it. Whatever the
+/// interleaving, what is written is the file's first lines with no gap, a line reported
+/// cut short is the next one, and a cut under the reader is a read error saying so.
 #[test]
 fn issue25_case11_file_truncated_while_read_gives_a_prefix() {
     let dir = common::tempdir();
@@ -480,13 +481,18 @@ fn issue25_case11_file_truncated_while_read_gives_a_prefix() {
         );
         n += 1;
     }
-    for attempt in 0..3u64 {
+    for (attempt, threads) in [(0u64, "2"), (1, "1"), (2, "2"), (3, "1")] {
         let path = common::write_file(dir.path(), "log.jsonl", &big);
         let out_path = dir.path().join("out");
         let mut cmd = common::ndjq_std("filter");
-        cmd.args(["-j", "2"]).arg(&path);
+        cmd.args(["-j", threads]).arg(&path);
         let child_out = std::fs::File::create(&out_path).expect("create");
-        let cut_at = big.len() as u64 / 3 + 17 + attempt * 1000;
+        // Mid-line, or (copytruncate) to nothing.
+        let cut_at = if attempt >= 2 {
+            0
+        } else {
+            big.len() as u64 / 3 + 17 + attempt * 1000
+        };
         let cutter = std::thread::spawn({
             let path = path.clone();
             move || {
@@ -516,6 +522,12 @@ fn issue25_case11_file_truncated_while_read_gives_a_prefix() {
                 i + 1
             );
         }
+        // A file cut under the reader is a read error (exit 2) naming the cut, whatever -j.
+        assert_eq!(
+            code == Some(2),
+            err.contains("the file shrank to"),
+            "-j {threads}: {err}"
+        );
         // A cut line, if any, is the one right after them.
         if let Some(at) = err.find("PROTO_TRUNCATED") {
             let cut_line = written.len() + 1;

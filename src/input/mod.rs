@@ -368,6 +368,46 @@ pub fn open_file(path: &Path) -> Result<fs::File, Error> {
     })
 }
 
+/// A regular file read in order, which tells when it shrank under the reader: at its end,
+/// a file now shorter than what was read of it was cut while it was read (logrotate's
+/// `copytruncate`). That end is then a read error, after the bytes before it (the line
+/// the cut fell in is the input's unterminated last line): every `-j` reports a cut file
+/// so (the workers' ranges check the same, see docs/REFERENCE.md).
+#[derive(Debug)]
+pub struct CutCheck {
+    file: fs::File,
+    read: u64,
+}
+
+impl CutCheck {
+    pub fn new(file: fs::File) -> CutCheck {
+        CutCheck { file, read: 0 }
+    }
+}
+
+impl Read for CutCheck {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            if let Ok(m) = self.file.metadata() {
+                if m.is_file() && m.len() < self.read {
+                    return Err(shrank(m.len()));
+                }
+            }
+        }
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// The error of a file found shorter than what was read of it.
+pub fn shrank(now: u64) -> io::Error {
+    io::Error::other(format!(
+        "the file shrank to {now} bytes while it was read (cut by another program, as \
+         logrotate's copytruncate does); the rest is not read"
+    ))
+}
+
 /// Whether `head`, the start of an input, is gzip or zstd (by their magic bytes).
 pub fn is_compressed(head: &[u8]) -> bool {
     head.starts_with(GZIP_MAGIC) || head.starts_with(ZSTD_MAGIC)
