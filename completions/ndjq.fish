@@ -52,7 +52,7 @@ opencode\t''
 copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
@@ -93,7 +93,7 @@ opencode\t''
 copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
@@ -133,7 +133,7 @@ opencode\t''
 copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
@@ -187,7 +187,7 @@ opencode\t''
 copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
@@ -222,7 +222,7 @@ opencode\t''
 copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
@@ -276,7 +276,7 @@ opencode\t''
 copilot\t''
 generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
-complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8). Output is the same, in the same order, whatever the number' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''

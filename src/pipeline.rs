@@ -83,6 +83,13 @@ pub trait Consumer {
     fn overlong_chunk(&mut self, _bytes: &[u8]) -> io::Result<()> {
         Ok(())
     }
+    /// With `--recover`, the bytes of a line that were not passed on when an object was
+    /// taken out of it: the text before and after the object (and anything else on the
+    /// line, a second object included), with the line's end. They go to `--rejects`, so
+    /// no byte of the input is lost (see [`crate::recover`]).
+    fn leftover(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
     /// The input ended (or reading it stopped).
     fn end_input(&mut self, _file: &Arc<str>, _dialect: Option<Dialect>) -> io::Result<()> {
         Ok(())
@@ -503,6 +510,13 @@ impl Pipeline {
                     excerpt(content, None),
                 );
                 emit.line_len = Some(raw.len());
+                // What is not passed on: the line around the object, in `raw`'s terms
+                // (`content` lost a BOM and a `\r`, which stay with the text).
+                let (cut_start, cut_end) = (skipped + range.start, skipped + range.end);
+                let mut rest = Vec::with_capacity(raw.len() - (cut_end - cut_start));
+                rest.extend_from_slice(&raw[..cut_start]);
+                rest.extend_from_slice(&raw[cut_end..]);
+                consumer.leftover(&rest)?;
                 emit.valid(recovered, object, 0, value, consumer).map(Some)
             }
             _ => Ok(None),
@@ -571,6 +585,12 @@ impl Pipeline {
                 .unwrap_or(Flow::Continue));
         }
         held.push(frame.line, frame.offset, frame.bytes);
+        // Parsed again only where that can tell more (linear in the document's size, see
+        // [`Reassembly::worth_parsing`]).
+        if !held.worth_parsing() {
+            return Ok(Flow::Continue);
+        }
+        held.parsing();
         match self.reassembled(file, held, consumer, false)? {
             Reassembled::Emitted(flow) => {
                 held.clear();

@@ -269,9 +269,9 @@ pub struct InputArgs {
     #[arg(long, value_name = "PATH", default_value = "type")]
     pub type_field: String,
 
-    /// Worker threads for reading files (0: one per core, at most 8). Output is the same, in
-    /// the same order, whatever the number.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    /// Worker threads for reading files (0: one per core, at most 8; at most 1024). Output
+    /// is the same, in the same order, whatever the number.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
 
     /// Write the raw bytes of every invalid record to FILE, byte for byte.
@@ -806,6 +806,25 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
         return Err("the size must be at least 1 byte".to_string());
     }
     Ok(bytes)
+}
+
+/// The most worker threads `-j` takes. Past a few per core more threads only add memory
+/// (each holds blocks in flight) and contention; a number far past it is a typo, and one
+/// the system cannot start would fail half-way (see docs/REFERENCE.md).
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses `-j`: 0 (one per core) up to [`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of threads (0 to {MAX_THREADS})"))?;
+    if n > MAX_THREADS as u64 {
+        return Err(format!(
+            "{n} threads is more than the {MAX_THREADS} ndjq starts; 0 means one per core"
+        ));
+    }
+    Ok(n as usize)
 }
 
 /// Parses seconds: `5`, `0.5`, `2s`, `250ms`.

@@ -5,7 +5,7 @@ use super::args::{ChildArgs, ColorArg, DialectArg, InputArgs, OutputArgs};
 use anyhow::{bail, Result};
 use ndjq::dialect::Dialect;
 use ndjq::input::child::ChildOptions;
-use ndjq::input::{self, Source};
+use ndjq::input::{self, FileId, OwnOutputs, Source};
 use ndjq::pipeline::Options;
 use ndjq::sink::Painter;
 use std::io::IsTerminal;
@@ -50,6 +50,7 @@ impl Common {
             );
         };
         let child = child_options(input, child)?;
+        let own = own_outputs(input, child.as_ref())?;
         let sources = Sources {
             paths: match child {
                 Some(_) => None,
@@ -58,6 +59,7 @@ impl Common {
                 }
                 None => Some(input.paths.clone()),
             },
+            own,
         };
         let reads_stdin = sources.reads_stdin();
         let stdout_is_tty = std::io::stdout().is_terminal();
@@ -99,16 +101,27 @@ impl Common {
 pub struct Sources {
     /// `None` with a wrapped command (`-- CMD`), the only input then.
     paths: Option<Vec<PathBuf>>,
+    /// The files this run writes: never read (see [`own_outputs`]).
+    own: OwnOutputs,
 }
 
 impl Sources {
     /// The sources in order (see [`input::Walk`]); each call walks the folders again.
     pub fn iter(&self) -> impl Iterator<Item = Result<Source, ndjq::Error>> {
+        let own = self.own.clone();
         self.paths
             .as_deref()
-            .map(input::Walk::new)
+            .map(|p| input::Walk::excluding(p, own))
             .into_iter()
             .flatten()
+    }
+
+    /// Records a file this run has just created for writing (`--rejects`), so a walk that
+    /// reaches it skips it.
+    pub fn add_output(&self, file: &std::fs::File) {
+        if let Some(id) = FileId::of(file) {
+            self.own.add(id);
+        }
     }
 
     /// Whether stdin is among them: no path, or `-`.
@@ -157,6 +170,52 @@ pub fn agent_folders(quiet: bool) -> Result<Vec<PathBuf>> {
         eprintln!("ndjq: reading {}", shown.join(", "));
     }
     Ok(found)
+}
+
+/// The files this run writes that already exist (stdout redirected to a regular file, a
+/// `--rejects` or `--tee` file), by identity (device and inode: a symlink, hard link or
+/// `..` path names the same file). One of them named as an input (or given as stdin) is a
+/// usage error, raised here, before anything is opened for writing or truncated: `validate
+/// --rejects in.jsonl in.jsonl` would otherwise empty its input before reading it. Met in a
+/// folder walk, they are skipped with a note ([`input::Walk`]); a `--rejects` file the run
+/// creates is added when it is made ([`Sources::add_output`]).
+fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOutputs> {
+    use std::os::fd::AsFd;
+    let own = OwnOutputs::default();
+    let mut named: Vec<(String, FileId)> = Vec::new();
+    if let Some(id) = FileId::of_fd(std::io::stdout().as_fd()) {
+        own.add(id);
+        named.push(("stdout".to_string(), id));
+    }
+    let written = [
+        ("--rejects", input.rejects.as_deref()),
+        ("--tee", child.and_then(|c| c.tee.as_deref())),
+    ];
+    for (flag, path) in written {
+        if let Some(id) = path.and_then(FileId::of_path) {
+            own.add(id);
+            named.push((flag.to_string(), id));
+        }
+    }
+    if named.is_empty() {
+        return Ok(own);
+    }
+    let output_of = |id: FileId| named.iter().find(|(_, o)| *o == id).map(|(n, _)| n.clone());
+    let reads_stdin = input.paths.is_empty() || input.paths.iter().any(|p| p.as_os_str() == "-");
+    if reads_stdin && child.is_none() {
+        if let Some(output) = FileId::of_input_fd(std::io::stdin().as_fd()).and_then(output_of) {
+            bail!("stdin is the same file as {output}: an input is never also an output");
+        }
+    }
+    for path in input.paths.iter().filter(|p| p.as_os_str() != "-") {
+        if let Some(output) = FileId::of_path(path).and_then(output_of) {
+            bail!(
+                "input {} is the same file as {output}: an input is never also an output",
+                input::path_name(path)
+            );
+        }
+    }
+    Ok(own)
 }
 
 /// The wrapped command and how to watch it, when `-- CMD` is given.

@@ -174,7 +174,7 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
         Source::File(path) => {
             let file = input::open_file(path)?;
             let is_file = file.metadata().is_ok_and(|m| m.is_file());
-            let reader = input::decompress(file).map_err(read_err)?;
+            let reader = input::decompress(input::CutCheck::new(file)).map_err(read_err)?;
             Ok((name.clone(), reader, is_file))
         }
     }

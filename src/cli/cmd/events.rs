@@ -155,6 +155,13 @@ impl<W: Write, R: Write> Consumer for Events<W, R> {
         Ok(Flow::Continue)
     }
 
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
+    }
+
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.summary.add_bytes(bytes.len());
         match self.rejects.as_mut() {
@@ -280,7 +287,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         EventFormat::Json
     };
     let format = format_of(args.format, default);
-    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let rejects = Rejects::for_run(&common)?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
     let mut events = Events {

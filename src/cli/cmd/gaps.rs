@@ -76,6 +76,13 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
         Ok(Flow::Continue)
     }
 
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
+    }
+
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.summary.add_bytes(bytes.len());
         match self.rejects.as_mut() {
@@ -191,7 +198,7 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         summary: Summary::default(),
         diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         line_buffered: common.line_buffered,
-        rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+        rejects: Rejects::for_run(&common)?,
         seq_field: args.seq_field.clone(),
         format,
         painter,

@@ -17,7 +17,7 @@ use ndjq::sink::stats::{write_json_with_state, write_report};
 use ndjq::sink::{Format, Reporter};
 use ndjq::stats::{Clock, CostMode, GroupBy, Pricing, Report, Stats};
 use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Arc;
 
 pub(crate) struct StatsRun<R: Write> {
@@ -35,7 +35,7 @@ impl StatsRun<BufWriter<std::fs::File>> {
         Ok(StatsRun {
             stats: Stats::with_clock(clock),
             diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
-            rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+            rejects: Rejects::for_run(common)?,
             progress: progress_bar(common),
         })
     }
@@ -79,6 +79,13 @@ impl<R: Write> Consumer for StatsRun<R> {
             r.offer(record)?;
         }
         Ok(Flow::Continue)
+    }
+
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
     }
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -236,12 +243,11 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
             }
         };
         let name = source.display_name();
-        let mut text = Vec::new();
-        let read = match source {
-            ndjq::input::Source::Stdin => io::stdin().lock().read_to_end(&mut text),
-            ndjq::input::Source::File(p) => ndjq::input::open_file(&p)?.read_to_end(&mut text),
+        let what = format!("--merge input {name}");
+        let text = match source {
+            ndjq::input::Source::Stdin => super::read_capped(io::stdin().lock(), &what)?,
+            ndjq::input::Source::File(p) => super::read_capped(ndjq::input::open_file(&p)?, &what)?,
         };
-        read.with_context(|| format!("{name}: cannot read"))?;
         let report: Report = serde_json::from_slice(&text).with_context(|| {
             format!(
                 "{name}: not the JSON output of `ndjq stats -f json --mergeable` (schema ndjq.stats/2)"
@@ -299,8 +305,9 @@ impl Figures {
 pub(crate) fn figures(args: &FigureArgs) -> Result<Figures> {
     let table = match &args.pricing {
         Some(path) => {
-            let text = std::fs::read(path)
-                .with_context(|| format!("cannot read --pricing file {}", path.display()))?;
+            let what = format!("--pricing file {}", ndjq::input::path_name(path));
+            let file = std::fs::File::open(path).with_context(|| format!("cannot read {what}"))?;
+            let text = super::read_capped(file, &what)?;
             let table = PriceTable::parse(&text, &path.display().to_string()).map_err(|e| {
                 anyhow::anyhow!(
                     "--pricing file {} is not a LiteLLM price table: {e}",
