@@ -104,7 +104,7 @@ impl Tokens {
             "cache_read_input_tokens",
             "cache_creation",
         ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
         let cache_creation = n(cache_creation);
         Tokens {
             input: n(input),
@@ -126,7 +126,7 @@ impl Tokens {
             "cacheCreationInputTokens",
             "cacheReadInputTokens",
         ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
         Tokens {
             input: n(input),
             output: n(output),
@@ -148,7 +148,7 @@ impl Tokens {
             "cache_write_input_tokens",
             "reasoning_output_tokens",
         ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
         let cached = n(cached);
         Tokens {
             input: n(input).saturating_sub(cached),
@@ -732,18 +732,27 @@ impl Stats {
         }
         self.summary.add_record(record);
         *self.records_by.entry((Dim::File, ctx.file)).or_insert(0) += 1;
-        if let Some(value) = record.value {
-            self.add_value(value, &record.info, &mut ctx);
+        // Every record is in one row of a breakdown by time (records without a time in
+        // `(none)`), so the rows add up to the lines read; a record out of --since/--until
+        // is in none (docs/REFERENCE.md, stats).
+        let day = match record.value {
+            Some(value) => self.add_value(value, &record.info, &mut ctx),
+            None => Some(NONE),
+        };
+        if let Some(day) = day {
+            *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
         }
         self.context = Some(ctx);
     }
 
+    /// Adds a JSON record; returns the hour it is counted under (NONE without a time), or
+    /// `None` for a record out of --since/--until.
     fn add_value(
         &mut self,
         v: Json<'_>,
         info: &crate::dialect::RecordInfo<'_>,
         ctx: &mut InputContext,
-    ) {
+    ) -> Option<u32> {
         // The top-level fields every record is read for, in one walk over it.
         let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake, cwd, cost] =
             v.get_many([
@@ -768,7 +777,7 @@ impl Stats {
                 ctx.last_time = time;
             }
             match time.or(ctx.last_time) {
-                Some(t) if !self.clock.range.contains(t) => return,
+                Some(t) if !self.clock.range.contains(t) => return None,
                 _ => {}
             }
         }
@@ -792,12 +801,9 @@ impl Stats {
         }
         self.type_key = key;
         if !v.is_object() {
-            return;
+            return Some(NONE);
         }
         let day = timestamp.map_or(NONE, |t| self.hour_id(t, time));
-        if day != NONE {
-            *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
-        }
 
         match info.dialect {
             Some(d) if agents::handles(Some(d)) => self.add_agent(d, v, ty, ctx, day),
@@ -816,6 +822,7 @@ impl Stats {
                 self.add_claude(v, top, ty, ctx, day)
             }
         }
+        Some(day)
     }
 
     /// A message's usage snapshot, replacing any earlier one with its key.
@@ -932,7 +939,7 @@ impl Stats {
             "cache_read_input_tokens",
         ]);
         let mut mask = 0u8;
-        let mut n = |v: Option<Json<'_>>, bit: u8| match v.and_then(|v| v.as_u64()) {
+        let mut n = |v: Option<Json<'_>>, bit: u8| match v.and_then(|v| v.as_count()) {
             Some(n) => {
                 mask |= bit;
                 n
@@ -1041,10 +1048,13 @@ impl Stats {
                 entry.file = ctx.file;
                 entry.day = day;
                 if let Some(usage) = v.get("usage") {
-                    let has_ints = usage.get("input_tokens").and_then(|n| n.as_u64()).is_some()
+                    let has_ints = usage
+                        .get("input_tokens")
+                        .and_then(|n| n.as_count())
+                        .is_some()
                         && usage
                             .get("output_tokens")
-                            .and_then(|n| n.as_u64())
+                            .and_then(|n| n.as_count())
                             .is_some();
                     if has_ints {
                         entry.tokens = Some(Tokens::from_claude(usage));
@@ -1057,10 +1067,10 @@ impl Stats {
                 {
                     entry.cost_usd = Some(cost);
                 }
-                if let Some(t) = v.get("num_turns").and_then(|n| n.as_u64()) {
+                if let Some(t) = v.get("num_turns").and_then(|n| n.as_count()) {
                     entry.turns = Some(t);
                 }
-                if let Some(d) = v.get("duration_ms").and_then(|n| n.as_u64()) {
+                if let Some(d) = v.get("duration_ms").and_then(|n| n.as_count()) {
                     entry.duration_ms = Some(d);
                 }
             }
@@ -1757,6 +1767,12 @@ impl Stats {
                 if let Some(dim) = dim {
                     for ((d, i), n) in &self.records_by {
                         if *d == dim {
+                            if *i == NONE {
+                                // Records without a time: the `(none)` row their usage is
+                                // in too (see `group_key`).
+                                row(&mut rows, "(none)".to_string()).records += n;
+                                continue;
+                            }
                             let hour = self.strings.get(*i).unwrap_or("");
                             let key = match by {
                                 GroupBy::Day => day_part(hour).to_string(),

@@ -166,6 +166,31 @@ pub struct SchemaProblem {
     pub found: Option<Kind>,
 }
 
+/// The token counts of a usage object (`prefix` its path): each present must be a count
+/// ([`Json::as_count`]: `1e3` and `100.0` are; `"100"`, -1, 1.5 and 2^64 are not), or it
+/// is a schema problem naming the field, since stats would count it as 0.
+pub(crate) fn check_counts<const N: usize>(
+    usage: Option<Json<'_>>,
+    prefix: &str,
+    keys: [&str; N],
+    problems: &mut Vec<SchemaProblem>,
+) {
+    let Some(usage) = usage.filter(|u| u.kind() == Kind::Object) else {
+        return;
+    };
+    for (v, key) in usage.get_many(keys).into_iter().zip(keys) {
+        let Some(v) = v else { continue };
+        if v.kind() == Kind::Null || v.as_count().is_some() {
+            continue;
+        }
+        problems.push(SchemaProblem {
+            path: format!("{prefix}.{key}"),
+            expected: Want::Count.name(),
+            found: Some(v.kind()),
+        });
+    }
+}
+
 impl SchemaProblem {
     pub fn message(&self, ty: &str) -> String {
         match self.found {
@@ -193,6 +218,8 @@ pub(crate) enum Want {
     Arr,
     StrOrArr,
     StrOrNum,
+    /// A token count: a non-negative integer below 2^64 ([`Json::as_count`]).
+    Count,
 }
 
 impl Want {
@@ -206,6 +233,7 @@ impl Want {
                 | (Want::Arr, Kind::Array)
                 | (Want::StrOrArr, Kind::String | Kind::Array)
                 | (Want::StrOrNum, Kind::String | Kind::Number)
+                | (Want::Count, Kind::Number)
         )
     }
 
@@ -218,6 +246,7 @@ impl Want {
             Want::Arr => "array",
             Want::StrOrArr => "string or array",
             Want::StrOrNum => "string or number",
+            Want::Count => "a count (an integer from 0 to 2^64-1)",
         }
     }
 }
@@ -272,11 +301,16 @@ pub(crate) fn check_value(
         }),
         None => {}
         Some(v) if !required && v.kind() == Kind::Null => {}
-        Some(v) if !want.accepts(v.kind()) => problems.push(SchemaProblem {
-            path: path.to_string(),
-            expected: want.name(),
-            found: Some(v.kind()),
-        }),
+        Some(v)
+            if !want.accepts(v.kind())
+                || (matches!(want, Want::Count) && v.as_count().is_none()) =>
+        {
+            problems.push(SchemaProblem {
+                path: path.to_string(),
+                expected: want.name(),
+                found: Some(v.kind()),
+            })
+        }
         Some(_) => {}
     }
 }

@@ -98,12 +98,7 @@ fn str_of<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
 }
 
 fn num(v: Option<Json<'_>>) -> Option<u64> {
-    let v = v?;
-    v.as_u64().or_else(|| {
-        v.as_f64()
-            .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < u64::MAX as f64)
-            .map(|f| f as u64)
-    })
+    v?.as_count()
 }
 
 fn at(v: Json<'_>, path: &[&str]) -> u64 {

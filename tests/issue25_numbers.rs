@@ -1,0 +1,267 @@
+//! Issue 25, cases 8, 10, 12-15 and 17-20: numbers that must be true under hostile input
+//! (merge of any split, grouped rows adding up, usage written oddly, absurd price tables),
+//! `--grep`/`--print` as documented, `gaps` on a cut Claude session, and `run` restarting
+//! an agent that stalled before printing anything. One test per case, named after it.
+
+mod common;
+
+use common::{ndjq, ndjq_sub, read_file, tempdir, write_file};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).expect("JSON output")
+}
+
+#[test]
+fn issue25_case19_an_agent_stalling_before_printing_is_started_again() {
+    let dir = tempdir();
+    let log = dir.path().join("starts");
+    let out = ndjq()
+        .args([
+            "stats",
+            "--color",
+            "never",
+            "-f",
+            "json",
+            "--idle-timeout",
+            "1",
+        ])
+        .arg("--")
+        .arg(repo("tests/agents/claude"))
+        .args(["-p", "fix it", "--output-format", "stream-json"])
+        .env(
+            "FAKE_AGENT_CAPTURE",
+            repo("testdata/claude/claude-tool.ndjson"),
+        )
+        .env("FAKE_AGENT", "hang")
+        .env("FAKE_AGENT_AGAIN", "replay")
+        .env("FAKE_AGENT_LOG", &log)
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let starts: Vec<Vec<String>> = String::from_utf8_lossy(&read_file(&log))
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON list per start"))
+        .collect();
+    // The same command line twice: nothing was printed, so there was nothing to resume.
+    assert_eq!(starts.len(), 2, "{starts:?}");
+    assert_eq!(starts[0], starts[1]);
+    let stats = json_of(&out.stdout);
+    assert_eq!(stats["diagnostics"]["PROC_STALLED"], 1, "{stats}");
+    assert_eq!(stats["diagnostics"]["PROC_RESTARTED"], 1, "{stats}");
+    assert!(
+        stats["diagnostics"].get("PROC_GAVE_UP").is_none(),
+        "{stats}"
+    );
+    assert!(stats["lines"].as_u64().unwrap_or(0) > 0, "{stats}");
+}
+
+#[test]
+fn issue25_case13_rows_by_time_add_up_to_the_lines_and_tokens() {
+    let dir = tempdir();
+    let input = write_file(
+        dir.path(),
+        "d.jsonl",
+        br#"{"type":"assistant","session_id":"s1","timestamp":"2025-01-01T10:00:00Z","message":{"id":"m1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":100,"output_tokens":10}}}
+{"type":"assistant","session_id":"s1","message":{"id":"m2","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":200,"output_tokens":20}}}
+not json
+{"type":"result","session_id":"s1","subtype":"success"}
+{"type":"assistant","session_id":"s1","timestamp":"2025-02-03T12:00:00Z","message":{"id":"m3","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":5,"output_tokens":1}}}
+"#,
+    );
+    for by in ["day", "week", "month", "block"] {
+        let out = ndjq_sub("stats")
+            .args(["-f", "json", "--by", by])
+            .arg(&input)
+            .output()
+            .expect("stats");
+        let stats = json_of(&out.stdout);
+        let groups = stats["groups"].as_array().expect("groups");
+        let records: u64 = groups
+            .iter()
+            .map(|g| g["records"].as_u64().unwrap_or(0))
+            .sum();
+        let input_tokens: u64 = groups
+            .iter()
+            .map(|g| g["tokens"]["input"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(
+            records,
+            stats["lines"].as_u64().unwrap_or(0),
+            "--by {by}: {groups:?}"
+        );
+        assert_eq!(
+            input_tokens,
+            stats["tokens"]["input"].as_u64().unwrap_or(0),
+            "--by {by}"
+        );
+        let none = groups
+            .iter()
+            .find(|g| g["key"] == "(none)")
+            .expect("a (none) row");
+        // The record without a time, the text line and the result: three, holding m2's 200.
+        assert_eq!(none["records"], 3, "--by {by}: {none}");
+        assert_eq!(none["tokens"]["input"], 200, "--by {by}: {none}");
+    }
+}
+
+#[test]
+fn issue25_case14_usage_written_oddly_is_counted_or_named_in_a_warning() {
+    let dir = tempdir();
+    let input = write_file(
+        dir.path(),
+        "u.jsonl",
+        br#"{"type":"assistant","session_id":"s1","message":{"id":"m1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":1e3,"output_tokens":100.0}}}
+{"type":"assistant","session_id":"s1","message":{"id":"m2","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":"100","output_tokens":-5}}}
+{"type":"assistant","session_id":"s1","message":{"id":"m3","model":"claude-sonnet-4-5","content":[],"usage":{"cache_read_input_tokens":18446744073709551616,"cache_creation_input_tokens":1.5}}}
+"#,
+    );
+    let out = ndjq_sub("stats")
+        .args(["-f", "json"])
+        .arg(&input)
+        .output()
+        .expect("stats");
+    let stats = json_of(&out.stdout);
+    assert_eq!(stats["tokens"]["input"], 1000, "{stats}");
+    assert_eq!(stats["tokens"]["output"], 100, "{stats}");
+    assert_eq!(stats["diagnostics"]["PROTO_SCHEMA"], 4, "{stats}");
+    let out = ndjq_sub("validate").arg(&input).output().expect("validate");
+    let stderr = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for field in [
+        "message.usage.input_tokens` should be a count",
+        "message.usage.output_tokens` should be a count",
+        "message.usage.cache_read_input_tokens` should be a count",
+        "message.usage.cache_creation_input_tokens` should be a count",
+    ] {
+        assert!(stderr.contains(field), "{field}: {stderr}");
+    }
+    assert!(stderr.contains("found string"), "{stderr}");
+    // Codex exec: `2E2` is 200; a string count is named too.
+    let codex = write_file(
+        dir.path(),
+        "c.jsonl",
+        br#"{"type":"thread.started","thread_id":"t1"}
+{"type":"turn.started"}
+{"type":"turn.completed","usage":{"input_tokens":2E2,"cached_input_tokens":"7","output_tokens":3}}
+"#,
+    );
+    let out = ndjq_sub("stats")
+        .args(["-f", "json"])
+        .arg(&codex)
+        .output()
+        .expect("stats");
+    let stats = json_of(&out.stdout);
+    assert_eq!(stats["tokens"]["input"], 200, "{stats}");
+    assert_eq!(stats["diagnostics"]["PROTO_SCHEMA"], 1, "{stats}");
+}
+
+#[test]
+fn issue25_case17_grep_takes_a_comma_literally_and_print_splits_outside_brackets() {
+    let dir = tempdir();
+    let input = write_file(
+        dir.path(),
+        "p.jsonl",
+        br#"{"type":"user","session_id":"s","message":{"role":"user","content":"an error,fail here"},"a,b":1,"c":2}
+{"type":"user","session_id":"s","message":{"role":"user","content":"an error only"},"a,b":3,"c":4}
+"#,
+    );
+    // --grep: a regex, commas and all (docs/REFERENCE.md); repeat it for several.
+    let out = ndjq_sub("filter")
+        .args(["-c", "--grep", "error,fail"])
+        .arg(&input)
+        .output()
+        .expect("filter");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+    let out = ndjq_sub("filter")
+        .args(["-c", "--grep", "only", "--grep", "fail"])
+        .arg(&input)
+        .output()
+        .expect("filter");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "2");
+    for doc in ["docs/REFERENCE.md", "docs/GUIDE.md"] {
+        let text = String::from_utf8_lossy(&read_file(&repo(doc))).to_string();
+        assert!(!text.contains("repeat or comma-list"), "{doc}");
+    }
+    // --print: a comma inside brackets is part of the key.
+    let out = ndjq_sub("filter")
+        .args(["--print", r#"["a,b"],c"#])
+        .arg(&input)
+        .output()
+        .expect("filter");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\t2\n3\t4\n");
+    // An error quotes the whole expression, the caret under the fault in it.
+    let out = ndjq_sub("filter")
+        .args(["--print", "c,x..y"])
+        .arg(&input)
+        .output()
+        .expect("filter");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("\"c,x..y\""), "{stderr}");
+    assert!(stderr.contains("\n    c,x..y\n        ^"), "{stderr}");
+}
+
+#[test]
+fn issue25_case18_a_claude_session_cut_off_by_another_init_has_no_result() {
+    let dir = tempdir();
+    let input = write_file(
+        dir.path(),
+        "g.jsonl",
+        br#"{"type":"system","subtype":"init","session_id":"A"}
+{"type":"assistant","session_id":"A","message":{"id":"m1","content":[{"type":"text","text":"hi"}]}}
+{"type":"system","subtype":"init","session_id":"B"}
+{"type":"result","subtype":"success","session_id":"B"}
+{"type":"system","subtype":"init","session_id":"C"}
+{"type":"system","subtype":"init","session_id":"C"}
+{"type":"result","subtype":"success","session_id":"C"}
+"#,
+    );
+    let out = ndjq_sub("gaps")
+        .args(["-f", "json"])
+        .arg(&input)
+        .output()
+        .expect("gaps");
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let found: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v.get("code").is_some())
+        .collect();
+    // Only A is cut off: C's second init is the same session again.
+    assert_eq!(found.len(), 1, "{text}");
+    assert_eq!(found[0]["code"], "SESS_NO_RESULT");
+    assert_eq!(found[0]["line"], 1);
+}
+
+#[test]
+fn issue25_case20_restart_cmd_help_names_the_agents_resumed_built_in() {
+    let out = ndjq().args(["run", "--help"]).output().expect("help");
+    let help = String::from_utf8_lossy(&out.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!help.contains("other than claude and codex"), "{help}");
+    assert!(
+        help.contains(
+            "claude, codex, gemini, qwen, cursor-agent and opencode are resumed built in"
+        ),
+        "{help}"
+    );
+    let guide = String::from_utf8_lossy(&read_file(&repo("docs/GUIDE.md"))).to_string();
+    assert!(
+        !guide.contains("anything else with\n`--restart-cmd"),
+        "GUIDE.md"
+    );
+    assert!(guide.contains("Gemini CLI, Qwen Code and Cursor with `--resume <id>`"));
+}
