@@ -188,6 +188,12 @@ struct Attr {
 
 const NONE: u32 = u32::MAX;
 
+/// The session (or model) an input's records have before the input names one: unknown
+/// here, and, when `--merge` adds a part that continues the part before it (a rollout
+/// split mid-session), that part's last session (or model): see [`Stats::merge_continued`].
+/// Shown as `(none)`, like [`NONE`].
+const INHERIT: u32 = u32::MAX - 1;
+
 const NO_ATTR: Attr = Attr {
     session: NONE,
     model: NONE,
@@ -340,7 +346,7 @@ impl Strings {
         if let Some(&i) = self.index.get(s) {
             return i;
         }
-        let i = u32::try_from(self.names.len()).unwrap_or(NONE - 1);
+        let i = u32::try_from(self.names.len()).unwrap_or(NONE - 2);
         self.names.push(s.to_string());
         self.index.insert(s.to_string(), i);
         i
@@ -422,6 +428,9 @@ pub struct Stats {
     /// Records by session, file and day.
     records_by: IdMap<(Dim, u32), u64>,
     context: Option<InputContext>,
+    /// The session and model the last input ended in, when it named either: what the
+    /// records of a part that continues it inherit (`--merge`).
+    tail: Option<(u32, u32)>,
     /// A reused buffer for the `type/subtype` key.
     type_key: String,
     clock: Clock,
@@ -686,8 +695,8 @@ impl Stats {
         self.context = Some(InputContext {
             file,
             dialect: None,
-            session: NONE,
-            model: NONE,
+            session: INHERIT,
+            model: INHERIT,
             last_time: None,
             process: 0,
             turn: 0,
@@ -698,6 +707,9 @@ impl Stats {
     /// The input ended; its records are counted under its dialect.
     pub fn end_input(&mut self, dialect: Option<Dialect>) {
         if let Some(ctx) = self.context.take() {
+            let known = |i: u32| i < INHERIT;
+            self.tail =
+                (known(ctx.session) || known(ctx.model)).then_some((ctx.session, ctx.model));
             if ctx.records > 0 {
                 let name = dialect.or(ctx.dialect).map_or("(none)", Dialect::name);
                 *self.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
@@ -718,8 +730,8 @@ impl Stats {
             None => InputContext {
                 file: self.strings.id(record.file),
                 dialect: None,
-                session: NONE,
-                model: NONE,
+                session: INHERIT,
+                model: INHERIT,
                 last_time: None,
                 process: 0,
                 turn: 0,
@@ -1310,6 +1322,18 @@ impl Stats {
     /// Adds the stats of the records that came after this one's (batch shards, `--merge`):
     /// counters add up, sets unite, and for a key both know, `later`'s last value wins.
     pub fn merge(&mut self, later: Stats) {
+        self.merge_with(later, false);
+    }
+
+    /// [`Stats::merge`] of a part that continues this one's last input (`stats --merge`):
+    /// what the later part's first input had before it named a session or a model (a
+    /// Codex rollout or another agent's log split mid-session) is this part's last
+    /// session and model, so a split's merge equals the whole (docs/REFERENCE.md).
+    pub fn merge_continued(&mut self, later: Stats) {
+        self.merge_with(later, true);
+    }
+
+    fn merge_with(&mut self, later: Stats, continued: bool) {
         self.summary.merge(&later.summary);
         for (k, n) in later.dialects {
             let e = self.dialects.entry(k).or_insert(0);
@@ -1326,15 +1350,39 @@ impl Stats {
             .iter()
             .map(|s| self.strings.id(s))
             .collect();
-        let re = |i: u32| -> u32 { map.get(i as usize).copied().unwrap_or(NONE) };
+        let re = |i: u32| -> u32 {
+            if i == INHERIT {
+                return INHERIT;
+            }
+            map.get(i as usize).copied().unwrap_or(NONE)
+        };
+        // An inherited session or model: this part's last, when the later part continues it.
+        let (tail_session, tail_model) = match (continued, self.tail) {
+            (true, Some(t)) => t,
+            _ => (INHERIT, INHERIT),
+        };
+        let rs = |i: u32| -> u32 {
+            if i == INHERIT {
+                tail_session
+            } else {
+                re(i)
+            }
+        };
+        let rm = |i: u32| -> u32 {
+            if i == INHERIT {
+                tail_model
+            } else {
+                re(i)
+            }
+        };
         let amap: Vec<u32> = later
             .attrs
             .list
             .iter()
             .map(|a| {
                 self.attrs.id(Attr {
-                    session: re(a.session),
-                    model: re(a.model),
+                    session: rs(a.session),
+                    model: rm(a.model),
                     file: re(a.file),
                     day: re(a.day),
                 })
@@ -1348,10 +1396,10 @@ impl Stats {
         self.deltas.extend_later(later.deltas, |d| d);
         self.links.extend_later(later.links, |l| l);
         for (s, m) in later.last_model {
-            self.last_model.insert(re(s), re(m));
+            self.last_model.insert(rs(s), rm(m));
         }
         for (s, c) in later.session_cwd {
-            self.session_cwd.entry(re(s)).or_insert(re(c));
+            self.session_cwd.entry(rs(s)).or_insert(re(c));
         }
         for (k, (a, c)) in later.message_costs {
             self.message_costs.insert(k, (ra(a), c));
@@ -1359,11 +1407,12 @@ impl Stats {
         for (a, t) in later.extra_usage {
             *self.extra_usage.entry(ra(a)).or_default() += t;
         }
+        // Cumulative totals: the later snapshot of a session replaces the earlier one.
         for (s, (t, a)) in later.codex_totals {
-            self.codex_totals.insert(re(s), (t, ra(a)));
+            self.codex_totals.insert(rs(s), (t, ra(a)));
         }
         for (s, r) in later.results {
-            let entry = self.results.entry(re(s)).or_default();
+            let entry = self.results.entry(rs(s)).or_default();
             entry.file = re(r.file);
             entry.day = re(r.day);
             if r.tokens.is_some() {
@@ -1383,8 +1432,14 @@ impl Stats {
             .extend_later(later.tool_calls, |c| ToolEntry(c.0, re(c.1), ra(c.2)));
         self.tool_errors.extend_later(later.tool_errors, |k| k);
         for ((d, i), n) in later.records_by {
-            let e = self.records_by.entry((d, re(i))).or_insert(0);
+            let i = if d == Dim::Session { rs(i) } else { re(i) };
+            let e = self.records_by.entry((d, i)).or_insert(0);
             *e = e.saturating_add(n);
+        }
+        // The later part's last input is now the last one (a block of an input, which
+        // began no input, leaves it).
+        if later.summary.files > 0 {
+            self.tail = later.tail.map(|(s, m)| (rs(s), rm(m)));
         }
         if let (Some(mine), Some(theirs)) = (self.context.as_mut(), later.context) {
             mine.records = mine.records.saturating_add(theirs.records);
@@ -1901,6 +1956,7 @@ impl Stats {
             tool_calls: self.tool_calls.settled(),
             tool_errors: self.tool_errors.settled(),
             records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
+            tail: self.tail,
         }
     }
 
@@ -1964,6 +2020,7 @@ impl Stats {
             .into_iter()
             .map(|(d, i, n)| ((d, i), n))
             .collect();
+        stats.tail = s.tail;
         Ok(stats)
     }
 
@@ -2254,6 +2311,9 @@ pub struct State {
     tool_calls: View<ToolEntry>,
     tool_errors: View<Key>,
     records_by: Vec<(Dim, u32, u64)>,
+    /// The session and model the last input ended in (see [`Stats::merge_continued`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tail: Option<(u32, u32)>,
 }
 
 /// The JSON report of `ndjq stats` (schema `ndjq.stats/2`).

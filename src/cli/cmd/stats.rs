@@ -227,7 +227,9 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         }
         let stats = Stats::from_report(report).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         match total.as_mut() {
-            Some(t) => t.merge(stats),
+            // Parts are consecutive pieces: one may continue the last input of the one
+            // before (a log split mid-session).
+            Some(t) => t.merge_continued(stats),
             None => total = Some(stats),
         }
     }
