@@ -431,6 +431,8 @@ pub struct Stats {
     /// The session and model the last input ended in, when it named either: what the
     /// records of a part that continues it inherit (`--merge`).
     tail: Option<(u32, u32)>,
+    /// The price tables the reports a `--merge` read were made with.
+    pub parts_pricing: BTreeSet<String>,
     /// A reused buffer for the `type/subtype` key.
     type_key: String,
     clock: Clock,
@@ -1335,6 +1337,8 @@ impl Stats {
 
     fn merge_with(&mut self, later: Stats, continued: bool) {
         self.summary.merge(&later.summary);
+        self.parts_pricing
+            .extend(later.parts_pricing.iter().cloned());
         for (k, n) in later.dialects {
             let e = self.dialects.entry(k).or_insert(0);
             *e = e.saturating_add(n);
@@ -1978,7 +1982,10 @@ impl Stats {
             summary.add_diagnostics(code, *n);
         }
         let s = report.state;
+        let mut parts_pricing: BTreeSet<String> = report.parts_pricing.into_iter().collect();
+        parts_pricing.extend(report.pricing);
         let mut stats = Stats {
+            parts_pricing,
             summary,
             dialects: report.dialects,
             types: report.types,
@@ -2063,6 +2070,12 @@ impl Stats {
             cost_usd: t.cost_usd,
             cost_usd_reported: t.cost_usd_reported,
             cost_usd_estimated: t.cost_usd_estimated,
+            parts_pricing: self
+                .parts_pricing
+                .iter()
+                .filter(|p| t.pricing.as_ref() != Some(*p))
+                .cloned()
+                .collect(),
             pricing: t.pricing,
             unpriced_models: t.unpriced_models,
             turns: t.turns,
@@ -2340,6 +2353,10 @@ pub struct Report {
     pub cost_usd_estimated: Option<f64>,
     /// The price table estimates came from (source, versions, date, or the file given).
     pub pricing: Option<String>,
+    /// `--merge`: the price tables the parts were made with that are not `pricing` (their
+    /// tokens were priced again with this one); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts_pricing: Vec<String>,
     /// Models the table has no price for (their tokens are not in `cost_usd`).
     pub unpriced_models: Vec<String>,
     pub turns: u64,

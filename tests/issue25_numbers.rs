@@ -390,3 +390,86 @@ fn issue25_case12_merge_of_any_split_of_the_real_captures_equals_the_whole() {
         }
     }
 }
+
+#[test]
+fn issue25_case15_absurd_price_tables_are_refused_and_a_merge_across_tables_is_noted() {
+    let dir = tempdir();
+    let input = repo("testdata/codex-log/codex-tool.session-log.jsonl");
+    for (name, entry, field) in [
+        (
+            "huge",
+            r#"{"input_cost_per_token":1e308,"output_cost_per_token":1e-6}"#,
+            "input_cost_per_token",
+        ),
+        (
+            "negative",
+            r#"{"input_cost_per_token":1e-6,"output_cost_per_token":-1e-6}"#,
+            "output_cost_per_token",
+        ),
+        (
+            "absurd",
+            r#"{"input_cost_per_token":1e-6,"output_cost_per_token":1e-6,"cache_read_input_token_cost":0.5}"#,
+            "cache_read_input_token_cost",
+        ),
+        (
+            "text",
+            r#"{"input_cost_per_token":"0.000001","output_cost_per_token":1e-6}"#,
+            "input_cost_per_token",
+        ),
+    ] {
+        let table = write_file(
+            dir.path(),
+            &format!("{name}.json"),
+            format!(r#"{{"gpt-5.5":{entry}}}"#).as_bytes(),
+        );
+        let out = ndjq_sub("stats")
+            .args(["-f", "json", "--pricing"])
+            .arg(&table)
+            .arg(&input)
+            .output()
+            .expect("stats");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(out.stdout.is_empty(), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("model `gpt-5.5`"), "{name}: {stderr}");
+        assert!(stderr.contains(&format!("`{field}`")), "{name}: {stderr}");
+    }
+    // A part priced with another table: the merge prices it again, and says so.
+    let table = write_file(
+        dir.path(),
+        "mine.json",
+        br#"{"gpt-5.5":{"input_cost_per_token":2e-6,"output_cost_per_token":1e-5}}"#,
+    );
+    let out = ndjq_sub("stats")
+        .args(["-f", "json", "--pricing"])
+        .arg(&table)
+        .arg(&input)
+        .output()
+        .expect("stats");
+    let part = write_file(dir.path(), "part.json", &out.stdout);
+    let out = ndjq_sub("stats")
+        .args(["-f", "json", "--merge"])
+        .arg(&part)
+        .output()
+        .expect("merge");
+    let merged = json_of(&out.stdout);
+    let parts_pricing = merged["parts_pricing"].as_array().expect("parts_pricing");
+    assert_eq!(parts_pricing.len(), 1, "{merged}");
+    assert!(parts_pricing[0]
+        .as_str()
+        .is_some_and(|p| p.ends_with("mine.json")));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("note: parts priced with") && stderr.contains("mine.json"),
+        "{stderr}"
+    );
+    // The same table: nothing to note.
+    let out = ndjq_sub("stats")
+        .args(["-f", "json", "--merge", "--pricing"])
+        .arg(&table)
+        .arg(&part)
+        .output()
+        .expect("merge");
+    assert!(json_of(&out.stdout).get("parts_pricing").is_none());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("note:"));
+}

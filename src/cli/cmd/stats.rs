@@ -300,6 +300,25 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     };
     let (stats, ran) = if args.merge {
         let (stats, had_errors) = merge_reports(&common)?;
+        // Parts priced with another table are priced again with this run's: say so (the
+        // JSON report lists them in `parts_pricing`).
+        let current = match mode {
+            CostMode::Reported => None,
+            _ => pricing.table.map(|t| t.name.as_str()),
+        };
+        let other: Vec<&str> = stats
+            .parts_pricing
+            .iter()
+            .map(String::as_str)
+            .filter(|p| Some(*p) != current)
+            .collect();
+        if !other.is_empty() && !common.quiet {
+            eprintln!(
+                "ndjq: note: parts priced with {}; merged with {}",
+                other.join("; "),
+                current.unwrap_or("no price table (--cost reported)")
+            );
+        }
         (
             stats,
             Ran {
