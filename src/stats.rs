@@ -642,6 +642,25 @@ impl Stats {
         Self::default()
     }
 
+    /// Whether an input of `dialect` may be counted in blocks, each by its own
+    /// accumulator merged in order: not when its records inherit context from earlier ones
+    /// (Codex items and Gemini events their session, Copilot events its model, Qwen
+    /// results their session's last model), which a block's first records cannot know.
+    pub fn counts_in_blocks(dialect: Option<Dialect>) -> bool {
+        !matches!(
+            dialect,
+            Some(
+                Dialect::Codex
+                    | Dialect::CodexLog
+                    | Dialect::JsonRpc
+                    | Dialect::Gemini
+                    | Dialect::GeminiLog
+                    | Dialect::Qwen
+                    | Dialect::Copilot
+            )
+        )
+    }
+
     /// Stats whose days are counted in `clock.tz` and whose records are those in
     /// `clock.range` (a record without a time takes its input's last one).
     /// Sorts what the per-message and per-tool stores hold (a worker's part, before the

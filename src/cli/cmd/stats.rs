@@ -92,20 +92,7 @@ impl<R: Write> Parallel for StatsRun<R> {
         if !self.stats.clock().range.is_unbounded() {
             return false;
         }
-        // These carry context from record to record: Codex items and Gemini events their
-        // session, Copilot events its model, Qwen results their session's last model.
-        !matches!(
-            dialect,
-            Some(
-                Dialect::Codex
-                    | Dialect::CodexLog
-                    | Dialect::JsonRpc
-                    | Dialect::Gemini
-                    | Dialect::GeminiLog
-                    | Dialect::Qwen
-                    | Dialect::Copilot
-            )
-        )
+        Stats::counts_in_blocks(dialect)
     }
 
     fn shard(&self) -> Self::Shard {
