@@ -473,3 +473,103 @@ fn issue25_case15_absurd_price_tables_are_refused_and_a_merge_across_tables_is_n
     assert!(json_of(&out.stdout).get("parts_pricing").is_none());
     assert!(!String::from_utf8_lossy(&out.stderr).contains("note:"));
 }
+
+/// The tokens of an `events -f text` closing line: in, out, cache read, cache write.
+fn summary_tokens(text: &str) -> [u64; 4] {
+    let last = text.lines().last().unwrap_or_default();
+    let part = last
+        .split(" · ")
+        .find(|p| p.starts_with("tokens "))
+        .unwrap_or_else(|| panic!("no tokens in {last:?}"));
+    let numbers: Vec<u64> = part
+        .split(|c: char| !c.is_ascii_digit() && c != ',')
+        .filter(|w| !w.is_empty() && *w != ",")
+        .map(|w| w.replace(',', "").parse().expect("a number"))
+        .collect();
+    [numbers[0], numbers[1], numbers[2], numbers[3]]
+}
+
+/// A Claude stream of `n` assistant lines, message `shared` repeated every `every` lines
+/// with a growing snapshot (the last one is what counts).
+fn claude_stream(n: usize, every: usize, session: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let pad = "x".repeat(300);
+    for i in 0..n {
+        let (id, input) = if i % every == 0 {
+            ("msg_shared".to_string(), 100 + i as u64)
+        } else {
+            (format!("msg_{session}_{i}"), 3)
+        };
+        out.extend_from_slice(
+            format!(
+                r#"{{"type":"assistant","session_id":"{session}","message":{{"id":"{id}","model":"claude-sonnet-4-5","content":[{{"type":"text","text":"{pad}"}}],"usage":{{"input_tokens":{input},"output_tokens":2,"cache_read_input_tokens":5}}}}}}"#
+            )
+            .as_bytes(),
+        );
+        out.push(b'\n');
+    }
+    out
+}
+
+#[test]
+fn issue25_case10_a_message_id_shared_across_a_block_boundary_counts_once_on_every_j() {
+    let dir = tempdir();
+    // ~2.4 MiB each: blocks of 1 MiB cut both; the shared id is on both sides of each cut
+    // and in both inputs.
+    let a = write_file(dir.path(), "a.jsonl", &claude_stream(5000, 700, "s1"));
+    let b = write_file(dir.path(), "b.jsonl", &claude_stream(5000, 900, "s2"));
+    let stats = stats_json_of(&[a.clone(), b.clone()], &[]);
+    let want = [
+        stats["tokens"]["input"].as_u64().expect("input"),
+        stats["tokens"]["output"].as_u64().expect("output"),
+        stats["tokens"]["cache_read"].as_u64().expect("cache_read"),
+        stats["tokens"]["cache_creation"]
+            .as_u64()
+            .expect("cache_creation"),
+    ];
+    let cost = stats["cost_usd"].as_f64().expect("a cost");
+    for j in ["1", "2", "4"] {
+        let out = ndjq_sub("events")
+            .args(["-q", "-f", "text", "-j", j])
+            .arg(&a)
+            .arg(&b)
+            .output()
+            .expect("events");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(summary_tokens(&text), want, "-j {j}");
+        let last = text.lines().last().unwrap_or_default();
+        assert!(last.contains(&format!("cost ${cost:.4}")), "-j {j}: {last}");
+    }
+}
+
+#[test]
+fn issue25_case8_the_transcript_summary_is_the_billing_of_stats() {
+    // A restarted agent's replay, a result with the session's billed totals and a Codex
+    // rollout: the closing line says what `stats` says.
+    let inputs = [
+        repo("testdata/claude/claude-tool.ndjson"),
+        repo("testdata/codex-log/codex-tool.session-log.jsonl"),
+        repo("testdata/claude-log/d266fdf5-b6a3-46aa-8627-920959a0109a.jsonl"),
+    ];
+    let stats = stats_json_of(&inputs, &[]);
+    let out = ndjq_sub("events")
+        .args(["-q", "-f", "text"])
+        .args(&inputs)
+        .output()
+        .expect("events");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let got = summary_tokens(&text);
+    assert_eq!(
+        got[0],
+        stats["tokens"]["input"].as_u64().unwrap_or(0),
+        "{text}"
+    );
+    assert_eq!(got[1], stats["tokens"]["output"].as_u64().unwrap_or(0));
+    assert_eq!(got[2], stats["tokens"]["cache_read"].as_u64().unwrap_or(0));
+    assert_eq!(
+        got[3],
+        stats["tokens"]["cache_creation"].as_u64().unwrap_or(0)
+    );
+    let cost = stats["cost_usd"].as_f64().expect("a cost");
+    assert!(text.contains(&format!("cost ${cost:.4}")), "{text}");
+}
