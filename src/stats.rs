@@ -332,13 +332,15 @@ struct SessionResult {
     day: u32,
 }
 
-/// Strings shared by attributions (sessions, models, files, days, tool names).
+/// Strings shared by attributions (sessions, models, files, days, tool names). Each is
+/// stored once, shared by the list and the index: a distinct session id costs its length
+/// plus about 60 bytes here (docs/PERFORMANCE.md).
 #[derive(Debug, Clone, Default)]
 struct Strings {
-    names: Vec<String>,
+    names: Vec<std::sync::Arc<str>>,
     /// foldhash, seeded per process: much faster than SipHash on the paths and ids of
     /// every part a merge re-indexes, and still not predictable from the input.
-    index: HashMap<String, u32, foldhash::fast::RandomState>,
+    index: HashMap<std::sync::Arc<str>, u32, foldhash::fast::RandomState>,
 }
 
 impl Strings {
@@ -347,13 +349,14 @@ impl Strings {
             return i;
         }
         let i = u32::try_from(self.names.len()).unwrap_or(NONE - 2);
-        self.names.push(s.to_string());
-        self.index.insert(s.to_string(), i);
+        let name: std::sync::Arc<str> = std::sync::Arc::from(s);
+        self.names.push(name.clone());
+        self.index.insert(name, i);
         i
     }
 
     fn get(&self, i: u32) -> Option<&str> {
-        self.names.get(i as usize).map(String::as_str)
+        self.names.get(i as usize).map(|s| &**s)
     }
 }
 
@@ -2310,7 +2313,8 @@ fn sorted<T: Ord + Copy, I: Iterator<Item = T>>(it: I) -> Vec<T> {
 /// name strings and attributions by their index in `strings` and `attrs`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    strings: Vec<String>,
+    /// Shared with the accumulator's table, not copied.
+    strings: Vec<std::sync::Arc<str>>,
     attrs: Vec<Attr>,
     sessions: Vec<u32>,
     /// `[key, [input, output, cache_creation, cache_read, reasoning_output,
