@@ -326,6 +326,12 @@ impl<'a> Json<'a> {
             .map(|f| f as u64)
     }
 
+    /// A cost in USD: a finite number, not negative. A negative cost would take money
+    /// off the total; the dialect checks report it as PROTO_SCHEMA.
+    pub fn as_cost(&self) -> Option<f64> {
+        self.as_f64().filter(|c| c.is_finite() && *c >= 0.0)
+    }
+
     /// An integer value, negative or not.
     pub fn as_i64(&self) -> Option<i64> {
         match self {

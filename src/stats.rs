@@ -850,7 +850,7 @@ impl Stats {
                     session: session_id.or(session_id_camel),
                     message,
                     cwd,
-                    cost: cost.and_then(|c| c.as_f64()),
+                    cost: cost.and_then(|c| c.as_cost()),
                     request: request_id
                         .map(|r| (r, false))
                         .or(request_id_snake.map(|r| (r, true))),
@@ -1099,7 +1099,7 @@ impl Stats {
                 }
                 if let Some(cost) = ["total_cost_usd", "cost_usd", "costUSD"]
                     .iter()
-                    .find_map(|k| v.get(k).and_then(|c| c.as_f64()))
+                    .find_map(|k| v.get(k).and_then(|c| c.as_cost()))
                 {
                     entry.cost_usd = Some(cost);
                 }

@@ -573,3 +573,18 @@ fn issue25_case8_the_transcript_summary_is_the_billing_of_stats() {
     let cost = stats["cost_usd"].as_f64().expect("a cost");
     assert!(text.contains(&format!("cost ${cost:.4}")), "{text}");
 }
+
+#[test]
+fn issue25_adversarial_a_negative_reported_cost_is_not_taken_off_the_total() {
+    let dir = tempdir();
+    let input = write_file(
+        dir.path(),
+        "neg.jsonl",
+        br#"{"type":"result","subtype":"success","session_id":"s1","total_cost_usd":2.5,"usage":{"input_tokens":1,"output_tokens":1}}
+{"type":"result","subtype":"success","session_id":"s2","total_cost_usd":-5,"usage":{"input_tokens":1,"output_tokens":1}}
+"#,
+    );
+    let stats = stats_json_of(&[input], &["--cost", "reported"]);
+    assert_eq!(stats["cost_usd_reported"], 2.5, "{stats}");
+    assert_eq!(stats["diagnostics"]["PROTO_SCHEMA"], 1, "{stats}");
+}

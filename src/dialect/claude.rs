@@ -72,7 +72,7 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
                     expect(obj, "is_error", Want::Bool, false, p);
                     expect(obj, "usage", Want::Obj, false, p);
                     check_counts(obj.get("usage"), "usage", CLAUDE_COUNTS, p);
-                    expect(obj, "total_cost_usd", Want::Num, false, p);
+                    expect(obj, "total_cost_usd", Want::Cost, false, p);
                     expect(obj, "duration_ms", Want::Count, false, p);
                     expect(obj, "num_turns", Want::Count, false, p);
                 }

@@ -44,6 +44,7 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
             expect(obj, "uuid", Want::Str, true, p);
             expect(obj, "message", Want::Obj, true, p);
             if ty == "assistant" {
+                expect(obj, "costUSD", Want::Cost, false, p);
                 let usage = obj.get("message").and_then(|m| m.get("usage"));
                 super::check_counts(usage, "message.usage", super::claude::CLAUDE_COUNTS, p);
             }

@@ -220,6 +220,8 @@ pub(crate) enum Want {
     StrOrNum,
     /// A token count: a non-negative integer below 2^64 ([`Json::as_count`]).
     Count,
+    /// A cost: a number, not negative ([`Json::as_cost`]).
+    Cost,
 }
 
 impl Want {
@@ -233,7 +235,7 @@ impl Want {
                 | (Want::Arr, Kind::Array)
                 | (Want::StrOrArr, Kind::String | Kind::Array)
                 | (Want::StrOrNum, Kind::String | Kind::Number)
-                | (Want::Count, Kind::Number)
+                | (Want::Count | Want::Cost, Kind::Number)
         )
     }
 
@@ -247,6 +249,7 @@ impl Want {
             Want::StrOrArr => "string or array",
             Want::StrOrNum => "string or number",
             Want::Count => "a count (an integer from 0 to 2^64-1)",
+            Want::Cost => "a cost (a number, not negative)",
         }
     }
 }
@@ -303,7 +306,8 @@ pub(crate) fn check_value(
         Some(v) if !required && v.kind() == Kind::Null => {}
         Some(v)
             if !want.accepts(v.kind())
-                || (matches!(want, Want::Count) && v.as_count().is_none()) =>
+                || (matches!(want, Want::Count) && v.as_count().is_none())
+                || (matches!(want, Want::Cost) && v.as_cost().is_none()) =>
         {
             problems.push(SchemaProblem {
                 path: path.to_string(),

@@ -518,7 +518,7 @@ fn opencode<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
                     },
                 });
             }
-            if let Some(cost) = part.get("cost").and_then(|c| c.as_f64()) {
+            if let Some(cost) = part.get("cost").and_then(|c| c.as_cost()) {
                 f(Fact::StepCost {
                     key: Key::of(&["opencode step", id]),
                     cost_usd: cost,
