@@ -1465,7 +1465,13 @@ impl Stats {
         // The later part's last input is now the last one (a block of an input, which
         // began no input, leaves it).
         if later.summary.files > 0 {
-            self.tail = later.tail.map(|(s, m)| (rs(s), rm(m)));
+            match later.tail {
+                Some((s, m)) => self.tail = Some((rs(s), rm(m))),
+                // A continuing part that never named a session or model goes on in this
+                // part's (a rollout cut in three).
+                None if continued => {}
+                None => self.tail = None,
+            }
         }
         if let (Some(mine), Some(theirs)) = (self.context.as_mut(), later.context) {
             mine.records = mine.records.saturating_add(theirs.records);

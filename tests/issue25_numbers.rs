@@ -331,7 +331,7 @@ fn issue25_case12_merge_of_a_split_codex_rollout_keeps_model_and_cost() {
         let merged = merged_parts(dir.path(), &lines, &[cut], &[]);
         assert_eq!(merge_key(&merged), merge_key(&whole), "split at line {cut}");
     }
-    for cuts in [[3, 30], [10, 25], [21, 22]] {
+    for cuts in [[3, 30], [10, 25], [21, 22], [5, 12], [25, 30]] {
         let merged = merged_parts(dir.path(), &lines, &cuts, &[]);
         assert_eq!(merge_key(&merged), merge_key(&whole), "split at {cuts:?}");
     }
