@@ -328,12 +328,14 @@ pub struct ChildArgs {
     pub grace: Duration,
 
     /// No output for SECS seconds is a stall (PROC_STALLED): the command is ended and
-    /// restarted; without a restart left, ndjq exits 124.
+    /// restarted (resuming its session, or, when it printed nothing yet, started again as
+    /// given); without a restart left, ndjq exits 124.
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, requires = "command")]
     pub idle_timeout: Option<Duration>,
 
-    /// The command line that resumes a session, `{session_id}` standing for its id, for
-    /// agents other than claude and codex (words split like a shell; nothing expanded).
+    /// The command line that resumes a session, `{session_id}` standing for its id (words
+    /// split like a shell; nothing expanded), for an agent ndjq does not resume itself:
+    /// claude, codex, gemini, qwen, cursor-agent and opencode are resumed built in.
     #[arg(long, value_name = "TEMPLATE", requires = "command")]
     pub restart_cmd: Option<String>,
 
@@ -468,7 +470,8 @@ pub struct FilterArgs {
     pub wheres: Vec<String>,
 
     /// Records whose human text matches REGEX: message text, thinking, tool input and
-    /// output (per dialect; every string for JSON-RPC and generic). Repeat: any may match.
+    /// output (per dialect; every string for JSON-RPC and generic). Repeat: any may match
+    /// (a comma is part of the regex, not a separator: `error|fail` or two --grep).
     #[arg(short = 'g', long = "grep", value_name = "REGEX")]
     pub greps: Vec<String>,
 
@@ -523,7 +526,7 @@ pub struct FilterArgs {
     /// Print these values of each selected record instead of its bytes: tab-separated,
     /// strings raw (like jq -r), missing or null values empty, objects and arrays as
     /// compact JSON (a path with `*`: the array of its values).
-    #[arg(short = 'p', long = "print", value_name = "PATH[,PATH]", value_delimiter = ',',
+    #[arg(short = 'p', long = "print", value_name = "PATH[,PATH]",
           conflicts_with_all = ["count", "normalize"])]
     pub print: Vec<String>,
 

@@ -132,20 +132,7 @@ impl<R: Write> Parallel for StatsRun<R> {
         if !self.stats.clock().range.is_unbounded() {
             return false;
         }
-        // These carry context from record to record: Codex items and Gemini events their
-        // session, Copilot events its model, Qwen results their session's last model.
-        !matches!(
-            dialect,
-            Some(
-                Dialect::Codex
-                    | Dialect::CodexLog
-                    | Dialect::JsonRpc
-                    | Dialect::Gemini
-                    | Dialect::GeminiLog
-                    | Dialect::Qwen
-                    | Dialect::Copilot
-            )
-        )
+        Stats::counts_in_blocks(dialect)
     }
 
     fn shard(&self) -> Self::Shard {
@@ -274,7 +261,9 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         }
         let stats = Stats::from_report(report).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         match total.as_mut() {
-            Some(t) => t.merge(stats),
+            // Parts are consecutive pieces: one may continue the last input of the one
+            // before (a log split mid-session).
+            Some(t) => t.merge_continued(stats),
             None => total = Some(stats),
         }
     }
@@ -379,6 +368,25 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     }
     let (stats, ran) = if args.merge {
         let (stats, had_errors) = merge_reports(&common)?;
+        // Parts priced with another table are priced again with this run's: say so (the
+        // JSON report lists them in `parts_pricing`).
+        let current = match pricing.mode {
+            CostMode::Reported => None,
+            _ => pricing.table.map(|t| t.name.as_str()),
+        };
+        let other: Vec<&str> = stats
+            .parts_pricing
+            .iter()
+            .map(String::as_str)
+            .filter(|p| Some(*p) != current)
+            .collect();
+        if !other.is_empty() && !common.quiet {
+            eprintln!(
+                "ndjq: note: parts priced with {}; merged with {}",
+                other.join("; "),
+                current.unwrap_or("no price table (--cost reported)")
+            );
+        }
         (
             stats,
             Ran {
