@@ -24,6 +24,8 @@ pub enum Error {
     /// A folder walk found a log file's name on something that is not a regular file (a
     /// FIFO, socket or device): it is skipped, never opened. A note, not a failure.
     NotRegular { path: PathBuf, kind: &'static str },
+    /// `--follow` met a truncated or replaced file, or fell back to polling: a note.
+    FollowNote(String),
 }
 
 impl Error {
@@ -35,7 +37,7 @@ impl Error {
     /// Whether this is only a note (an input skipped on purpose): it does not change the
     /// exit status.
     pub fn is_note(&self) -> bool {
-        matches!(self, Error::NotRegular { .. })
+        matches!(self, Error::NotRegular { .. } | Error::FollowNote(_))
     }
 }
 
@@ -64,6 +66,7 @@ impl fmt::Display for Error {
                 "note: {}: skipped, a {kind} and not a regular file (name it on the command line to read it)",
                 path.display()
             ),
+            Error::FollowNote(what) => write!(f, "note: {what}"),
         }
     }
 }
@@ -86,7 +89,8 @@ impl std::error::Error for Error {
             Error::Open { .. }
             | Error::Read { .. }
             | Error::NoLogs { .. }
-            | Error::NotRegular { .. } => None,
+            | Error::NotRegular { .. }
+            | Error::FollowNote(_) => None,
         }
     }
 }

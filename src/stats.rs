@@ -695,6 +695,13 @@ impl Stats {
         });
     }
 
+    /// An input read before goes on (`--follow`): as [`Stats::begin_input`], but the file
+    /// is counted once.
+    pub fn resume_input(&mut self, file: &str) {
+        self.begin_input(file);
+        self.summary.files = self.summary.files.saturating_sub(1);
+    }
+
     /// The input ended; its records are counted under its dialect.
     pub fn end_input(&mut self, dialect: Option<Dialect>) {
         if let Some(ctx) = self.context.take() {

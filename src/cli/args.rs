@@ -260,9 +260,27 @@ pub struct InputArgs {
     #[arg(long)]
     pub recover: bool,
 
+    #[command(flatten)]
+    pub follow: FollowArgs,
+
     /// Run CMD and read its stdout (instead of PATHs), watching it like `ndjq run` does.
     #[arg(last = true, value_name = "CMD", value_hint = ValueHint::CommandWithArguments)]
     pub command: Vec<OsString>,
+}
+
+/// `--follow`: keep reading as files grow (every reading command but `run`).
+#[derive(Debug, Clone, Args)]
+pub struct FollowArgs {
+    /// After reading what is there, keep reading as the files grow, like `tail -F`: new
+    /// records as they are written, truncated and replaced files from their start, new
+    /// files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary.
+    #[arg(short = 'F', long)]
+    pub follow: bool,
+
+    /// With --follow: look for changes every SECS seconds instead of waiting for
+    /// file-system notifications (for file systems without them, such as NFS).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, requires = "follow")]
+    pub poll: Option<Duration>,
 }
 
 /// How each record is read: the limits and the dialect (every reading command and `run`).

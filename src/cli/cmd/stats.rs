@@ -34,6 +34,11 @@ impl<R: Write> Consumer for StatsRun<R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.stats.resume_input(file);
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.stats.add(record);
         if let Some(p) = &self.progress {
