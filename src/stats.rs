@@ -1848,6 +1848,60 @@ impl Stats {
         rows.into_values().collect()
     }
 
+    /// Tokens and cost by model or by file (`by`), of the attributions from the hour
+    /// `from_hour` (`YYYY-MM-DDTHH` in the clock's zone) on: the current block of the live
+    /// view (`stats --follow`). A session's reported cost counts where its result is.
+    pub fn groups_since(&self, by: GroupBy, from_hour: &str, pricing: &Pricing<'_>) -> Vec<Group> {
+        let mut rows: BTreeMap<String, Group> = BTreeMap::new();
+        let recent = |a: Attr| self.strings.get(a.day).is_some_and(|h| h >= from_hour);
+        let none = HashMap::new();
+        let billing = self.billing(pricing);
+        for (a, acc) in &billing.rows {
+            if !recent(*a) {
+                continue;
+            }
+            if let Some(k) = self.group_key(by, *a, &none) {
+                let g = row(&mut rows, k);
+                g.tokens += acc.tokens;
+                if acc.priced {
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
+                }
+            }
+        }
+        for (session, c) in &billing.reported {
+            let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+                continue;
+            };
+            let a = Attr {
+                session: *session,
+                model: self.last_model.get(session).copied().unwrap_or(NONE),
+                file: r.file,
+                day: r.day,
+            };
+            if recent(a) {
+                if let Some(k) = self.group_key(by, a, &none) {
+                    let g = row(&mut rows, k);
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+                }
+            }
+        }
+        for g in rows.values_mut() {
+            g.cost_usd = g.cost_usd.map(round_cost);
+        }
+        rows.into_values().collect()
+    }
+
+    /// [`Stats::report_totals`] while an input is being read (`stats --follow`): its records
+    /// so far are counted under its dialect too.
+    pub fn report_live(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
+        let mut report = self.report_totals(by, pricing);
+        if let Some(ctx) = self.context.filter(|c| c.records > 0) {
+            let name = ctx.dialect.map_or("(none)", Dialect::name);
+            *report.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+        }
+        report
+    }
+
     /// The state a later merge needs, in a serialisable form. The large lists are shared
     /// with this accumulator, not copied.
     pub fn to_state(&self) -> State {

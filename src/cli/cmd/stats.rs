@@ -1,6 +1,8 @@
 //! `ndjq stats`: totals and breakdowns, or (`--merge`) the combination of partial JSON
 //! stats into what one run over all their inputs gives.
 
+mod live;
+
 use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::{CostArg, GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
@@ -26,6 +28,8 @@ struct StatsRun<R: Write> {
     rejects: Option<Rejects<R>>,
     /// Bytes read, on stderr, for large inputs on a terminal.
     progress: Option<ProgressBar>,
+    /// `--follow`: each file's agent and last record time, for the live view.
+    seen: Option<live::Seen>,
 }
 
 impl<R: Write> Consumer for StatsRun<R> {
@@ -41,6 +45,9 @@ impl<R: Write> Consumer for StatsRun<R> {
 
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.stats.add(record);
+        if let Some(seen) = self.seen.as_mut() {
+            seen.record(record);
+        }
         if let Some(p) = &self.progress {
             p.inc(record.input_len as u64);
         }
@@ -119,6 +126,7 @@ impl<R: Write> Parallel for StatsRun<R> {
             diagnostics: StderrDiagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             progress: None,
+            seen: None,
         }
     }
 
@@ -316,9 +324,34 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             stats: Stats::with_clock(clock),
             diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
             rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
-            progress: progress_bar(&common),
+            progress: match common.follow {
+                Some(_) => None,
+                None => progress_bar(&common),
+            },
+            seen: common.follow.as_ref().map(|_| live::Seen::default()),
         };
-        let ran = crate::cli::run_sources(&common, &mut run, true)?;
+        let mode = match format {
+            Format::Json | Format::Github => live::Mode::Json,
+            Format::Text if common.stdout_is_tty => live::Mode::View,
+            _ => live::Mode::Quiet,
+        };
+        let mut ticks = live::Live::new(
+            mode,
+            args.live.interval.max(std::time::Duration::from_millis(10)),
+            args.by.map(group_by),
+            pricing,
+            common.painter,
+            args.live.token_limit,
+        );
+        let ran = crate::cli::run_sources_ticking(&common, &mut run, true, &mut ticks)?;
+        if common.follow.is_some() {
+            ticks.finish(&run)?;
+            if ticks.mode == live::Mode::Json {
+                // The last object written is the final report.
+                run.diagnostics.finish(None)?;
+                return Ok(ran.exit_code(Outcome::Success));
+            }
+        }
         if let Some(p) = run.progress.take() {
             p.finish_and_clear();
         }
