@@ -112,7 +112,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__events)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -155,6 +155,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -227,7 +231,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__filter)
-            opts="-j -q -t -w -g -i -v -f -c -p -0 -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --type --subtype --tool --session --model --where --grep --ignore-case --since --until --valid --invalid --diagnostic --invert --normalize --format --count --print --null --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -t -w -g -i -v -f -c -p -0 -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --type --subtype --tool --session --model --where --grep --ignore-case --since --until --valid --invalid --diagnostic --invert --normalize --format --count --print --null --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +274,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -410,7 +418,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__gaps)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --fail-on --seq-field --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --fail-on --seq-field --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -453,6 +461,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -797,7 +809,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__stats)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --by --merge --pricing --cost --since --until --timezone --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --by --merge --pricing --cost --since --until --timezone --interval --token-limit --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -840,6 +852,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -886,6 +902,14 @@ _ndjq() {
                     return 0
                     ;;
                 --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -947,7 +971,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__validate)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --fail-on --max-errors --gaps --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --fail-on --max-errors --gaps --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -990,6 +1014,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

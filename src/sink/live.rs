@@ -54,6 +54,8 @@ pub struct Burn {
     pub usd_per_hour: Option<f64>,
     /// Over how many minutes it was measured.
     pub minutes: f64,
+    /// Measured from the block's start (not watched a minute yet), not the last minutes.
+    pub block_average: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -106,11 +108,15 @@ pub fn render(s: &LiveSnapshot, now: Timestamp, tz: &TimeZone) -> String {
             ));
             match s.burn {
                 Some(burn) => {
+                    let over = if burn.block_average {
+                        "since the block began".to_string()
+                    } else {
+                        format!("last {} min", burn.minutes.round().max(1.0) as u64)
+                    };
                     out.push_str(&format!(
-                        "Burn rate  {} tokens/min   {}/h   (last {} min)\n",
+                        "Burn rate  {} tokens/min   {}/h   ({over})\n",
                         thousands(burn.tokens_per_min.round() as u64),
                         usd(burn.usd_per_hour),
-                        burn.minutes.round().max(1.0) as u64
                     ));
                     let mins_left = left.as_secs_f64() / 60.0;
                     let tokens = b.tokens as f64 + burn.tokens_per_min * mins_left;
@@ -342,6 +348,7 @@ mod tests {
                 tokens_per_min: 5_000.0,
                 usd_per_hour: Some(3.0),
                 minutes: 10.0,
+                block_average: false,
             }),
             models: vec![
                 Row {

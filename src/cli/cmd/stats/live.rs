@@ -266,23 +266,25 @@ impl<'a> Live<'a> {
         self.samples.push_back((now, start, tokens, cost));
         let (at, _, old_tokens, old_cost) = *self.samples.front()?;
         let watched = now.duration_since(at).as_secs_f64() / 60.0;
-        let (minutes, tokens_gained, cost_gained) = if watched >= 1.0 {
+        let (minutes, tokens_gained, cost_gained, block_average) = if watched >= 1.0 {
             (
                 watched,
                 tokens.saturating_sub(old_tokens),
                 cost.zip(old_cost).map(|(c, o)| (c - o).max(0.0)),
+                false,
             )
         } else {
             let since_start = now.duration_since(start).as_secs_f64() / 60.0;
             if since_start < 1.0 {
                 return None;
             }
-            (since_start, tokens, cost)
+            (since_start, tokens, cost, true)
         };
         Some(Burn {
             tokens_per_min: tokens_gained as f64 / minutes,
             usd_per_hour: cost_gained.map(|c| c / minutes * 60.0),
             minutes,
+            block_average,
         })
     }
 }
