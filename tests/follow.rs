@@ -316,3 +316,41 @@ fn same_totals(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     .iter()
     .all(|k| a[k] == b[k])
 }
+
+/// Every reading command follows, and ends on SIGINT with its final output and 130.
+#[test]
+fn events_gaps_and_stats_csv_follow_and_end_with_their_summary() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let log = dir.join("s.jsonl");
+    let session = read_file(&testdata().join("claude/claude-tool.ndjson"));
+    let cut = session
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| i + 1)
+        .nth(2)
+        .expect("three lines");
+    append(&log, &session[..cut]);
+    for (args, done) in [
+        (&["events", "-f", "json"][..], "\"result\""),
+        (&["gaps", "-f", "json"][..], "\"summary\""),
+        (&["stats", "-f", "csv"][..], "files,lines"),
+    ] {
+        std::fs::write(&log, &session[..cut]).expect("rewrite");
+        let mut all = vec![args[0], "--color", "never"];
+        all.extend(&args[1..]);
+        all.extend(["--follow", "s.jsonl"]);
+        let live = Live::start(dir, &all);
+        std::thread::sleep(Duration::from_millis(300));
+        append(&log, &session[cut..]);
+        if args[0] == "events" {
+            live.wait_for("the session's result event", |o, _| o.contains(done));
+        } else {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        let (code, out, err) = live.stop("INT");
+        assert_eq!(code, 130, "{args:?}: {err}");
+        assert!(out.contains(done), "{args:?}: {out}");
+    }
+}

@@ -113,6 +113,15 @@ pub fn follow<C: Consumer>(
 ) -> Result<FollowEnd, Error> {
     let (tx, rx) = mpsc::channel();
     listen_for_signals(tx.clone()).map_err(Error::Write)?;
+    // A file that cannot be read, or a FIFO in a folder, is reported once, not at every
+    // look (`--poll` looks every few seconds); notes about truncations always.
+    let mut said = BTreeSet::new();
+    let mut report = |e: &Error| {
+        if matches!(e, Error::FollowNote(_)) || said.insert(e.to_string()) {
+            report(e);
+        }
+    };
+    let report: &mut dyn FnMut(&Error) = &mut report;
     let mut f = Follower {
         pipeline,
         files: BTreeMap::new(),
