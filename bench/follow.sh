@@ -99,12 +99,13 @@ def idle_cpu(extra):
     d = tree()
     p = subprocess.Popen([ndjq, "filter", "--follow", *extra, d], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
-    # Wait for the first pass over the tree to end: CPU time stops growing.
-    last = -1
-    while True:
+    # Wait for the first pass over the tree to end: CPU time (nearly) stops growing (with
+    # --poll it grows a little at every look), or 30 s.
+    last = -100
+    for _ in range(30):
         time.sleep(1.0)
         now = cpu_ticks(p.pid)
-        if now == last:
+        if now - last <= 2:
             break
         last = now
     before, t0 = cpu_ticks(p.pid), time.monotonic()
@@ -126,12 +127,16 @@ rows.append(("append → output, `--poll 0.1`", f"median {med*1000:.1f} ms, p99 
 for label, extra in (("notifications", []), ("`--poll 1`", ["--poll", "1"])):
     log(f"follow: idle CPU over {idle:.0f} s on 3,000 files ({label}) ...")
     cpu, fds, rss = idle_cpu(extra)
-    rows.append((f"idle, 3,000 files, {label}", f"{cpu:.2f}% of a core; {fds} open fds; RSS {rss/1024:.1f} MB", "< 1% of a core", cpu < 1.0))
+    # Polling looks at every file at every look: its cost is shown, the goal is the
+    # notifications' (no CPU while nothing changes).
+    goal, ok = ("< 1% of a core", cpu < 1.0) if not extra else ("(a look per second)", None)
+    rows.append((f"idle, 3,000 files, {label}", f"{cpu:.2f}% of a core; {fds} open fds; RSS {rss/1024:.1f} MB", goal, ok))
 
 print("### `--follow` (bench/follow.sh)")
 print()
 print("| case | measured | goal | met |")
 print("|---|---|---|---|")
 for case, got, goal, ok in rows:
-    print(f"| {case} | {got} | {goal} | {'yes' if ok else 'NO'} |")
+    met = "-" if ok is None else ("yes" if ok else "NO")
+    print(f"| {case} | {got} | {goal} | {met} |")
 PY
