@@ -282,6 +282,9 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     if let Some(t) = &table {
         pricing.table = Some(t);
     }
+    if args.merge && common.follow.is_some() {
+        bail!("--merge combines finished JSON stats; --follow reads logs as they grow");
+    }
     if args.merge && common.child.is_some() {
         bail!("--merge reads JSON stats from files, not from a wrapped command");
     }
