@@ -354,3 +354,41 @@ fn events_gaps_and_stats_csv_follow_and_end_with_their_summary() {
         assert!(out.contains(done), "{args:?}: {out}");
     }
 }
+
+/// A FIFO named on the command line is read to its end, as without --follow, while the
+/// files beside it are followed.
+#[test]
+fn a_named_fifo_is_read_to_its_end_and_files_are_followed() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let fifo = dir.join("pipe.jsonl");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    append(&dir.join("file.jsonl"), record(1).as_bytes());
+    let writer = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::write(fifo, record(2)).expect("write the fifo"))
+    };
+    let live = Live::start(
+        dir,
+        &[
+            "filter",
+            "--color",
+            "never",
+            "-F",
+            "pipe.jsonl",
+            "file.jsonl",
+        ],
+    );
+    let expected = record(2) + &record(1);
+    live.wait_for("both inputs", |o, _| o == expected);
+    writer.join().expect("writer");
+    append(&dir.join("file.jsonl"), record(3).as_bytes());
+    live.wait_for("the append", |o, _| o.contains(&record(3)));
+    let (code, out, _) = live.stop("INT");
+    assert_eq!(code, 130);
+    assert_eq!(out, expected + &record(3));
+}

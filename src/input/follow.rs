@@ -172,6 +172,14 @@ pub fn follow<C: Consumer>(
                 continue;
             }
         };
+        if fs::metadata(&path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            // A FIFO or device named on the command line: read to its end, as without
+            // --follow (it has no size or offset to follow).
+            if f.read_stream(&path, consumer, report)? == Flow::Stop {
+                return f.finish(consumer, report, FollowEnd::Stopped);
+            }
+            continue;
+        }
         let abs = std::path::absolute(&path).unwrap_or_else(|_| path.clone());
         if f.catch_up(&abs, &path, consumer, report)? == Flow::Stop {
             return f.finish(consumer, report, FollowEnd::Stopped);
@@ -478,6 +486,34 @@ impl Follower<'_> {
             self.restart(abs, dev, ino, consumer)?;
         }
         self.read_part(abs, len, Upto::LastNewline, consumer, report)
+    }
+
+    /// Reads a file that is not a regular file (a FIFO) whole, as one input.
+    fn read_stream<C: Consumer>(
+        &mut self,
+        path: &Path,
+        consumer: &mut C,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<Flow, Error> {
+        self.end_current(consumer)?;
+        let name: Arc<str> = Arc::from(path.display().to_string());
+        let result = crate::input::open_file(path).and_then(|file| {
+            let reader = crate::input::decompress(file).map_err(|source| Error::Read {
+                file: name.to_string(),
+                line: 0,
+                offset: 0,
+                source,
+            })?;
+            self.pipeline.run(&name, reader, consumer)
+        });
+        match result {
+            Ok(flow) => Ok(flow),
+            Err(e @ Error::Write(_)) => Err(e),
+            Err(e) => {
+                report(&e);
+                Ok(Flow::Continue)
+            }
+        }
     }
 
     /// The file at `abs` is a new input from now on.
