@@ -427,6 +427,9 @@ pub struct Stats {
     clock: Clock,
     /// The last timestamp read (to the minute, UTC) and its hour's string index.
     hour_cache: Option<(String, u32)>,
+    /// `--follow`: the context of each input that paused (another file's records came),
+    /// for when it resumes; `None` unless [`Stats::keep_paused_inputs`] was called.
+    paused: Option<HashMap<u32, InputContext>>,
 }
 
 /// The hasher of maps keyed by small numbers (string and attribution indexes), updated
@@ -700,6 +703,17 @@ impl Stats {
     pub fn resume_input(&mut self, file: &str) {
         self.begin_input(file);
         self.summary.files = self.summary.files.saturating_sub(1);
+        let id = self.strings.id(file);
+        if let Some(saved) = self.paused.as_ref().and_then(|p| p.get(&id)) {
+            // A Codex thread, a rollout's session and model go on where they were.
+            self.context = Some(*saved);
+        }
+    }
+
+    /// Keeps each ended input's context for [`Stats::resume_input`] (`--follow`, where an
+    /// input pauses while another file grows and resumes later).
+    pub fn keep_paused_inputs(&mut self) {
+        self.paused.get_or_insert_with(HashMap::new);
     }
 
     /// The input ended; its records are counted under its dialect.
@@ -708,6 +722,9 @@ impl Stats {
             if ctx.records > 0 {
                 let name = dialect.or(ctx.dialect).map_or("(none)", Dialect::name);
                 *self.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+            }
+            if let Some(paused) = self.paused.as_mut() {
+                paused.insert(ctx.file, InputContext { records: 0, ..ctx });
             }
         }
     }

@@ -392,3 +392,63 @@ fn a_named_fifo_is_read_to_its_end_and_files_are_followed() {
     assert_eq!(code, 130);
     assert_eq!(out, expected + &record(3));
 }
+
+/// Two Codex sessions written in turns: each file pauses while the other grows and resumes
+/// with its thread, so `stats --by session` comes out as over the finished files.
+#[test]
+fn interleaved_codex_sessions_keep_their_threads() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    let logs = dir.join("logs");
+    std::fs::create_dir_all(&logs).expect("mkdir");
+    let a = read_file(&testdata().join("codex/codex-tool.ndjson"));
+    let b = read_file(&testdata().join("codex/codex-failed.ndjson"));
+    let halves = |v: &[u8]| {
+        let cut = v
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .map(|(i, _)| i + 1)
+            .nth(1)
+            .expect("two lines");
+        (v[..cut].to_vec(), v[cut..].to_vec())
+    };
+    let ((a1, a2), (b1, b2)) = (halves(&a), halves(&b));
+    append(&logs.join("a.jsonl"), &a1);
+    append(&logs.join("b.jsonl"), &b1);
+    let live = Live::start(
+        dir,
+        &[
+            "stats",
+            "--color",
+            "never",
+            "-f",
+            "json",
+            "--by",
+            "session",
+            "-F",
+            "--interval",
+            "0.1",
+            "logs",
+        ],
+    );
+    live.wait_for("a first snapshot", |o, _| !o.is_empty());
+    append(&logs.join("a.jsonl"), &a2);
+    std::thread::sleep(Duration::from_millis(300));
+    append(&logs.join("b.jsonl"), &b2);
+    let want = {
+        let out = ndjq_sub("stats")
+            .current_dir(dir)
+            .args(["-f", "json", "--by", "session", "logs"])
+            .output()
+            .expect("stats");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    let (code, out, err) = live.stop("INT");
+    assert_eq!(code, 130, "{err}");
+    let last: serde_json::Value =
+        serde_json::from_str(out.lines().last().expect("a line")).expect("json");
+    for k in ["sessions", "tokens", "tools", "groups", "lines"] {
+        assert_eq!(last[k], want[k], "{k}");
+    }
+}

@@ -333,6 +333,9 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             },
             seen: common.follow.as_ref().map(|_| live::Seen::default()),
         };
+        if common.follow.is_some() {
+            run.stats.keep_paused_inputs();
+        }
         let mode = match format {
             Format::Json | Format::Github => live::Mode::Json,
             Format::Text if common.stdout_is_tty => live::Mode::View,
