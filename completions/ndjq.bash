@@ -118,7 +118,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__events)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -161,6 +161,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -233,7 +237,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__filter)
-            opts="-j -q -t -w -g -i -v -f -c -p -0 -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --type --subtype --tool --session --model --where --grep --ignore-case --since --until --valid --invalid --diagnostic --invert --normalize --format --count --print --null --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -t -w -g -i -v -f -c -p -0 -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --type --subtype --tool --session --model --where --grep --ignore-case --since --until --valid --invalid --diagnostic --invert --normalize --format --count --print --null --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -276,6 +280,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -416,7 +424,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__gaps)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --fail-on --seq-field --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --fail-on --seq-field --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -459,6 +467,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -714,7 +726,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__report)
-            opts="-j -q -o -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --output --open --transcripts --no-transcripts --pricing --cost --since --until --timezone --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -o -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --output --open --transcripts --no-transcripts --pricing --cost --since --until --timezone --interval --token-limit --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -757,6 +769,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -821,6 +837,14 @@ _ndjq() {
                     return 0
                     ;;
                 --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -985,7 +1009,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__stats)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --by --merge --mergeable --pricing --cost --since --until --timezone --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --by --merge --mergeable --pricing --cost --since --until --timezone --interval --token-limit --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1028,6 +1052,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -1074,6 +1102,14 @@ _ndjq() {
                     return 0
                     ;;
                 --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1135,7 +1171,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__validate)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --fail-on --max-errors --gaps --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --fail-on --max-errors --gaps --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1178,6 +1214,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -54,6 +54,7 @@ generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l poll -d 'With --follow: look for changes every SECS seconds instead of waiting for file-system notifications (for file systems without them, such as NFS)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -73,6 +74,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l restart-cmd -d 'T
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s F -l follow -d 'After reading what is there, keep reading as the files grow, like `tail -F`: new records as they are written, truncated and replaced files from their start, new files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand validate" -l gaps -d 'Also report the structural findings of `ndjq gaps` (missing result, orphan tool calls, sequence gaps, unanswered requests). They need every record of an input in order: workers still parse it on every core, and one thread applies what each record tells the trackers'
@@ -95,6 +97,7 @@ generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l poll -d 'With --follow: look for changes every SECS seconds instead of waiting for file-system notifications (for file systems without them, such as NFS)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -114,6 +117,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l restart-cmd -d 'The c
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s F -l follow -d 'After reading what is there, keep reading as the files grow, like `tail -F`: new records as they are written, truncated and replaced files from their start, new files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand gaps" -s h -l help -d 'Print help'
@@ -135,6 +139,7 @@ generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l poll -d 'With --follow: look for changes every SECS seconds instead of waiting for file-system notifications (for file systems without them, such as NFS)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -161,6 +166,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l restart-cmd -d 'The
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s F -l follow -d 'After reading what is there, keep reading as the files grow, like `tail -F`: new records as they are written, truncated and replaced files from their start, new files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand filter" -s i -l ignore-case -d '--grep and `--where PATH~REGEX` ignore case'
@@ -189,6 +195,7 @@ generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l poll -d 'With --follow: look for changes every SECS seconds instead of waiting for file-system notifications (for file systems without them, such as NFS)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -203,6 +210,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l restart-cmd -d 'The
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s F -l follow -d 'After reading what is there, keep reading as the files grow, like `tail -F`: new records as they are written, truncated and replaced files from their start, new files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand events" -s h -l help -d 'Print help'
@@ -224,6 +232,7 @@ generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l poll -d 'With --follow: look for changes every SECS seconds instead of waiting for file-system notifications (for file systems without them, such as NFS)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -247,6 +256,8 @@ auto\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l since -d 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input\'s last one' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l until -d 'Only records at or before this time (a date means the whole day)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l timezone -d 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system\'s]' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l interval -d 'With --follow: write the stats at most once every SECS seconds (JSON: one object per line when the totals changed; text on a terminal: the live view)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l token-limit -d 'With --follow, the live view: the tokens a 5-hour block may use, or `max` (the largest earlier block); shows the share used and when the limit will be reached' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
@@ -255,6 +266,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l restart-cmd -d 'The 
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s F -l follow -d 'After reading what is there, keep reading as the files grow, like `tail -F`: new records as they are written, truncated and replaced files from their start, new files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
@@ -278,6 +290,7 @@ generic\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l type-field -d 'Dotted path of the type field for the generic dialect' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s j -l threads -d 'Worker threads for reading files (0: one per core, at most 8; at most 1024). Output is the same, in the same order, whatever the number' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l rejects -d 'Write the raw bytes of every invalid record to FILE, byte for byte' -r -F
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l poll -d 'With --follow: look for changes every SECS seconds instead of waiting for file-system notifications (for file systems without them, such as NFS)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l color -d 'When to colour output: auto (a terminal, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -289,6 +302,8 @@ auto\t''"
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l since -d 'Only records at or after this time: RFC 3339, or a date (YYYY-MM-DD, YYYYMMDD) in the --timezone. A record without a time has its input\'s last one' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l until -d 'Only records at or before this time (a date means the whole day)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l timezone -d 'The time zone days, weeks, months and blocks are counted in, and dates in --since and --until read in: an IANA name (Europe/Paris), UTC [default: the system\'s]' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l interval -d 'With --follow: write the stats at most once every SECS seconds (JSON: one object per line when the totals changed; text on a terminal: the live view)' -r
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l token-limit -d 'With --follow, the live view: the tokens a 5-hour block may use, or `max` (the largest earlier block); shows the share used and when the limit will be reached' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l restart-after -d 'End the command when it writes N invalid records within SECS seconds, and start it again resuming its session (claude, gemini, qwen, cursor-agent: --resume ID; codex: exec resume ID; opencode: run --session ID)' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l max-restarts -d 'How many times the command may be restarted; after that, PROC_GAVE_UP' -r
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l grace -d 'Seconds from SIGTERM to SIGKILL when ending the command; also how long it may live on after its result (then it is ended, and that is a success)' -r
@@ -297,6 +312,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l restart-cmd -d 'The
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l tee -d 'Save every byte the command writes on stdout to FILE, as it came, before anything is checked' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l stderr -d 'Write the command\'s stderr to FILE instead of ndjq\'s stderr' -r -F
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l recover -d 'Mixed text and JSON: take JSON objects out of text lines (`Warning: x {...}`) and reassemble objects pretty-printed over several lines; the text is reported as PROTO_TEXT_NOISE. Inputs are then read on one thread'
+complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s F -l follow -d 'After reading what is there, keep reading as the files grow, like `tail -F`: new records as they are written, truncated and replaced files from their start, new files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary'
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l line-buffered -d 'Flush after every record. Automatic when stdin is a pipe and stdout is not a file, so a live agent\'s lines come through as they are written'
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l open -d 'Open the page with the system\'s opener (xdg-open, open) once it is written'

@@ -35,6 +35,8 @@ pub enum Error {
         started: usize,
         source: io::Error,
     },
+    /// `--follow` met a truncated or replaced file, or fell back to polling: a note.
+    FollowNote(String),
 }
 
 impl Error {
@@ -48,7 +50,7 @@ impl Error {
     pub fn is_note(&self) -> bool {
         matches!(
             self,
-            Error::NotRegular { .. } | Error::OwnOutput { named: false, .. }
+            Error::NotRegular { .. } | Error::OwnOutput { named: false, .. } | Error::FollowNote(_)
         )
     }
 }
@@ -97,6 +99,7 @@ impl fmt::Display for Error {
                 "{}: input file is also the output (--rejects, --tee or stdout); not read",
                 path_name(path)
             ),
+            Error::FollowNote(what) => write!(f, "note: {what}"),
         }
     }
 }
@@ -121,7 +124,8 @@ impl std::error::Error for Error {
             | Error::NoLogs { .. }
             | Error::NotRegular { .. }
             | Error::OwnOutput { .. }
-            | Error::Threads { .. } => None,
+            | Error::Threads { .. }
+            | Error::FollowNote(_) => None,
         }
     }
 }

@@ -78,6 +78,11 @@ pub trait Consumer {
     fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
         Ok(())
     }
+    /// An input begun before goes on (`--follow`: its new records come after another
+    /// input's, see [`crate::input::follow`]). By default, as if it began again.
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.begin_input(file)
+    }
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow>;
     /// More bytes of the overlong record last passed to [`Consumer::record`].
     fn overlong_chunk(&mut self, _bytes: &[u8]) -> io::Result<()> {
@@ -195,6 +200,36 @@ impl Pipeline {
         let dialect = self.classifier.dialect();
         consumer.end_input(file, dialect).map_err(Error::Write)?;
         flow
+    }
+
+    /// Reads the next part of a growing input (`--follow`, see [`crate::input::follow`]):
+    /// its records are numbered on from `line` and `offset` (where the last part ended).
+    /// With `switch_to`, another input's part came between: the classifier starts again,
+    /// with the input's dialect when it is known. No `begin_input` nor `end_input`: the
+    /// caller says when the input starts and ends. Returns whether to go on, and the line
+    /// and offset the part ended at.
+    pub fn run_part<R: Read>(
+        &mut self,
+        file: &Arc<str>,
+        reader: R,
+        (line, offset): (u64, u64),
+        switch_to: Option<Option<Dialect>>,
+        consumer: &mut dyn Consumer,
+    ) -> Result<(Flow, u64, u64), Error> {
+        if let Some(dialect) = switch_to {
+            self.use_dialect(self.options.dialect.or(dialect));
+        }
+        let mut framer = self.framer(reader).starting_at(line, offset);
+        let result = self.stream_frames(file, &mut framer, consumer, false);
+        let (line, offset) = framer.position();
+        self.recycle(framer);
+        let flow = result?.unwrap_or(Flow::Continue);
+        Ok((flow, line, offset))
+    }
+
+    /// The dialect the input being read was found (or told) to be.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.classifier.dialect()
     }
 
     /// A framer over `reader` with this pipeline's limits, reading into the buffer the last

@@ -440,6 +440,9 @@ pub struct Stats {
     clock: Clock,
     /// The last timestamp read (to the minute, UTC) and its hour's string index.
     hour_cache: Option<(String, u32)>,
+    /// `--follow`: the context of each input that paused (another file's records came),
+    /// for when it resumes; `None` unless [`Stats::keep_paused_inputs`] was called.
+    paused: Option<HashMap<u32, InputContext>>,
 }
 
 /// The hasher of maps keyed by small numbers (string and attribution indexes), updated
@@ -727,6 +730,24 @@ impl Stats {
         });
     }
 
+    /// An input read before goes on (`--follow`): as [`Stats::begin_input`], but the file
+    /// is counted once.
+    pub fn resume_input(&mut self, file: &str) {
+        self.begin_input(file);
+        self.summary.files = self.summary.files.saturating_sub(1);
+        let id = self.strings.id(file);
+        if let Some(saved) = self.paused.as_ref().and_then(|p| p.get(&id)) {
+            // A Codex thread, a rollout's session and model go on where they were.
+            self.context = Some(*saved);
+        }
+    }
+
+    /// Keeps each ended input's context for [`Stats::resume_input`] (`--follow`, where an
+    /// input pauses while another file grows and resumes later).
+    pub fn keep_paused_inputs(&mut self) {
+        self.paused.get_or_insert_with(HashMap::new);
+    }
+
     /// The input ended; its records are counted under its dialect.
     pub fn end_input(&mut self, dialect: Option<Dialect>) {
         if let Some(ctx) = self.context.take() {
@@ -736,6 +757,9 @@ impl Stats {
             if ctx.records > 0 {
                 let name = dialect.or(ctx.dialect).map_or("(none)", Dialect::name);
                 *self.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+            }
+            if let Some(paused) = self.paused.as_mut() {
+                paused.insert(ctx.file, InputContext { records: 0, ..ctx });
             }
         }
     }
@@ -1977,6 +2001,60 @@ impl Stats {
             ))
         });
         rows.into_iter().map(|((k, w), g)| (k, w, g)).collect()
+    }
+
+    /// Tokens and cost by model or by file (`by`), of the attributions from the hour
+    /// `from_hour` (`YYYY-MM-DDTHH` in the clock's zone) on: the current block of the live
+    /// view (`stats --follow`). A session's reported cost counts where its result is.
+    pub fn groups_since(&self, by: GroupBy, from_hour: &str, pricing: &Pricing<'_>) -> Vec<Group> {
+        let mut rows: BTreeMap<String, Group> = BTreeMap::new();
+        let recent = |a: Attr| self.strings.get(a.day).is_some_and(|h| h >= from_hour);
+        let none = HashMap::new();
+        let billing = self.billing(pricing);
+        for (a, acc) in &billing.rows {
+            if !recent(*a) {
+                continue;
+            }
+            if let Some(k) = self.group_key(by, *a, &none) {
+                let g = row(&mut rows, k);
+                g.tokens += acc.tokens;
+                if acc.priced {
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
+                }
+            }
+        }
+        for (session, c) in &billing.reported {
+            let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+                continue;
+            };
+            let a = Attr {
+                session: *session,
+                model: self.last_model.get(session).copied().unwrap_or(NONE),
+                file: r.file,
+                day: r.day,
+            };
+            if recent(a) {
+                if let Some(k) = self.group_key(by, a, &none) {
+                    let g = row(&mut rows, k);
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+                }
+            }
+        }
+        for g in rows.values_mut() {
+            g.cost_usd = g.cost_usd.map(round_cost);
+        }
+        rows.into_values().collect()
+    }
+
+    /// [`Stats::report_totals`] while an input is being read (`stats --follow`): its records
+    /// so far are counted under its dialect too.
+    pub fn report_live(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
+        let mut report = self.report_totals(by, pricing);
+        if let Some(ctx) = self.context.filter(|c| c.records > 0) {
+            let name = ctx.dialect.map_or("(none)", Dialect::name);
+            *report.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+        }
+        report
     }
 
     /// The state a later merge needs, in a serialisable form. The large lists are shared

@@ -283,9 +283,73 @@ pub struct InputArgs {
     #[arg(long)]
     pub recover: bool,
 
+    #[command(flatten)]
+    pub follow: FollowArgs,
+
     /// Run CMD and read its stdout (instead of PATHs), watching it like `ndjq run` does.
     #[arg(last = true, value_name = "CMD", value_hint = ValueHint::CommandWithArguments)]
     pub command: Vec<OsString>,
+}
+
+/// `--follow`: keep reading as files grow (every reading command but `run`).
+#[derive(Debug, Clone, Args)]
+pub struct FollowArgs {
+    /// After reading what is there, keep reading as the files grow, like `tail -F`: new
+    /// records as they are written, truncated and replaced files from their start, new
+    /// files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary.
+    #[arg(short = 'F', long)]
+    pub follow: bool,
+
+    /// With --follow: look for changes every SECS seconds instead of waiting for
+    /// file-system notifications (for file systems without them, such as NFS).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, requires = "follow")]
+    pub poll: Option<Duration>,
+}
+
+/// `stats --follow`: how often to write, and the live view's limit.
+#[derive(Debug, Clone, Args)]
+pub struct LiveArgs {
+    /// With --follow: write the stats at most once every SECS seconds (JSON: one object
+    /// per line when the totals changed; text on a terminal: the live view).
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_seconds,
+          requires = "follow")]
+    pub interval: Duration,
+
+    /// With --follow, the live view: the tokens a 5-hour block may use, or `max` (the
+    /// largest earlier block); shows the share used and when the limit will be reached.
+    #[arg(long, value_name = "N|max", value_parser = parse_token_limit, requires = "follow")]
+    pub token_limit: Option<TokenLimit>,
+}
+
+/// `--token-limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenLimit {
+    Tokens(u64),
+    /// The largest earlier block.
+    Max,
+}
+
+fn parse_token_limit(s: &str) -> Result<TokenLimit, String> {
+    if s.eq_ignore_ascii_case("max") {
+        return Ok(TokenLimit::Max);
+    }
+    // Tokens count in thousands and millions (2M = 2,000,000), not in binary multiples.
+    let t = s.trim().replace('_', "");
+    let (digits, scale) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1_000),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1_000_000),
+        _ => (t.as_str(), 1),
+    };
+    match digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+    {
+        Some(n) if n > 0 => Ok(TokenLimit::Tokens(n)),
+        _ => Err(format!(
+            "`{s}` is not a number of tokens (like 500000 or 2M) or `max`"
+        )),
+    }
 }
 
 /// How each record is read: the limits and the dialect (every reading command and `run`).
@@ -587,6 +651,9 @@ pub struct StatsArgs {
     pub figures: FigureArgs,
 
     #[command(flatten)]
+    pub live: LiveArgs,
+
+    #[command(flatten)]
     pub child: ChildArgs,
 }
 
@@ -646,6 +713,9 @@ pub struct ReportArgs {
 
     #[command(flatten)]
     pub figures: FigureArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
 
     #[command(flatten)]
     pub child: ChildArgs,

@@ -5,11 +5,13 @@ use super::args::{ChildArgs, ColorArg, DialectArg, InputArgs, OutputArgs};
 use anyhow::{bail, Result};
 use ndjq::dialect::Dialect;
 use ndjq::input::child::ChildOptions;
+use ndjq::input::follow::FollowOptions;
 use ndjq::input::{self, FileId, OwnOutputs, Source};
 use ndjq::pipeline::Options;
 use ndjq::sink::Painter;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The default thread count is one per core, up to this many: past it the merge on the
 /// calling thread, not the workers, sets the pace, and each worker adds its buffers to the
@@ -35,6 +37,8 @@ pub struct Common {
     pub threads: usize,
     /// The wrapped command (`-- CMD`), read instead of the sources.
     pub child: Option<ChildOptions>,
+    /// `--follow`: keep reading the files as they grow.
+    pub follow: Option<FollowOptions>,
 }
 
 impl Common {
@@ -51,6 +55,13 @@ impl Common {
         };
         let child = child_options(input, child)?;
         let own = own_outputs(input, child.as_ref())?;
+        if input.follow.follow && child.is_some() {
+            bail!("--follow reads files as they grow; a wrapped command's output is read live without it");
+        }
+        let follow = input.follow.follow.then(|| FollowOptions {
+            // A poll of 0 would spin.
+            poll: input.follow.poll.map(|p| p.max(Duration::from_millis(10))),
+        });
         let sources = Sources {
             paths: match child {
                 Some(_) => None,
@@ -67,6 +78,7 @@ impl Common {
         // A live source: each record is written as it comes.
         let line_buffered = output.line_buffered
             || child.is_some()
+            || follow.is_some()
             || (reads_stdin && stdin_is_pipe() && !stdout_is_regular_file());
         Ok(Common {
             sources,
@@ -91,6 +103,7 @@ impl Common {
                 n => n,
             },
             child,
+            follow,
         })
     }
 }
@@ -106,6 +119,11 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// The paths as the command line resolved them (none with a wrapped command).
+    pub fn paths(&self) -> &[PathBuf] {
+        self.paths.as_deref().unwrap_or(&[])
+    }
+
     /// The sources in order (see [`input::Walk`]); each call walks the folders again.
     pub fn iter(&self) -> impl Iterator<Item = Result<Source, ndjq::Error>> {
         let own = self.own.clone();

@@ -5,6 +5,7 @@
 //! code serves tests and the binary.
 
 pub mod child;
+pub mod follow;
 
 use crate::error::Error;
 use std::fs;

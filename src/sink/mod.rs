@@ -4,6 +4,7 @@
 
 mod diagnostics;
 pub mod events;
+pub mod live;
 mod reporter;
 pub mod stats;
 

@@ -58,6 +58,10 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.add_record(record);
         for d in record.diagnostics {

@@ -60,6 +60,11 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.tracker.begin(file);
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.count_record(record);
         for d in record.diagnostics {

@@ -137,6 +137,12 @@ fn open_page(path: &Path) -> Result<()> {
 
 pub fn run(args: &ReportArgs) -> Result<i32> {
     let common = Common::resolve(&args.input, &args.output, &args.child)?;
+    if common.follow.is_some() {
+        anyhow::bail!(
+            "report writes one page of what the logs hold now; for a live view use \
+             `ndjq stats --follow`"
+        );
+    }
     if args.open
         && args
             .out_file

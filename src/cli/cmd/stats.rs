@@ -1,6 +1,8 @@
 //! `ndjq stats`: totals and breakdowns, or (`--merge`) the combination of partial JSON
 //! stats into what one run over all their inputs gives.
 
+mod live;
+
 use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::{CostArg, FigureArgs, GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
@@ -26,18 +28,28 @@ pub(crate) struct StatsRun<R: Write> {
     rejects: Option<Rejects<R>>,
     /// Bytes read, on stderr, for large inputs on a terminal.
     progress: Option<ProgressBar>,
+    /// `--follow`: each file's agent and last record time, for the live view.
+    seen: Option<live::Seen>,
 }
 
 impl StatsRun<BufWriter<std::fs::File>> {
     /// The consumer of a run over `common`'s inputs, its diagnostics on stderr.
     pub(crate) fn new(clock: Clock, common: &Common) -> Result<Self> {
         let stderr = (!common.quiet).then(io::stderr);
-        Ok(StatsRun {
+        let mut run = StatsRun {
             stats: Stats::with_clock(clock),
             diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
             rejects: Rejects::for_run(common)?,
-            progress: progress_bar(common),
-        })
+            progress: match common.follow {
+                Some(_) => None,
+                None => progress_bar(common),
+            },
+            seen: common.follow.as_ref().map(|_| live::Seen::default()),
+        };
+        if common.follow.is_some() {
+            run.stats.keep_paused_inputs();
+        }
+        Ok(run)
     }
 
     /// After the run: the progress bar cleared, the rejects flushed, the closing line.
@@ -67,8 +79,16 @@ impl<R: Write> Consumer for StatsRun<R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.stats.resume_input(file);
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.stats.add(record);
+        if let Some(seen) = self.seen.as_mut() {
+            seen.record(record);
+        }
         if let Some(p) = &self.progress {
             p.inc(record.input_len as u64);
         }
@@ -141,6 +161,7 @@ impl<R: Write> Parallel for StatsRun<R> {
             diagnostics: StderrDiagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             progress: None,
+            seen: None,
         }
     }
 
@@ -353,6 +374,9 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     let figures = figures(&args.figures)?;
     let pricing = figures.pricing();
     let clock = figures.clock.clone();
+    if args.merge && common.follow.is_some() {
+        bail!("--merge combines finished JSON stats; --follow reads logs as they grow");
+    }
     if args.merge && common.child.is_some() {
         bail!("--merge reads JSON stats from files, not from a wrapped command");
     }
@@ -396,7 +420,28 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
         )
     } else {
         let mut run = StatsRun::new(clock, &common)?;
-        let ran = crate::cli::run_sources(&common, &mut run, true)?;
+        let mode = match format {
+            Format::Json | Format::Github => live::Mode::Json,
+            Format::Text if common.stdout_is_tty => live::Mode::View,
+            _ => live::Mode::Quiet,
+        };
+        let mut ticks = live::Live::new(
+            mode,
+            args.live.interval.max(std::time::Duration::from_millis(10)),
+            args.by.map(group_by),
+            pricing,
+            common.painter,
+            args.live.token_limit,
+        );
+        let ran = crate::cli::run_sources_ticking(&common, &mut run, true, &mut ticks)?;
+        if common.follow.is_some() {
+            ticks.finish(&run)?;
+            if ticks.mode == live::Mode::Json {
+                // The last object written is the final report.
+                run.diagnostics.finish(None)?;
+                return Ok(ran.exit_code(Outcome::Success));
+            }
+        }
         run.finish()?;
         (run.stats, ran)
     };

@@ -57,6 +57,13 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        if let Some(t) = self.tracker.as_mut() {
+            t.begin(file);
+        }
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.add_record(record);
         for d in record.diagnostics {
