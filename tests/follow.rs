@@ -452,3 +452,65 @@ fn interleaved_codex_sessions_keep_their_threads() {
         assert_eq!(last[k], want[k], "{k}");
     }
 }
+
+/// Issue 25 case 1 under `--follow`: what the run writes into the folder it follows (the
+/// `--rejects` file, stdout redirected to a file there) is never read back, however it
+/// grows, or the run would feed itself without end.
+#[test]
+fn own_outputs_in_a_followed_folder_are_never_read() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    std::fs::create_dir(dir.join("logs")).expect("mkdir");
+    let log = dir.join("logs/a.jsonl");
+    append(&log, record(1).as_bytes());
+    let out_file = std::fs::File::create(dir.join("logs/all.jsonl")).expect("create");
+    let mut cmd = ndjq_bare_std();
+    cmd.args([
+        "filter",
+        "--color",
+        "never",
+        "-F",
+        "--rejects",
+        "logs/rej.jsonl",
+        "logs",
+    ])
+    .current_dir(dir)
+    .stdin(Stdio::null())
+    .stdout(out_file)
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("start ndjq");
+    let err = collect(child.stderr.take().expect("stderr"));
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    let wait = |what: &str, done: &dyn Fn() -> bool| {
+        let start = Instant::now();
+        while !done() {
+            assert!(start.elapsed() < PATIENCE, "waited in vain for {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    wait("the first record", &|| read("logs/all.jsonl") == record(1));
+    append(&log, b"{\"type\":\n");
+    append(&log, record(2).as_bytes());
+    wait("the second record", &|| {
+        read("logs/all.jsonl") == record(1) + &record(2)
+    });
+    // Time for a run that reads its own output to show it.
+    std::thread::sleep(Duration::from_millis(500));
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let code = child.wait().expect("wait").code();
+    assert_eq!(code, Some(130));
+    assert_eq!(read("logs/all.jsonl"), record(1) + &record(2));
+    assert_eq!(read("logs/rej.jsonl"), "{\"type\":\n");
+    let err = String::from_utf8_lossy(&err.lock().expect("lock")).into_owned();
+    // Skipped with a note, never read: no finding on them.
+    assert!(
+        err.contains("rej.jsonl: skipped, input file is also the output"),
+        "{err}"
+    );
+    assert!(!err.contains("rej.jsonl:1"), "{err}");
+    assert!(!err.contains("all.jsonl:1"), "{err}");
+}

@@ -294,7 +294,7 @@ fn merged_parts(dir: &Path, lines: &[&[u8]], cuts: &[usize], extra: &[&str]) -> 
     let mut reports = Vec::new();
     for (n, w) in bounds.windows(2).enumerate() {
         let part = write_file(dir, &format!("part{n}.jsonl"), &lines[w[0]..w[1]].concat());
-        let report = stats_json_of(&[part], extra);
+        let report = stats_json_of(&[part], &[extra, &["--mergeable"]].concat());
         reports.push(write_file(
             dir,
             &format!("part{n}.json"),
@@ -441,7 +441,7 @@ fn issue25_case15_absurd_price_tables_are_refused_and_a_merge_across_tables_is_n
         br#"{"gpt-5.5":{"input_cost_per_token":2e-6,"output_cost_per_token":1e-5}}"#,
     );
     let out = ndjq_sub("stats")
-        .args(["-f", "json", "--pricing"])
+        .args(["-f", "json", "--mergeable", "--pricing"])
         .arg(&table)
         .arg(&input)
         .output()

@@ -61,6 +61,7 @@ impl Common {
         let follow = input.follow.follow.then(|| FollowOptions {
             // A poll of 0 would spin.
             poll: input.follow.poll.map(|p| p.max(Duration::from_millis(10))),
+            own: own.clone(),
         });
         let sources = Sources {
             paths: match child {

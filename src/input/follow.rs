@@ -38,6 +38,9 @@ pub struct FollowOptions {
     /// Walk the followed paths every this often instead of waiting for notifications (file
     /// systems without them: NFS, some containers).
     pub poll: Option<Duration>,
+    /// The files this run writes: never read, however they grow (docs/REFERENCE.md,
+    /// "Own outputs").
+    pub own: super::OwnOutputs,
 }
 
 /// Why following ended.
@@ -128,6 +131,7 @@ pub fn follow<C: Consumer>(
         folders: Vec::new(),
         named: Vec::new(),
         current: None,
+        own: options.own.clone(),
     };
     for p in paths.iter().filter(|p| p.as_os_str() != "-") {
         let named = Named {
@@ -157,8 +161,8 @@ pub fn follow<C: Consumer>(
             }
         },
     };
-    // What is there, in the order a plain run reads it.
-    for source in Walk::new(paths) {
+    // What is there, in the order a plain run reads it (never what this run writes).
+    for source in Walk::excluding(paths, options.own.clone()) {
         if let Some(sig) = signalled() {
             return f.finish(consumer, report, FollowEnd::Signal(sig));
         }
@@ -288,6 +292,7 @@ struct Follower<'p> {
     named: Vec<Named>,
     /// The file consumers are reading now (begun or resumed, not ended).
     current: Option<PathBuf>,
+    own: super::OwnOutputs,
 }
 
 /// How to read a part: up to the last newline, or everything (the end of the run).
@@ -367,7 +372,7 @@ impl Follower<'_> {
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
         let mut changed = false;
-        for source in Walk::new(&[shown.to_path_buf()]) {
+        for source in Walk::excluding(&[shown.to_path_buf()], self.own.clone()) {
             match source {
                 Ok(Source::File(p)) => {
                     let abs = std::path::absolute(&p).unwrap_or_else(|_| p.clone());
@@ -422,6 +427,11 @@ impl Follower<'_> {
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
+        if !self.files.contains_key(abs) && self.own.holds_path(abs) {
+            // What this run writes into a followed folder (`filter -F logs >
+            // logs/all.jsonl`): read, it would feed itself forever.
+            return Ok((Flow::Continue, false));
+        }
         let before = self.files.get(abs).map(|f| (f.ino, f.offset, f.line));
         let flow = self.catch_up(abs, shown, consumer, report)?;
         let after = self.files.get(abs).map(|f| (f.ino, f.offset, f.line));

@@ -7,7 +7,7 @@
 //! place (cursor home, clear each line's rest and below: no scrolling, no flicker), and
 //! [`snapshot_line`] writes the JSON objects of `stats --follow -f json`.
 
-use super::thousands;
+use super::{display_width, pad, safe, thousands};
 use crate::stats::Report;
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
@@ -177,18 +177,24 @@ pub fn render(s: &LiveSnapshot, now: Timestamp, tz: &TimeZone) -> String {
             "Active     {} (wrote in the last 10 minutes)\n",
             s.active.len()
         ));
-        let width = s
+        // Session ids and agent names come from the logs: escaped, and measured as the
+        // terminal shows them.
+        let names: Vec<(String, String)> = s
             .active
             .iter()
-            .map(|a| a.name.chars().count())
+            .map(|a| (safe(&a.name), safe(&a.agent)))
+            .collect();
+        let width = names
+            .iter()
+            .map(|(n, _)| display_width(n))
             .max()
             .unwrap_or(0);
-        for a in &s.active {
+        for (a, (name, agent)) in s.active.iter().zip(&names) {
             let ago = now.duration_since(a.last).max(SignedDuration::ZERO);
             out.push_str(&format!(
-                "  {:<width$}  {:<10}  {}\n",
-                a.name,
-                a.agent,
+                "  {}  {}  {}\n",
+                pad(name, width),
+                pad(agent, 10),
                 ago_text(ago)
             ));
         }
@@ -238,9 +244,11 @@ fn limit_line(
 }
 
 fn table(title: &str, rows: &[Row]) -> String {
-    let name_w = rows
+    // Model and agent names come from the logs: escaped, measured as the terminal shows.
+    let names: Vec<String> = rows.iter().map(|r| safe(&r.name)).collect();
+    let name_w = names
         .iter()
-        .map(|r| r.name.chars().count())
+        .map(|n| display_width(n))
         .chain([title.len()])
         .max()
         .unwrap_or(0);
@@ -257,8 +265,11 @@ fn table(title: &str, rows: &[Row]) -> String {
         "{title:<name_w$}  {:>tok_w$}  {:>cost_w$}\n",
         "Tokens", "Cost"
     );
-    for ((r, t), c) in rows.iter().zip(&tokens).zip(&costs) {
-        out.push_str(&format!("{:<name_w$}  {t:>tok_w$}  {c:>cost_w$}\n", r.name));
+    for ((name, t), c) in names.iter().zip(&tokens).zip(&costs) {
+        out.push_str(&format!(
+            "{}  {t:>tok_w$}  {c:>cost_w$}\n",
+            pad(name, name_w)
+        ));
     }
     out
 }
@@ -315,14 +326,16 @@ pub fn frame(text: &str) -> String {
 /// One line of `stats --follow -f json`: the report (`ndjq.stats/2`, without its merge
 /// state) and `taken_at`, the RFC 3339 time the snapshot was taken.
 pub fn snapshot_line(report: &Report, taken_at: Timestamp) -> io::Result<Vec<u8>> {
-    let mut v = serde_json::to_vec(report)?;
-    let empty = serde_json::to_vec(&crate::stats::State::default())?;
-    // `state` is the report's last field, empty here: `..."state":{empty}}`.
-    let tail = [&b",\"state\":"[..], &empty, b"}"].concat();
-    if !v.ends_with(&tail) {
-        return Err(io::Error::other("the report's state is not its last field"));
+    if report.state.is_some() {
+        return Err(io::Error::other(
+            "a live snapshot is the report without its state",
+        ));
     }
-    v.truncate(v.len() - tail.len());
+    let mut v = serde_json::to_vec(report)?;
+    // The report is an object: `taken_at` goes in before its closing brace.
+    if v.pop() != Some(b'}') {
+        return Err(io::Error::other("the report is not a JSON object"));
+    }
     v.extend_from_slice(format!(",\"taken_at\":\"{taken_at}\"}}\n").as_bytes());
     Ok(v)
 }
@@ -458,6 +471,29 @@ Today      3,400,000 tokens   $40.25
             got,
             "ndjq stats --follow · 2026-11-25 16:30:00 UTC · Ctrl-C ends\n\nKey  Records\nx          1\n"
         );
+    }
+
+    /// Issue 25 case 16 for the live view: names from a log are escaped (a log cannot
+    /// retitle or clear the terminal, nor forge a row) and columns line up in terminal
+    /// cells with a wide name.
+    #[test]
+    fn names_from_a_log_are_escaped_and_measured_as_shown() {
+        let mut s = snapshot();
+        s.models[0].name = "\u{1b}]0;pwned\u{7}\u{1b}[2J\nFAKE 99999".into();
+        s.models[1].name = "検索-model".into();
+        s.active[0].name = "sess\u{1b}[31m".into();
+        let got = render(&s, at("2026-11-25T16:30:00Z"), &TimeZone::UTC);
+        assert!(!got.contains('\u{1b}'), "{got:?}");
+        assert!(!got.contains("\nFAKE"), "{got:?}");
+        let rows: Vec<&str> = got
+            .lines()
+            .skip_while(|l| !l.starts_with("Model"))
+            .take(3)
+            .collect();
+        let widths: Vec<usize> = rows.iter().map(|r| display_width(r)).collect();
+        assert_eq!(widths[0], widths[1], "{rows:?}");
+        assert_eq!(widths[1], widths[2], "{rows:?}");
+        assert!(rows[2].starts_with("検索-model "), "{rows:?}");
     }
 
     #[test]
