@@ -91,12 +91,12 @@ impl fmt::Display for Error {
             ),
             Error::OwnOutput { path, named: false } => write!(
                 f,
-                "note: {}: skipped, input file is also the output (--rejects, --tee or stdout)",
+                "note: {}: skipped, input file is also the output (--rejects, --tee, report -o or stdout)",
                 path_name(path)
             ),
             Error::OwnOutput { path, named: true } => write!(
                 f,
-                "{}: input file is also the output (--rejects, --tee or stdout); not read",
+                "{}: input file is also the output (--rejects, --tee, report -o or stdout); not read",
                 path_name(path)
             ),
             Error::FollowNote(what) => write!(f, "note: {what}"),

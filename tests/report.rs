@@ -455,3 +455,44 @@ fn a_terminal_gets_the_path_not_the_page() {
     let html = std::fs::read_to_string(&path).expect("the page");
     assert!(html.starts_with("<!DOCTYPE html>"));
 }
+
+/// Issue 25 case 1 for `report -o`: a page an earlier run wrote into the folder it reads
+/// is skipped with a note, not read as a log; named as an input, it is refused before it
+/// is written over.
+#[test]
+fn a_page_in_the_folder_it_reads_is_never_an_input() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let logs = dir.path().join("logs");
+    std::fs::create_dir(&logs).expect("mkdir");
+    std::fs::copy(
+        testdata().join("claude/claude-tool.ndjson"),
+        logs.join("a.jsonl"),
+    )
+    .expect("copy");
+    let page = logs.join("page.jsonl");
+    for _ in 0..2 {
+        let out = ndjq_sub("report")
+            .arg("-o")
+            .arg(&page)
+            .arg(&logs)
+            .output()
+            .expect("report");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("PROTO_TEXT_NOISE"), "{stderr}");
+    }
+    let before = std::fs::read(&page).expect("page");
+    let out = ndjq_sub("report")
+        .arg("-o")
+        .arg(&page)
+        .arg(&page)
+        .output()
+        .expect("report");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is the same file as -o"));
+    assert_eq!(std::fs::read(&page).expect("page"), before);
+}

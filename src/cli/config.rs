@@ -10,7 +10,7 @@ use ndjq::input::{self, FileId, OwnOutputs, Source};
 use ndjq::pipeline::Options;
 use ndjq::sink::Painter;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The default thread count is one per core, up to this many: past it the merge on the
@@ -141,6 +141,24 @@ impl Sources {
         if let Some(id) = FileId::of(file) {
             self.own.add(id);
         }
+    }
+
+    /// Records a file this run will write over (`report -o FILE`) that exists already: a
+    /// walk skips it, and naming it as an input is a usage error, as for `--rejects`.
+    pub fn add_output_path(&self, flag: &str, path: &Path) -> Result<()> {
+        let Some(id) = FileId::of_path(path) else {
+            return Ok(());
+        };
+        for input in self.paths().iter().filter(|p| p.as_os_str() != "-") {
+            if FileId::of_path(input) == Some(id) {
+                bail!(
+                    "input {} is the same file as {flag}: an input is never also an output",
+                    input::path_name(input)
+                );
+            }
+        }
+        self.own.add(id);
+        Ok(())
     }
 
     /// Whether stdin is among them: no path, or `-`.

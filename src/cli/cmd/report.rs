@@ -143,6 +143,10 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
              `ndjq stats --follow`"
         );
     }
+    if let Some(out) = args.out_file.as_deref().filter(|p| p.as_os_str() != "-") {
+        // A page written into the folder it reads, by an earlier run: never an input.
+        common.sources.add_output_path("-o", out)?;
+    }
     if args.open
         && args
             .out_file
