@@ -5,6 +5,7 @@
 use super::escape::{escape_into, script_json};
 use super::sessions::SessionLog;
 use super::svg::{self, Bar, Chart, BAD_SERIES, MAX_SERIES};
+use crate::sink::thousands;
 use crate::stats::{Group, GroupBy, Pricing, Stats, Tokens};
 use crate::timestamp::{TimeRange, TimeZone, Timestamp};
 use sha2::{Digest, Sha256};
@@ -28,19 +29,6 @@ pub struct Options<'a> {
     pub range: TimeRange,
     /// Whether the log holds transcripts to write.
     pub transcripts: bool,
-}
-
-/// `1234567` as `1,234,567`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// `48198349` as `48.2M`: a figure beside another, its exact value in the title.

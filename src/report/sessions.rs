@@ -268,7 +268,7 @@ fn key_argument(input: &Nested<'_>) -> Option<String> {
 }
 
 fn count(n: Option<u64>) -> String {
-    super::page::thousands(n.unwrap_or(0))
+    crate::sink::thousands(n.unwrap_or(0))
 }
 
 /// One event as HTML (see docs/REFERENCE.md, `report`).

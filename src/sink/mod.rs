@@ -103,8 +103,8 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `1234567` as `1,234,567`: the figures of the text reports.
-pub(crate) fn thousands(n: u64) -> String {
+/// `1234567` as `1,234,567`: the figures of the text reports and the HTML page.
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
