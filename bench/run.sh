@@ -16,11 +16,13 @@
 #   NDJQ_BENCH_TREE_RUNS   runs per command on the trees, the median is kept (default 5)
 #   NDJQ_BENCH_CCUSAGE     the ccusage binary to compare with (default: ccusage on PATH)
 #   NDJQ_BENCH_PAIRS       interleaved pairs behind each ratio line (default 7)
-#   NDJQ_BENCH_ONLY_TREES=1  run only the session-tree cases (a few minutes)
+#   NDJQ_BENCH_ONLY_TREES=1  run only the session-tree cases (a few minutes; no --follow cases)
 #   NDJQ_BENCH_TREE_SHAPES which trees, by ndjq-gen shape (default: all five)
 #   NDJQ_BENCH_BASELINE    another ndjq binary (say, main's) timed against this one on the trees
 #   NDJQ_BENCH_JQ=0        skip jq, jaq and gojq (their rows and the stats-vs-jq table)
 #   NDJQ_BENCH_CORRUPT=0   skip the corrupted stream
+#   NDJQ_BENCH_FOLLOW=0    skip the --follow cases (bench/follow.sh: append-to-output delay,
+#                          idle CPU on 3,000 files; about 3 minutes)
 #
 # Writes the markdown tables to stdout and to bench/results-latest.md. Progress goes to stderr.
 # Exit status: 0 if every command exited with an expected code, 1 otherwise (the tables are
@@ -749,6 +751,16 @@ if [[ $ONLY_TREES != 1 && -n $CCUSAGE ]] && command -v jq >/dev/null && command 
         "$(jq '[.sessions[].costUSD] | add' "$CC_DIR/cc-codex.json")" 0.01
 else
     log "ccusage (or jq, zstd) not found: skipping the ccusage comparison"
+fi
+
+# --- --follow: delay from append to output, idle CPU (issue 29) --------------------------------
+if [[ $ONLY_TREES != 1 && ${NDJQ_BENCH_FOLLOW:-1} == 1 ]]; then
+    log "== --follow (bench/follow.sh) =="
+    md ""
+    if ! "$SCRIPT_DIR/follow.sh" "$NDJQ" >>"$MD"; then
+        log "bench/follow.sh failed"
+        FAILURES=$((FAILURES + 1))
+    fi
 fi
 
 cat "$MD"

@@ -34,6 +34,9 @@ _ndjq() {
             ndjq,man)
                 cmd="ndjq__subcmd__man"
                 ;;
+            ndjq,report)
+                cmd="ndjq__subcmd__report"
+                ;;
             ndjq,run)
                 cmd="ndjq__subcmd__run"
                 ;;
@@ -61,6 +64,9 @@ _ndjq() {
             ndjq__subcmd__help,man)
                 cmd="ndjq__subcmd__help__subcmd__man"
                 ;;
+            ndjq__subcmd__help,report)
+                cmd="ndjq__subcmd__help__subcmd__report"
+                ;;
             ndjq__subcmd__help,run)
                 cmd="ndjq__subcmd__help__subcmd__run"
                 ;;
@@ -77,7 +83,7 @@ _ndjq() {
 
     case "${cmd}" in
         ndjq)
-            opts="-h -V --help --version validate gaps filter events stats run man completions help"
+            opts="-h -V --help --version validate gaps filter events stats report run man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -112,7 +118,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__events)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -155,6 +161,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -227,7 +237,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__filter)
-            opts="-j -q -t -w -g -i -v -f -c -p -0 -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --type --subtype --tool --session --model --where --grep --ignore-case --since --until --valid --invalid --diagnostic --invert --normalize --format --count --print --null --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -t -w -g -i -v -f -c -p -0 -m -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --type --subtype --tool --session --model --where --grep --ignore-case --since --until --valid --invalid --diagnostic --invert --normalize --format --count --print --null --max-count --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -270,6 +280,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -410,7 +424,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__gaps)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --fail-on --seq-field --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --fail-on --seq-field --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -453,6 +467,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -533,7 +551,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__help)
-            opts="validate gaps filter events stats run man completions help"
+            opts="validate gaps filter events stats report run man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -630,6 +648,20 @@ _ndjq() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        ndjq__subcmd__help__subcmd__report)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         ndjq__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -683,6 +715,186 @@ _ndjq() {
                     COMPREPLY=()
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o plusdirs
+                    fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ndjq__subcmd__report)
+            opts="-j -F -q -o -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --output --open --transcripts --no-transcripts --pricing --cost --since --until --timezone --interval --token-limit --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-depth)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dialect)
+                    COMPREPLY=($(compgen -W "claude claude-log codex codex-log jsonrpc gemini gemini-log qwen qwen-log cursor opencode copilot generic" -- "${cur}"))
+                    return 0
+                    ;;
+                --type-field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --threads)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rejects)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --output)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                -o)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --pricing)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --cost)
+                    COMPREPLY=($(compgen -W "reported estimated auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --restart-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-restarts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --idle-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --restart-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tee)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
+                    fi
+                    return 0
+                    ;;
+                --stderr)
+                    local oldifs
+                    if [ -n "${IFS+x}" ]; then
+                        oldifs="$IFS"
+                    fi
+                    IFS=$'\n'
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    if [ -n "${oldifs+x}" ]; then
+                        IFS="$oldifs"
+                    fi
+                    if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
+                        compopt -o filenames
                     fi
                     return 0
                     ;;
@@ -797,7 +1009,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__stats)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --by --merge --mergeable --pricing --cost --since --until --timezone --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --by --merge --mergeable --pricing --cost --since --until --timezone --interval --token-limit --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -840,6 +1052,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -886,6 +1102,14 @@ _ndjq() {
                     return 0
                     ;;
                 --timezone)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --token-limit)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -947,7 +1171,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__validate)
-            opts="-j -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --color --line-buffered --quiet --format --fail-on --max-errors --gaps --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --fail-on --max-errors --gaps --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -990,6 +1214,10 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                --poll)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --color)

@@ -1,6 +1,7 @@
 //! The library's error: I/O and configuration only. A bad record is never an error; it is
 //! data with a diagnostic.
 
+use crate::input::path_name;
 use std::fmt;
 use std::io;
 use std::path::PathBuf;
@@ -24,6 +25,18 @@ pub enum Error {
     /// A folder walk found a log file's name on something that is not a regular file (a
     /// FIFO, socket or device): it is skipped, never opened. A note, not a failure.
     NotRegular { path: PathBuf, kind: &'static str },
+    /// An input is a file this run writes (`--rejects`, `--tee`, stdout redirected to a
+    /// file): never read, or the run would read what it writes. Found in a folder walk it
+    /// is skipped with a note (`named` false); named as an input, an error.
+    OwnOutput { path: PathBuf, named: bool },
+    /// The system would not start the worker threads `-j` asked for.
+    Threads {
+        asked: usize,
+        started: usize,
+        source: io::Error,
+    },
+    /// `--follow` met a truncated or replaced file, or fell back to polling: a note.
+    FollowNote(String),
 }
 
 impl Error {
@@ -35,14 +48,17 @@ impl Error {
     /// Whether this is only a note (an input skipped on purpose): it does not change the
     /// exit status.
     pub fn is_note(&self) -> bool {
-        matches!(self, Error::NotRegular { .. })
+        matches!(
+            self,
+            Error::NotRegular { .. } | Error::OwnOutput { named: false, .. } | Error::FollowNote(_)
+        )
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Open { path, source } => write!(f, "{}: {}", path.display(), plain(source)),
+            Error::Open { path, source } => write!(f, "{}: {}", path_name(path), plain(source)),
             Error::Read {
                 file,
                 line,
@@ -57,13 +73,33 @@ impl fmt::Display for Error {
             Error::NoLogs { path } => write!(
                 f,
                 "{}: no *.jsonl, *.ndjson or *.json files (or .gz/.zst) in this folder",
-                path.display()
+                path_name(path)
             ),
             Error::NotRegular { path, kind } => write!(
                 f,
                 "note: {}: skipped, a {kind} and not a regular file (name it on the command line to read it)",
-                path.display()
+                path_name(path)
             ),
+            Error::Threads {
+                asked,
+                started,
+                source,
+            } => write!(
+                f,
+                "cannot start {asked} worker threads (the system refused after {started}: {}); try a smaller -j",
+                plain(source)
+            ),
+            Error::OwnOutput { path, named: false } => write!(
+                f,
+                "note: {}: skipped, input file is also the output (--rejects, --tee, report -o or stdout)",
+                path_name(path)
+            ),
+            Error::OwnOutput { path, named: true } => write!(
+                f,
+                "{}: input file is also the output (--rejects, --tee, report -o or stdout); not read",
+                path_name(path)
+            ),
+            Error::FollowNote(what) => write!(f, "note: {what}"),
         }
     }
 }
@@ -86,7 +122,10 @@ impl std::error::Error for Error {
             Error::Open { .. }
             | Error::Read { .. }
             | Error::NoLogs { .. }
-            | Error::NotRegular { .. } => None,
+            | Error::NotRegular { .. }
+            | Error::OwnOutput { .. }
+            | Error::Threads { .. }
+            | Error::FollowNote(_) => None,
         }
     }
 }

@@ -81,6 +81,43 @@ use std::sync::Arc;
 /// (a peer that never answers), the oldest are forgotten all at once.
 pub const MAX_PENDING_REQUESTS: usize = 10_000;
 
+/// At most this many Codex items started and not completed (and Gemini log parts seen)
+/// are remembered, as `gaps` caps its open items ([`crate::gaps::DEFAULT_CAP`]): a stream
+/// of millions that never complete stays in bounded memory. The oldest half goes first;
+/// an item forgotten that does complete later gets its `tool_use` again.
+pub const MAX_OPEN_ITEMS: usize = 100_000;
+
+/// A set of ids in bounded memory: two generations of at most [`MAX_OPEN_ITEMS`] / 2; when
+/// the newer is full it becomes the older, and the older is dropped. Which ids are kept
+/// depends only on the order they came in (the same on every `-j`).
+#[derive(Debug, Default, Clone, PartialEq)]
+struct CappedSet {
+    newer: HashSet<String>,
+    older: HashSet<String>,
+}
+
+impl CappedSet {
+    /// Adds `id`; false when it is already there.
+    fn insert(&mut self, id: &str) -> bool {
+        if self.newer.contains(id) || self.older.contains(id) {
+            return false;
+        }
+        if self.newer.len() >= MAX_OPEN_ITEMS / 2 {
+            self.older = std::mem::take(&mut self.newer);
+        }
+        self.newer.insert(id.to_string())
+    }
+
+    fn remove(&mut self, id: &str) -> bool {
+        self.newer.remove(id) || self.older.remove(id)
+    }
+
+    fn clear(&mut self) {
+        self.newer.clear();
+        self.older.clear();
+    }
+}
+
 /// One normalized event.
 #[derive(Debug, Clone)]
 pub struct Event<'a> {
@@ -414,7 +451,7 @@ pub struct Normalizer {
     /// The Claude usage snapshot of the message being read.
     pending: Option<PendingUsage>,
     /// Codex tool items whose `tool_use` was emitted and whose completion has not come.
-    open_items: HashSet<String>,
+    open_items: CappedSet,
     /// The model of the latest Codex `turn_context`.
     model: Option<String>,
     /// JSON-RPC requests waiting for a response: id (compact JSON) → method.
@@ -426,7 +463,7 @@ pub struct Normalizer {
     input_includes_cache: bool,
     /// Gemini log messages and tool calls already mapped (a message is written again
     /// whole when it changes).
-    seen: HashSet<String>,
+    seen: CappedSet,
 }
 
 impl Normalizer {
@@ -705,7 +742,7 @@ impl Normalizer {
                 };
                 let id = str_of(item, "id");
                 if let Some(id) = id {
-                    if !self.open_items.insert(id.to_string()) {
+                    if !self.open_items.insert(id) {
                         return Ok(());
                     }
                 }
@@ -1462,7 +1499,7 @@ impl Normalizer {
             }
             "gemini" => {
                 // A message is written again whole when it changes: each part once.
-                let first = id.is_none_or(|id| self.seen.insert(format!("m:{id}")));
+                let first = id.is_none_or(|id| self.seen.insert(&format!("m:{id}")));
                 if first {
                     if let Some(thoughts) = v.get("thoughts") {
                         let mut result = Ok(());
@@ -1501,7 +1538,7 @@ impl Normalizer {
                 let mut fresh = Vec::new();
                 calls.for_each_element(|c| {
                     let new =
-                        str_of(c, "id").is_none_or(|cid| self.seen.insert(format!("t:{cid}")));
+                        str_of(c, "id").is_none_or(|cid| self.seen.insert(&format!("t:{cid}")));
                     if new {
                         fresh.push(c);
                     }
@@ -2230,5 +2267,26 @@ mod tests {
             events("{\"kind\":1}\n", Some(Dialect::Generic)),
             ["unknown@1"]
         );
+    }
+}
+
+#[cfg(test)]
+mod capped_tests {
+    use super::{CappedSet, MAX_OPEN_ITEMS};
+
+    /// Issue 25, case 8: millions of Codex items started and never completed are held in
+    /// bounded memory (as `gaps` caps its open items), the oldest forgotten first.
+    #[test]
+    fn issue25_case8_open_codex_items_are_capped() {
+        let mut set = CappedSet::default();
+        for i in 0..(3 * MAX_OPEN_ITEMS) {
+            assert!(set.insert(&format!("item_{i}")));
+            assert!(set.newer.len() + set.older.len() <= MAX_OPEN_ITEMS);
+        }
+        // The newest are kept, the oldest gone.
+        assert!(!set.insert(&format!("item_{}", 3 * MAX_OPEN_ITEMS - 1)));
+        assert!(set.insert("item_0"));
+        assert!(set.remove("item_0"));
+        assert!(!set.remove("item_0"));
     }
 }

@@ -619,6 +619,34 @@ impl GapTracker {
                     }
                 }
                 Op::Init => self.saw_init = true,
+                Op::SessionStart { id } => {
+                    let id = id.of(text);
+                    match self.open_session.take() {
+                        Some(o) if !o.label.is_empty() && &*o.label != id => {
+                            out.push(self.at_opened(
+                                Code::SessNoResult,
+                                &o,
+                                format!(
+                                    "session that began at line {} has no result (session {} \
+                                     began at line {})",
+                                    o.line,
+                                    printable(id),
+                                    at.line
+                                ),
+                            ));
+                            self.open_session = Some(at.opened(Arc::from(id)));
+                        }
+                        // The same session's init again, or one opened before its init:
+                        // still open, now knowing its id.
+                        Some(o) => {
+                            self.open_session = Some(Opened {
+                                label: Arc::from(id),
+                                ..o
+                            })
+                        }
+                        None => self.open_session = Some(at.opened(Arc::from(id))),
+                    }
+                }
                 Op::NoInit(kind) => {
                     if !self.saw_init && !self.reported_no_init {
                         self.reported_no_init = true;
@@ -876,6 +904,11 @@ enum Op {
     },
     /// A session start (system/init, init, the Gemini document).
     Init,
+    /// A Claude-shaped `system/init` naming its session: a session of another id still
+    /// open is cut off (SESS_NO_RESULT), as a second `thread.started` cuts a Codex one.
+    SessionStart {
+        id: Span,
+    },
     /// A record that needs a session start before it.
     NoInit(NoInit),
     /// The session is open from here: always (`replace`), or unless one is open.
@@ -1022,6 +1055,9 @@ fn claude_session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, tex
     let subtype = info.subtype.unwrap_or_default();
     if ty == "system" && subtype == "init" {
         ops.push(Op::Init);
+        if let Some(id) = value.get("session_id").and_then(|s| s.as_str()) {
+            ops.push(Op::SessionStart { id: put(text, id) });
+        }
         ops.push(Op::Open { replace: false });
         return;
     }

@@ -308,6 +308,30 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// A count (tokens, turns): a non-negative integer below 2^64, however it is written:
+    /// `1000`, `1e3` and `1000.0` are all 1000. A string, a negative, fractional or
+    /// too-large number is not a count (`None`); the dialect checks report it as
+    /// PROTO_SCHEMA (docs/REFERENCE.md).
+    pub fn as_count(&self) -> Option<u64> {
+        if let Some(n) = self.as_u64() {
+            return Some(n);
+        }
+        if self.kind() != Kind::Number {
+            return None;
+        }
+        // 2^64 as a float: the first value a u64 cannot hold.
+        const LIMIT: f64 = 18_446_744_073_709_551_616.0;
+        self.as_f64()
+            .filter(|f| *f >= 0.0 && *f < LIMIT && f.fract() == 0.0)
+            .map(|f| f as u64)
+    }
+
+    /// A cost in USD: a finite number, not negative. A negative cost would take money
+    /// off the total; the dialect checks report it as PROTO_SCHEMA.
+    pub fn as_cost(&self) -> Option<f64> {
+        self.as_f64().filter(|c| c.is_finite() && *c >= 0.0)
+    }
+
     /// An integer value, negative or not.
     pub fn as_i64(&self) -> Option<i64> {
         match self {

@@ -30,6 +30,7 @@ pub mod parallel;
 pub mod pipeline;
 pub mod pricing;
 pub mod recover;
+pub mod report;
 pub mod sink;
 pub mod stats;
 pub mod summary;

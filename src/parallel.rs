@@ -244,6 +244,12 @@ enum Slot<T> {
         offset: u64,
         /// The error that ended reading a range: the rest of its input is not read.
         failed: Option<Error>,
+        /// The range read short, without an error: the file shrank while it was read
+        /// (logrotate's copytruncate). Its input ends there, as for a reader going through
+        /// it in order: later ranges, which may have been read before the file shrank, are
+        /// dropped, so every `-j` sees the same prefix, and a line the cut fell in is the
+        /// input's unterminated last line (`PROTO_TRUNCATED` when it opens a value).
+        shrunk: bool,
     },
     /// A whole file's part (or that of several files in a row), then the error that ended
     /// the last one's reading (reported after it).
@@ -285,12 +291,25 @@ impl Pipeline {
             let (work_tx, work_rx) = sync_channel::<Work>(threads * 8);
             let work_rx = Arc::new(Mutex::new(work_rx));
             let (done_tx, done_rx) = channel::<Done<P::Part>>();
-            for _ in 0..threads {
+            for started in 0..threads {
                 let work_rx = Arc::clone(&work_rx);
                 let done_tx = done_tx.clone();
                 let shard = consumer.shard();
                 let pipeline = Pipeline::new(options.clone());
-                scope.spawn(move || work::<P>(pipeline, shard, &work_rx, &done_tx));
+                let spawned = std::thread::Builder::new()
+                    .name("ndjq-worker".to_string())
+                    .spawn_scoped(scope, move || {
+                        work::<P>(pipeline, shard, &work_rx, &done_tx)
+                    });
+                // The system refused a thread (a process limit): an error, not a panic. The
+                // workers already started end when the channel they wait on is dropped.
+                if let Err(e) = spawned {
+                    return Err(Error::Threads {
+                        asked: threads,
+                        started,
+                        source: e,
+                    });
+                }
             }
             drop(done_tx);
             let mut pool = Pool {
@@ -745,7 +764,7 @@ impl Pipeline {
         shard: &mut S,
     ) -> Whole {
         let mut handle = match input::open_file(path) {
-            Ok(f) => f,
+            Ok(f) => input::CutCheck::new(f),
             Err(e) => return Whole::Failed(e),
         };
         // Read with the size known, in one system call and a second that finds the end
@@ -1084,6 +1103,7 @@ fn work<P: Parallel>(
                         line,
                         offset,
                         failed: None,
+                        shrunk: false,
                     },
                     held: len,
                 }
@@ -1144,6 +1164,7 @@ fn work<P: Parallel>(
                     _ => None,
                 };
                 let (n, error) = read_range(&handle, start, &mut bytes[at..at + len]);
+                let shrunk = error.is_none() && n < len;
                 let range = &bytes[at..at + n];
                 let count = bytecount::count(range, b'\n') as u64
                     + u64::from(n > 0 && range[n - 1] != b'\n');
@@ -1160,6 +1181,10 @@ fn work<P: Parallel>(
                     line,
                     start,
                 );
+                // Read short: the file shrank since the range was cut.
+                let error = error.or_else(|| {
+                    shrunk.then(|| input::shrank(handle.metadata().map_or(0, |m| m.len())))
+                });
                 let failed = error.map(|source| Error::Read {
                     file: file.to_string(),
                     line: line + count,
@@ -1185,6 +1210,7 @@ fn work<P: Parallel>(
                         line,
                         offset: start,
                         failed,
+                        shrunk,
                     },
                     held: len,
                 }
@@ -1459,9 +1485,10 @@ struct Merger<T> {
     stopped: bool,
     /// Bytes of input in flight.
     held: usize,
-    /// An input whose reading a range's read error ended, with that error: its later ranges
-    /// are dropped, and the error is reported after its end.
-    failed: Option<(Arc<str>, Error)>,
+    /// An input whose reading a range's read error (or a range read short: the file shrank)
+    /// ended, with that error: its later ranges are dropped, and the error is reported
+    /// after its end.
+    failed: Option<(Arc<str>, Option<Error>)>,
 }
 
 impl<T> Merger<T> {
@@ -1506,7 +1533,7 @@ impl<T> Merger<T> {
             Slot::End(file, dialect) => {
                 consumer.end_input(&file, dialect).map_err(Error::Write)?;
                 if self.cut_short(&file) {
-                    if let Some((_, e)) = self.failed.take() {
+                    if let Some((_, Some(e))) = self.failed.take() {
                         report(&e);
                     }
                 }
@@ -1524,6 +1551,7 @@ impl<T> Merger<T> {
                 line,
                 offset,
                 failed,
+                shrunk,
             } => {
                 let part = part.map_err(Error::Write)?;
                 let flow = if consumer.fits(&part) {
@@ -1538,8 +1566,8 @@ impl<T> Merger<T> {
                 if flow.map_err(Error::Write)? == Flow::Stop {
                     self.stopped = true;
                 }
-                if let Some(e) = failed {
-                    self.failed = Some((file, e));
+                if failed.is_some() || shrunk {
+                    self.failed = Some((file, failed));
                 }
             }
             Slot::Part(part, error) => {
@@ -1561,6 +1589,135 @@ impl<T> Merger<T> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// Collects the line numbers and raw bytes of the records it is given.
+    #[derive(Default)]
+    struct Lines(Vec<(u64, Vec<u8>)>);
+
+    impl Consumer for Lines {
+        fn record(&mut self, r: &crate::pipeline::Record<'_>) -> io::Result<Flow> {
+            self.0.push((r.line, r.raw.to_vec()));
+            Ok(Flow::Continue)
+        }
+    }
+
+    impl Parallel for Lines {
+        type Shard = Lines;
+        type Part = Vec<(u64, Vec<u8>)>;
+        fn shard(&self) -> Lines {
+            Lines::default()
+        }
+        fn take(shard: &mut Lines) -> Self::Part {
+            std::mem::take(&mut shard.0)
+        }
+        fn merge(&mut self, part: Self::Part) -> io::Result<Flow> {
+            self.0.extend(part);
+            Ok(Flow::Continue)
+        }
+    }
+
+    /// Issue 25 case 11: a file truncated after its ranges were cut (logrotate's
+    /// copytruncate). The worker whose range reads short says so, its cut line is the
+    /// input's unterminated last line, and the merge drops the ranges after it, which a
+    /// worker may have read before the file shrank: every `-j` sees the same prefix.
+    #[test]
+    fn issue25_case11_a_range_read_short_ends_its_input_there() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log.jsonl");
+        let first = b"{\"n\":1}\n{\"n\":2}\n{\"n\":3,\"pad\":\"xxxxxxxx\"}\n";
+        let second = b"{\"n\":4}\n";
+        std::fs::write(&path, [&first[..], &second[..]].concat()).expect("write");
+        let handle = Arc::new(std::fs::File::open(&path).expect("open"));
+        let file: Arc<str> = Arc::from("log.jsonl");
+        let lines = Arc::new(LineChain::default());
+        let range = |index: u64, start: u64, len: usize| Work::Range {
+            seq: index,
+            file: Arc::clone(&file),
+            handle: Arc::clone(&handle),
+            start,
+            len,
+            index,
+            lines: Arc::clone(&lines),
+            dialect: None,
+            bytes: Some(Vec::new()),
+            speculate: false,
+            anchor: None,
+        };
+        let (work_tx, work_rx) = sync_channel::<Work>(4);
+        let (done_tx, done_rx) = channel::<Done<Vec<(u64, Vec<u8>)>>>();
+        let work_rx = Mutex::new(work_rx);
+        // The file shrinks after the ranges were cut, in the middle of line 3.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .and_then(|f| f.set_len(first.len() as u64 - 10))
+            .expect("truncate");
+        work_tx.send(range(0, 0, first.len())).expect("send");
+        drop(work_tx);
+        work::<Lines>(
+            Pipeline::new(crate::pipeline::Options::default()),
+            Lines::default(),
+            &work_rx,
+            &done_tx,
+        );
+        let done = done_rx.recv().expect("a result");
+        let Slot::Block { shrunk, .. } = &done.slot else {
+            panic!("a range gives a block");
+        };
+        assert!(*shrunk, "the short read is seen");
+        // The merge: the short range, then a range read before the file shrank.
+        let later = Done {
+            seq: 1,
+            slot: Slot::Block {
+                part: Ok(vec![(4, second.to_vec())]),
+                bytes: Vec::new(),
+                file: Arc::clone(&file),
+                dialect: None,
+                warm: 0,
+                len: 0,
+                line: 3,
+                offset: first.len() as u64,
+                failed: None,
+                shrunk: false,
+            },
+            held: 0,
+        };
+        let mut merger = Merger {
+            next: 0,
+            waiting: BTreeMap::new(),
+            free: Vec::new(),
+            stopped: false,
+            held: 0,
+            failed: None,
+        };
+        let mut pipeline = Pipeline::new(crate::pipeline::Options::default());
+        let mut all = Lines::default();
+        let mut reported = Vec::new();
+        let mut report = |e: &Error| reported.push(e.to_string());
+        let end = Done {
+            seq: 2,
+            slot: Slot::End(Arc::clone(&file), None),
+            held: 0,
+        };
+        for d in [done, later, end] {
+            merger
+                .accept(d, &mut pipeline, &mut all, &mut report)
+                .expect("merged");
+        }
+        let seen: Vec<u64> = all.0.iter().map(|(l, _)| *l).collect();
+        assert_eq!(seen, [1, 2, 3], "nothing after the cut");
+        assert!(
+            all.0[2].1.last() != Some(&b'\n'),
+            "the cut line is unterminated"
+        );
+        // Reported after the input's end, as a read error.
+        assert_eq!(reported.len(), 1, "{reported:?}");
+        assert!(
+            reported[0].starts_with("log.jsonl: read error after line 3 (byte ")
+                && reported[0].contains("the file shrank to"),
+            "{reported:?}"
+        );
+    }
 
     fn file_of(bytes: &[u8]) -> std::fs::File {
         let mut f = tempfile::tempfile().expect("temp file");

@@ -78,9 +78,21 @@ pub trait Consumer {
     fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
         Ok(())
     }
+    /// An input begun before goes on (`--follow`: its new records come after another
+    /// input's, see [`crate::input::follow`]). By default, as if it began again.
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.begin_input(file)
+    }
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow>;
     /// More bytes of the overlong record last passed to [`Consumer::record`].
     fn overlong_chunk(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    /// With `--recover`, the bytes of a line that were not passed on when an object was
+    /// taken out of it: the text before and after the object (and anything else on the
+    /// line, a second object included), with the line's end. They go to `--rejects`, so
+    /// no byte of the input is lost (see [`crate::recover`]).
+    fn leftover(&mut self, _bytes: &[u8]) -> io::Result<()> {
         Ok(())
     }
     /// The input ended (or reading it stopped).
@@ -188,6 +200,36 @@ impl Pipeline {
         let dialect = self.classifier.dialect();
         consumer.end_input(file, dialect).map_err(Error::Write)?;
         flow
+    }
+
+    /// Reads the next part of a growing input (`--follow`, see [`crate::input::follow`]):
+    /// its records are numbered on from `line` and `offset` (where the last part ended).
+    /// With `switch_to`, another input's part came between: the classifier starts again,
+    /// with the input's dialect when it is known. No `begin_input` nor `end_input`: the
+    /// caller says when the input starts and ends. Returns whether to go on, and the line
+    /// and offset the part ended at.
+    pub fn run_part<R: Read>(
+        &mut self,
+        file: &Arc<str>,
+        reader: R,
+        (line, offset): (u64, u64),
+        switch_to: Option<Option<Dialect>>,
+        consumer: &mut dyn Consumer,
+    ) -> Result<(Flow, u64, u64), Error> {
+        if let Some(dialect) = switch_to {
+            self.use_dialect(self.options.dialect.or(dialect));
+        }
+        let mut framer = self.framer(reader).starting_at(line, offset);
+        let result = self.stream_frames(file, &mut framer, consumer, false);
+        let (line, offset) = framer.position();
+        self.recycle(framer);
+        let flow = result?.unwrap_or(Flow::Continue);
+        Ok((flow, line, offset))
+    }
+
+    /// The dialect the input being read was found (or told) to be.
+    pub fn dialect(&self) -> Option<Dialect> {
+        self.classifier.dialect()
     }
 
     /// A framer over `reader` with this pipeline's limits, reading into the buffer the last
@@ -503,6 +545,13 @@ impl Pipeline {
                     excerpt(content, None),
                 );
                 emit.line_len = Some(raw.len());
+                // What is not passed on: the line around the object, in `raw`'s terms
+                // (`content` lost a BOM and a `\r`, which stay with the text).
+                let (cut_start, cut_end) = (skipped + range.start, skipped + range.end);
+                let mut rest = Vec::with_capacity(raw.len() - (cut_end - cut_start));
+                rest.extend_from_slice(&raw[..cut_start]);
+                rest.extend_from_slice(&raw[cut_end..]);
+                consumer.leftover(&rest)?;
                 emit.valid(recovered, object, 0, value, consumer).map(Some)
             }
             _ => Ok(None),
@@ -571,6 +620,12 @@ impl Pipeline {
                 .unwrap_or(Flow::Continue));
         }
         held.push(frame.line, frame.offset, frame.bytes);
+        // Parsed again only where that can tell more (linear in the document's size, see
+        // [`Reassembly::worth_parsing`]).
+        if !held.worth_parsing() {
+            return Ok(Flow::Continue);
+        }
+        held.parsing();
         match self.reassembled(file, held, consumer, false)? {
             Reassembled::Emitted(flow) => {
                 held.clear();

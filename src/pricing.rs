@@ -19,6 +19,25 @@ use std::collections::HashMap;
 /// The built-in table (LiteLLM's format plus an `ndjq_pricing` entry naming its source).
 const BUILTIN: &str = include_str!("../data/pricing/litellm-1.109.1.json");
 
+/// The highest price per token a table may give: $10,000 per million tokens, 16 times the
+/// dearest model LiteLLM lists (o1-pro output, $600). A table above it (or with a negative
+/// or non-numeric price) is refused: 1e308 would turn every sum into infinity
+/// (docs/REFERENCE.md, `--pricing`).
+pub const MAX_PRICE_PER_TOKEN: f64 = 0.01;
+
+/// The price fields a table is read for.
+const PRICE_FIELDS: [&str; 9] = [
+    "input_cost_per_token",
+    "output_cost_per_token",
+    "cache_creation_input_token_cost",
+    "cache_read_input_token_cost",
+    "input_cost_per_token_above_200k_tokens",
+    "output_cost_per_token_above_200k_tokens",
+    "cache_creation_input_token_cost_above_200k_tokens",
+    "cache_read_input_token_cost_above_200k_tokens",
+    "cache_creation_input_token_cost_above_1hr",
+];
+
 /// Requests above this many tokens of a kind pay the tiered price for the excess.
 const TIER_THRESHOLD: u64 = 200_000;
 
@@ -71,6 +90,30 @@ impl Price {
             )
             + t.cache_creation_1h as f64 * self.cache_creation_1h.unwrap_or(self.cache_creation)
             + tiered(t.cache_read, self.cache_read, self.cache_read_above, tiers)
+    }
+
+    /// Refuses an entry whose price fields are not prices: each present and not null must
+    /// be a number from 0 to [`MAX_PRICE_PER_TOKEN`].
+    fn check_entry(model: &str, v: &Value) -> Result<(), String> {
+        let Some(obj) = v.as_object() else {
+            return Ok(());
+        };
+        for field in PRICE_FIELDS {
+            let Some(x) = obj.get(field).filter(|x| !x.is_null()) else {
+                continue;
+            };
+            let ok = x
+                .as_f64()
+                .is_some_and(|p| p.is_finite() && (0.0..=MAX_PRICE_PER_TOKEN).contains(&p));
+            if !ok {
+                return Err(format!(
+                    "model `{}`: `{field}` is {x}; a price is a number of USD per token from 0 \
+                     to {MAX_PRICE_PER_TOKEN} ($10,000 per million tokens)",
+                    model.escape_debug()
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn from_entry(v: &Value) -> Option<Price> {
@@ -161,6 +204,7 @@ impl PriceTable {
             if model == "sample_spec" {
                 continue; // LiteLLM's description of its own fields
             }
+            Price::check_entry(model, entry)?;
             if let Some(p) = Price::from_entry(entry) {
                 table.prices.insert(model.clone(), p);
             }

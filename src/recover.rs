@@ -36,6 +36,9 @@ pub const MAX_ATTEMPTS: usize = 8;
 pub const MAX_LINES: usize = 64;
 /// A reassembly holds at most this many bytes.
 pub const MAX_BYTES: usize = 1 << 20;
+/// A single document's reassembly is parsed before its brackets close only once it holds
+/// this much, then each time it doubles ([`Reassembly::worth_parsing`]).
+const MIN_PARSE_BYTES: usize = 64 << 10;
 
 /// Where a complete JSON object sits inside `line` (a line that is not JSON as a whole).
 ///
@@ -98,10 +101,26 @@ pub struct HeldLine {
 }
 
 /// The lines of a pretty-printed value being put back together, copied out of the framer.
+///
+/// A single-document input can be megabytes over tens of thousands of lines: parsing the
+/// held bytes again at every line would take time quadratic in the document's size. So
+/// the lines' brackets are counted as they come (outside strings), and the held bytes are
+/// parsed only when the outermost value may have closed, or when they have doubled since
+/// the last parse (which finds a document that went wrong within a constant factor of
+/// where a parse per line would): the parses then cost at most about three passes over
+/// the document ([`Reassembly::worth_parsing`]).
 #[derive(Debug, Default)]
 pub struct Reassembly {
     bytes: Vec<u8>,
     lines: Vec<HeldLine>,
+    /// Brackets open so far, outside strings.
+    depth: i64,
+    in_string: bool,
+    escaped: bool,
+    /// The brackets closed (or went below zero) since the last parse.
+    closed: bool,
+    /// How many bytes were held at the last parse.
+    parsed: usize,
 }
 
 impl Reassembly {
@@ -112,6 +131,7 @@ impl Reassembly {
     /// Adds a line (with its terminator).
     pub fn push(&mut self, line: u64, offset: u64, bytes: &[u8]) {
         let start = self.bytes.len();
+        self.scan(bytes);
         self.bytes.extend_from_slice(bytes);
         self.lines.push(HeldLine {
             line,
@@ -159,6 +179,52 @@ impl Reassembly {
     pub fn clear(&mut self) {
         self.bytes.clear();
         self.lines.clear();
+        self.depth = 0;
+        self.in_string = false;
+        self.escaped = false;
+        self.closed = false;
+        self.parsed = 0;
+    }
+
+    /// Counts the brackets of the next bytes held.
+    fn scan(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth -= 1;
+                    if self.depth <= 0 {
+                        self.closed = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether parsing the held bytes can tell more than the last parse did: the
+    /// outermost brackets closed since, or the bytes have doubled. Between those points a
+    /// parse could only say "cut short so far" or, for a document that went wrong, say so a
+    /// few lines earlier (its lines are then handed out one by one all the same).
+    pub fn worth_parsing(&self) -> bool {
+        self.closed || self.bytes.len() >= 2 * self.parsed.max(MIN_PARSE_BYTES)
+    }
+
+    /// The held bytes are being parsed now.
+    pub fn parsing(&mut self) {
+        self.closed = false;
+        self.parsed = self.bytes.len();
     }
 }
 

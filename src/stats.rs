@@ -103,7 +103,7 @@ impl Tokens {
             "cache_read_input_tokens",
             "cache_creation",
         ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
         let cache_creation = n(cache_creation);
         Tokens {
             input: n(input),
@@ -125,7 +125,7 @@ impl Tokens {
             "cacheCreationInputTokens",
             "cacheReadInputTokens",
         ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
         Tokens {
             input: n(input),
             output: n(output),
@@ -147,7 +147,7 @@ impl Tokens {
             "cache_write_input_tokens",
             "reasoning_output_tokens",
         ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_u64()).unwrap_or(0);
+        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
         let cached = n(cached);
         Tokens {
             input: n(input).saturating_sub(cached),
@@ -186,6 +186,12 @@ struct Attr {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// The session (or model) an input's records have before the input names one: unknown
+/// here, and, when `--merge` adds a part that continues the part before it (a rollout
+/// split mid-session), that part's last session (or model): see [`Stats::merge_continued`].
+/// Shown as `(none)`, like [`NONE`].
+const INHERIT: u32 = u32::MAX - 1;
 
 const NO_ATTR: Attr = Attr {
     session: NONE,
@@ -325,13 +331,15 @@ struct SessionResult {
     day: u32,
 }
 
-/// Strings shared by attributions (sessions, models, files, days, tool names).
+/// Strings shared by attributions (sessions, models, files, days, tool names). Each is
+/// stored once, shared by the list and the index: a distinct session id costs its length
+/// plus about 60 bytes here (docs/PERFORMANCE.md).
 #[derive(Debug, Clone, Default)]
 struct Strings {
-    names: Vec<String>,
+    names: Vec<std::sync::Arc<str>>,
     /// foldhash, seeded per process: much faster than SipHash on the paths and ids of
     /// every part a merge re-indexes, and still not predictable from the input.
-    index: HashMap<String, u32, foldhash::fast::RandomState>,
+    index: HashMap<std::sync::Arc<str>, u32, foldhash::fast::RandomState>,
 }
 
 impl Strings {
@@ -339,14 +347,15 @@ impl Strings {
         if let Some(&i) = self.index.get(s) {
             return i;
         }
-        let i = u32::try_from(self.names.len()).unwrap_or(NONE - 1);
-        self.names.push(s.to_string());
-        self.index.insert(s.to_string(), i);
+        let i = u32::try_from(self.names.len()).unwrap_or(NONE - 2);
+        let name: std::sync::Arc<str> = std::sync::Arc::from(s);
+        self.names.push(name.clone());
+        self.index.insert(name, i);
         i
     }
 
     fn get(&self, i: u32) -> Option<&str> {
-        self.names.get(i as usize).map(String::as_str)
+        self.names.get(i as usize).map(|s| &**s)
     }
 }
 
@@ -421,11 +430,19 @@ pub struct Stats {
     /// Records by session, file and day.
     records_by: IdMap<(Dim, u32), u64>,
     context: Option<InputContext>,
+    /// The session and model the last input ended in, when it named either: what the
+    /// records of a part that continues it inherit (`--merge`).
+    tail: Option<(u32, u32)>,
+    /// The price tables the reports a `--merge` read were made with.
+    pub parts_pricing: BTreeSet<String>,
     /// A reused buffer for the `type/subtype` key.
     type_key: String,
     clock: Clock,
     /// The last timestamp read (to the minute, UTC) and its hour's string index.
     hour_cache: Option<(String, u32)>,
+    /// `--follow`: the context of each input that paused (another file's records came),
+    /// for when it resumes; `None` unless [`Stats::keep_paused_inputs`] was called.
+    paused: Option<HashMap<u32, InputContext>>,
 }
 
 /// The hasher of maps keyed by small numbers (string and attribution indexes), updated
@@ -630,6 +647,25 @@ impl Stats {
         Self::default()
     }
 
+    /// Whether an input of `dialect` may be counted in blocks, each by its own
+    /// accumulator merged in order: not when its records inherit context from earlier ones
+    /// (Codex items and Gemini events their session, Copilot events its model, Qwen
+    /// results their session's last model), which a block's first records cannot know.
+    pub fn counts_in_blocks(dialect: Option<Dialect>) -> bool {
+        !matches!(
+            dialect,
+            Some(
+                Dialect::Codex
+                    | Dialect::CodexLog
+                    | Dialect::JsonRpc
+                    | Dialect::Gemini
+                    | Dialect::GeminiLog
+                    | Dialect::Qwen
+                    | Dialect::Copilot
+            )
+        )
+    }
+
     /// Stats whose days are counted in `clock.tz` and whose records are those in
     /// `clock.range` (a record without a time takes its input's last one).
     /// Sorts what the per-message and per-tool stores hold (a worker's part, before the
@@ -685,8 +721,8 @@ impl Stats {
         self.context = Some(InputContext {
             file,
             dialect: None,
-            session: NONE,
-            model: NONE,
+            session: INHERIT,
+            model: INHERIT,
             last_time: None,
             process: 0,
             turn: 0,
@@ -694,12 +730,36 @@ impl Stats {
         });
     }
 
+    /// An input read before goes on (`--follow`): as [`Stats::begin_input`], but the file
+    /// is counted once.
+    pub fn resume_input(&mut self, file: &str) {
+        self.begin_input(file);
+        self.summary.files = self.summary.files.saturating_sub(1);
+        let id = self.strings.id(file);
+        if let Some(saved) = self.paused.as_ref().and_then(|p| p.get(&id)) {
+            // A Codex thread, a rollout's session and model go on where they were.
+            self.context = Some(*saved);
+        }
+    }
+
+    /// Keeps each ended input's context for [`Stats::resume_input`] (`--follow`, where an
+    /// input pauses while another file grows and resumes later).
+    pub fn keep_paused_inputs(&mut self) {
+        self.paused.get_or_insert_with(HashMap::new);
+    }
+
     /// The input ended; its records are counted under its dialect.
     pub fn end_input(&mut self, dialect: Option<Dialect>) {
         if let Some(ctx) = self.context.take() {
+            let known = |i: u32| i < INHERIT;
+            self.tail =
+                (known(ctx.session) || known(ctx.model)).then_some((ctx.session, ctx.model));
             if ctx.records > 0 {
                 let name = dialect.or(ctx.dialect).map_or("(none)", Dialect::name);
                 *self.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+            }
+            if let Some(paused) = self.paused.as_mut() {
+                paused.insert(ctx.file, InputContext { records: 0, ..ctx });
             }
         }
     }
@@ -717,8 +777,8 @@ impl Stats {
             None => InputContext {
                 file: self.strings.id(record.file),
                 dialect: None,
-                session: NONE,
-                model: NONE,
+                session: INHERIT,
+                model: INHERIT,
                 last_time: None,
                 process: 0,
                 turn: 0,
@@ -731,18 +791,27 @@ impl Stats {
         }
         self.summary.add_record(record);
         *self.records_by.entry((Dim::File, ctx.file)).or_insert(0) += 1;
-        if let Some(value) = record.value {
-            self.add_value(value, &record.info, &mut ctx);
+        // Every record is in one row of a breakdown by time (records without a time in
+        // `(none)`), so the rows add up to the lines read; a record out of --since/--until
+        // is in none (docs/REFERENCE.md, stats).
+        let day = match record.value {
+            Some(value) => self.add_value(value, &record.info, &mut ctx),
+            None => Some(NONE),
+        };
+        if let Some(day) = day {
+            *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
         }
         self.context = Some(ctx);
     }
 
+    /// Adds a JSON record; returns the hour it is counted under (NONE without a time), or
+    /// `None` for a record out of --since/--until.
     fn add_value(
         &mut self,
         v: Json<'_>,
         info: &crate::dialect::RecordInfo<'_>,
         ctx: &mut InputContext,
-    ) {
+    ) -> Option<u32> {
         // The top-level fields every record is read for, in one walk over it.
         let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake, cwd, cost] =
             v.get_many([
@@ -767,7 +836,7 @@ impl Stats {
                 ctx.last_time = time;
             }
             match time.or(ctx.last_time) {
-                Some(t) if !self.clock.range.contains(t) => return,
+                Some(t) if !self.clock.range.contains(t) => return None,
                 _ => {}
             }
         }
@@ -791,12 +860,9 @@ impl Stats {
         }
         self.type_key = key;
         if !v.is_object() {
-            return;
+            return Some(NONE);
         }
         let day = timestamp.map_or(NONE, |t| self.hour_id(t, time));
-        if day != NONE {
-            *self.records_by.entry((Dim::Day, day)).or_insert(0) += 1;
-        }
 
         match info.dialect {
             Some(d) if agents::handles(Some(d)) => self.add_agent(d, v, ty, ctx, day),
@@ -807,7 +873,7 @@ impl Stats {
                     session: session_id.or(session_id_camel),
                     message,
                     cwd,
-                    cost: cost.and_then(|c| c.as_f64()),
+                    cost: cost.and_then(|c| c.as_cost()),
                     request: request_id
                         .map(|r| (r, false))
                         .or(request_id_snake.map(|r| (r, true))),
@@ -815,6 +881,7 @@ impl Stats {
                 self.add_claude(v, top, ty, ctx, day)
             }
         }
+        Some(day)
     }
 
     /// A message's usage snapshot, replacing any earlier one with its key.
@@ -931,7 +998,7 @@ impl Stats {
             "cache_read_input_tokens",
         ]);
         let mut mask = 0u8;
-        let mut n = |v: Option<Json<'_>>, bit: u8| match v.and_then(|v| v.as_u64()) {
+        let mut n = |v: Option<Json<'_>>, bit: u8| match v.and_then(|v| v.as_count()) {
             Some(n) => {
                 mask |= bit;
                 n
@@ -1040,10 +1107,13 @@ impl Stats {
                 entry.file = ctx.file;
                 entry.day = day;
                 if let Some(usage) = v.get("usage") {
-                    let has_ints = usage.get("input_tokens").and_then(|n| n.as_u64()).is_some()
+                    let has_ints = usage
+                        .get("input_tokens")
+                        .and_then(|n| n.as_count())
+                        .is_some()
                         && usage
                             .get("output_tokens")
-                            .and_then(|n| n.as_u64())
+                            .and_then(|n| n.as_count())
                             .is_some();
                     if has_ints {
                         entry.tokens = Some(Tokens::from_claude(usage));
@@ -1052,14 +1122,14 @@ impl Stats {
                 }
                 if let Some(cost) = ["total_cost_usd", "cost_usd", "costUSD"]
                     .iter()
-                    .find_map(|k| v.get(k).and_then(|c| c.as_f64()))
+                    .find_map(|k| v.get(k).and_then(|c| c.as_cost()))
                 {
                     entry.cost_usd = Some(cost);
                 }
-                if let Some(t) = v.get("num_turns").and_then(|n| n.as_u64()) {
+                if let Some(t) = v.get("num_turns").and_then(|n| n.as_count()) {
                     entry.turns = Some(t);
                 }
-                if let Some(d) = v.get("duration_ms").and_then(|n| n.as_u64()) {
+                if let Some(d) = v.get("duration_ms").and_then(|n| n.as_count()) {
                     entry.duration_ms = Some(d);
                 }
             }
@@ -1286,7 +1356,21 @@ impl Stats {
     /// Adds the stats of the records that came after this one's (batch shards, `--merge`):
     /// counters add up, sets unite, and for a key both know, `later`'s last value wins.
     pub fn merge(&mut self, later: Stats) {
+        self.merge_with(later, false);
+    }
+
+    /// [`Stats::merge`] of a part that continues this one's last input (`stats --merge`):
+    /// what the later part's first input had before it named a session or a model (a
+    /// Codex rollout or another agent's log split mid-session) is this part's last
+    /// session and model, so a split's merge equals the whole (docs/REFERENCE.md).
+    pub fn merge_continued(&mut self, later: Stats) {
+        self.merge_with(later, true);
+    }
+
+    fn merge_with(&mut self, later: Stats, continued: bool) {
         self.summary.merge(&later.summary);
+        self.parts_pricing
+            .extend(later.parts_pricing.iter().cloned());
         for (k, n) in later.dialects {
             let e = self.dialects.entry(k).or_insert(0);
             *e = e.saturating_add(n);
@@ -1302,15 +1386,39 @@ impl Stats {
             .iter()
             .map(|s| self.strings.id(s))
             .collect();
-        let re = |i: u32| -> u32 { map.get(i as usize).copied().unwrap_or(NONE) };
+        let re = |i: u32| -> u32 {
+            if i == INHERIT {
+                return INHERIT;
+            }
+            map.get(i as usize).copied().unwrap_or(NONE)
+        };
+        // An inherited session or model: this part's last, when the later part continues it.
+        let (tail_session, tail_model) = match (continued, self.tail) {
+            (true, Some(t)) => t,
+            _ => (INHERIT, INHERIT),
+        };
+        let rs = |i: u32| -> u32 {
+            if i == INHERIT {
+                tail_session
+            } else {
+                re(i)
+            }
+        };
+        let rm = |i: u32| -> u32 {
+            if i == INHERIT {
+                tail_model
+            } else {
+                re(i)
+            }
+        };
         let amap: Vec<u32> = later
             .attrs
             .list
             .iter()
             .map(|a| {
                 self.attrs.id(Attr {
-                    session: re(a.session),
-                    model: re(a.model),
+                    session: rs(a.session),
+                    model: rm(a.model),
                     file: re(a.file),
                     day: re(a.day),
                 })
@@ -1324,10 +1432,10 @@ impl Stats {
         self.deltas.extend_later(later.deltas, |d| d);
         self.links.extend_later(later.links, |l| l);
         for (s, m) in later.last_model {
-            self.last_model.insert(re(s), re(m));
+            self.last_model.insert(rs(s), rm(m));
         }
         for (s, c) in later.session_cwd {
-            self.session_cwd.entry(re(s)).or_insert(re(c));
+            self.session_cwd.entry(rs(s)).or_insert(re(c));
         }
         for (k, (a, c)) in later.message_costs {
             self.message_costs.insert(k, (ra(a), c));
@@ -1335,11 +1443,12 @@ impl Stats {
         for (a, t) in later.extra_usage {
             *self.extra_usage.entry(ra(a)).or_default() += t;
         }
+        // Cumulative totals: the later snapshot of a session replaces the earlier one.
         for (s, (t, a)) in later.codex_totals {
-            self.codex_totals.insert(re(s), (t, ra(a)));
+            self.codex_totals.insert(rs(s), (t, ra(a)));
         }
         for (s, r) in later.results {
-            let entry = self.results.entry(re(s)).or_default();
+            let entry = self.results.entry(rs(s)).or_default();
             entry.file = re(r.file);
             entry.day = re(r.day);
             if r.tokens.is_some() {
@@ -1359,8 +1468,20 @@ impl Stats {
             .extend_later(later.tool_calls, |c| ToolEntry(c.0, re(c.1), ra(c.2)));
         self.tool_errors.extend_later(later.tool_errors, |k| k);
         for ((d, i), n) in later.records_by {
-            let e = self.records_by.entry((d, re(i))).or_insert(0);
+            let i = if d == Dim::Session { rs(i) } else { re(i) };
+            let e = self.records_by.entry((d, i)).or_insert(0);
             *e = e.saturating_add(n);
+        }
+        // The later part's last input is now the last one (a block of an input, which
+        // began no input, leaves it).
+        if later.summary.files > 0 {
+            match later.tail {
+                Some((s, m)) => self.tail = Some((rs(s), rm(m))),
+                // A continuing part that never named a session or model goes on in this
+                // part's (a rollout cut in three).
+                None if continued => {}
+                None => self.tail = None,
+            }
         }
         if let (Some(mine), Some(theirs)) = (self.context.as_mut(), later.context) {
             mine.records = mine.records.saturating_add(theirs.records);
@@ -1567,6 +1688,11 @@ impl Stats {
         }
     }
 
+    /// The number of distinct sessions.
+    pub fn session_count(&self) -> u64 {
+        self.sessions.len() as u64
+    }
+
     /// The totals of SPEC section 5, tokens priced with the built-in table.
     pub fn totals(&self) -> Totals {
         self.totals_priced(&Pricing::default())
@@ -1717,18 +1843,7 @@ impl Stats {
             }
             _ => {
                 let blocks = if by == GroupBy::Block {
-                    blocks_of(
-                        self.records_by
-                            .keys()
-                            .filter(|(d, _)| *d == Dim::Day)
-                            .filter_map(|(_, i)| self.strings.get(*i))
-                            .chain(
-                                self.attrs
-                                    .list
-                                    .iter()
-                                    .filter_map(|a| self.strings.get(a.day)),
-                            ),
-                    )
+                    self.blocks()
                 } else {
                     HashMap::new()
                 };
@@ -1743,6 +1858,12 @@ impl Stats {
                 if let Some(dim) = dim {
                     for ((d, i), n) in &self.records_by {
                         if *d == dim {
+                            if *i == NONE {
+                                // Records without a time: the `(none)` row their usage is
+                                // in too (see `group_key`).
+                                row(&mut rows, "(none)".to_string()).records += n;
+                                continue;
+                            }
                             let hour = self.strings.get(*i).unwrap_or("");
                             let key = match by {
                                 GroupBy::Day => day_part(hour).to_string(),
@@ -1760,71 +1881,180 @@ impl Stats {
                         }
                     }
                 }
-                let billing = self.billing(pricing);
-                for (a, acc) in &billing.rows {
-                    if let Some(k) = self.group_key(by, *a, &blocks) {
-                        let g = row(&mut rows, k);
-                        g.tokens += acc.tokens;
-                        if acc.priced {
-                            g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
-                            g.cost_usd_estimated =
-                                Some(g.cost_usd_estimated.unwrap_or(0.0) + acc.estimated);
-                        }
-                    }
-                }
-                for (session, c) in &billing.reported {
-                    let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
-                        continue;
-                    };
-                    let a = Attr {
-                        session: *session,
-                        model: self.last_model.get(session).copied().unwrap_or(NONE),
-                        file: r.file,
-                        day: r.day,
-                    };
-                    if let Some(k) = self.group_key(by, a, &blocks) {
-                        let g = row(&mut rows, k);
-                        g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
-                    }
-                }
-                for (a, c) in self.message_costs.values() {
-                    let a = self.attrs.get(*a);
-                    let from_result = self
-                        .results
-                        .get(&a.session)
-                        .is_some_and(|r| r.cost_usd.is_some());
-                    if from_result || !billing.reported.contains_key(&a.session) {
-                        continue;
-                    }
-                    if let Some(k) = self.group_key(by, a, &blocks) {
-                        let g = row(&mut rows, k);
-                        g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
-                    }
-                }
-                for g in rows.values_mut() {
-                    g.cost_usd = g.cost_usd.map(round_cost);
-                    g.cost_usd_estimated = g.cost_usd_estimated.map(round_cost);
-                }
-                // Calls and errors by attribution first: a handful of rows, not a string
-                // per call.
-                let calls = self.tool_calls.settled();
-                let errors = self.tool_errors.settled();
-                let mut by_attr: HashMap<u32, (u64, u64)> = HashMap::new();
-                for (c, error) in join(calls.iter(), errors.iter()) {
-                    let e = by_attr.entry(c.2).or_default();
-                    e.0 += 1;
-                    e.1 += u64::from(error.is_some());
-                }
-                for (a, (calls, errors)) in by_attr {
-                    if let Some(k) = self.group_key(by, self.attrs.get(a), &blocks) {
-                        let g = row(&mut rows, k);
-                        g.tool_calls += calls;
-                        g.tool_errors += errors;
-                    }
+                self.add_billed(pricing, &mut rows, |a| self.group_key(by, a, &blocks));
+            }
+        }
+        rows.into_iter()
+            .map(|(key, g)| Group { key, ..g })
+            .collect()
+    }
+
+    /// Every hour key to its 5-hour block's name.
+    fn blocks(&self) -> HashMap<String, String> {
+        blocks_of(
+            self.records_by
+                .keys()
+                .filter(|(d, _)| *d == Dim::Day)
+                .filter_map(|(_, i)| self.strings.get(*i))
+                .chain(
+                    self.attrs
+                        .list
+                        .iter()
+                        .filter_map(|a| self.strings.get(a.day)),
+                ),
+        )
+    }
+
+    /// Adds each attribution's billed tokens, cost and tool calls to the row `key` gives
+    /// it (none: left out). The one attribution of figures that every breakdown shares.
+    fn add_billed<K: Ord>(
+        &self,
+        pricing: &Pricing<'_>,
+        rows: &mut BTreeMap<K, Group>,
+        key: impl Fn(Attr) -> Option<K>,
+    ) {
+        let billing = self.billing(pricing);
+        for (a, acc) in &billing.rows {
+            if let Some(k) = key(*a) {
+                let g = rows.entry(k).or_default();
+                g.tokens += acc.tokens;
+                if acc.priced {
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
+                    g.cost_usd_estimated =
+                        Some(g.cost_usd_estimated.unwrap_or(0.0) + acc.estimated);
                 }
             }
         }
+        for (session, c) in &billing.reported {
+            let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+                continue;
+            };
+            let a = Attr {
+                session: *session,
+                model: self.last_model.get(session).copied().unwrap_or(NONE),
+                file: r.file,
+                day: r.day,
+            };
+            if let Some(k) = key(a) {
+                let g = rows.entry(k).or_default();
+                g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+            }
+        }
+        for (a, c) in self.message_costs.values() {
+            let a = self.attrs.get(*a);
+            let from_result = self
+                .results
+                .get(&a.session)
+                .is_some_and(|r| r.cost_usd.is_some());
+            if from_result || !billing.reported.contains_key(&a.session) {
+                continue;
+            }
+            if let Some(k) = key(a) {
+                let g = rows.entry(k).or_default();
+                g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+            }
+        }
+        for g in rows.values_mut() {
+            g.cost_usd = g.cost_usd.map(round_cost);
+            g.cost_usd_estimated = g.cost_usd_estimated.map(round_cost);
+        }
+        // Calls and errors by attribution first: a handful of rows, not a string
+        // per call.
+        let calls = self.tool_calls.settled();
+        let errors = self.tool_errors.settled();
+        let mut by_attr: HashMap<u32, (u64, u64)> = HashMap::new();
+        for (c, error) in join(calls.iter(), errors.iter()) {
+            let e = by_attr.entry(c.2).or_default();
+            e.0 += 1;
+            e.1 += u64::from(error.is_some());
+        }
+        for (a, (calls, errors)) in by_attr {
+            if let Some(k) = key(self.attrs.get(a)) {
+                let g = rows.entry(k).or_default();
+                g.tool_calls += calls;
+                g.tool_errors += errors;
+            }
+        }
+    }
+
+    /// The breakdown by `by`, each row broken down again by `within` (per day and model,
+    /// per session and project): `(key, inner key, figures)` sorted by both keys. Records
+    /// are not counted (they are kept by one key only), tokens, costs and tool calls are,
+    /// exactly as in [`Stats::groups_priced`]. `Tool` and `Type` have no such rows.
+    pub fn groups_within(
+        &self,
+        by: GroupBy,
+        within: GroupBy,
+        pricing: &Pricing<'_>,
+    ) -> Vec<(String, String, Group)> {
+        let needs_blocks = by == GroupBy::Block || within == GroupBy::Block;
+        let blocks = if needs_blocks {
+            self.blocks()
+        } else {
+            HashMap::new()
+        };
+        let mut rows: BTreeMap<(String, String), Group> = BTreeMap::new();
+        self.add_billed(pricing, &mut rows, |a| {
+            Some((
+                self.group_key(by, a, &blocks)?,
+                self.group_key(within, a, &blocks)?,
+            ))
+        });
+        rows.into_iter().map(|((k, w), g)| (k, w, g)).collect()
+    }
+
+    /// Tokens and cost by model or by file (`by`), of the attributions from the hour
+    /// `from_hour` (`YYYY-MM-DDTHH` in the clock's zone) on: the current block of the live
+    /// view (`stats --follow`). A session's reported cost counts where its result is.
+    pub fn groups_since(&self, by: GroupBy, from_hour: &str, pricing: &Pricing<'_>) -> Vec<Group> {
+        let mut rows: BTreeMap<String, Group> = BTreeMap::new();
+        let recent = |a: Attr| self.strings.get(a.day).is_some_and(|h| h >= from_hour);
+        let none = HashMap::new();
+        let billing = self.billing(pricing);
+        for (a, acc) in &billing.rows {
+            if !recent(*a) {
+                continue;
+            }
+            if let Some(k) = self.group_key(by, *a, &none) {
+                let g = row(&mut rows, k);
+                g.tokens += acc.tokens;
+                if acc.priced {
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + acc.estimated);
+                }
+            }
+        }
+        for (session, c) in &billing.reported {
+            let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+                continue;
+            };
+            let a = Attr {
+                session: *session,
+                model: self.last_model.get(session).copied().unwrap_or(NONE),
+                file: r.file,
+                day: r.day,
+            };
+            if recent(a) {
+                if let Some(k) = self.group_key(by, a, &none) {
+                    let g = row(&mut rows, k);
+                    g.cost_usd = Some(g.cost_usd.unwrap_or(0.0) + c);
+                }
+            }
+        }
+        for g in rows.values_mut() {
+            g.cost_usd = g.cost_usd.map(round_cost);
+        }
         rows.into_values().collect()
+    }
+
+    /// [`Stats::report_totals`] while an input is being read (`stats --follow`): its records
+    /// so far are counted under its dialect too.
+    pub fn report_live(&self, by: Option<GroupBy>, pricing: &Pricing<'_>) -> Report {
+        let mut report = self.report_totals(by, pricing);
+        if let Some(ctx) = self.context.filter(|c| c.records > 0) {
+            let name = ctx.dialect.map_or("(none)", Dialect::name);
+            *report.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+        }
+        report
     }
 
     /// The state a later merge needs, in a serialisable form. The large lists are shared
@@ -1871,6 +2101,7 @@ impl Stats {
             tool_calls: self.tool_calls.settled(),
             tool_errors: self.tool_errors.settled(),
             records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
+            tail: self.tail,
         }
     }
 
@@ -1895,7 +2126,10 @@ impl Stats {
             "no merge state: produce the partial stats with `ndjq stats -f json --mergeable`"
                 .to_string()
         })?;
+        let mut parts_pricing: BTreeSet<String> = report.parts_pricing.into_iter().collect();
+        parts_pricing.extend(report.pricing);
         let mut stats = Stats {
+            parts_pricing,
             summary,
             dialects: report.dialects,
             types: report.types,
@@ -1937,6 +2171,7 @@ impl Stats {
             .into_iter()
             .map(|(d, i, n)| ((d, i), n))
             .collect();
+        stats.tail = s.tail;
         Ok(stats)
     }
 
@@ -1979,6 +2214,12 @@ impl Stats {
             cost_usd: t.cost_usd,
             cost_usd_reported: t.cost_usd_reported,
             cost_usd_estimated: t.cost_usd_estimated,
+            parts_pricing: self
+                .parts_pricing
+                .iter()
+                .filter(|p| t.pricing.as_ref() != Some(*p))
+                .cloned()
+                .collect(),
             pricing: t.pricing,
             unpriced_models: t.unpriced_models,
             turns: t.turns,
@@ -2194,7 +2435,8 @@ fn sorted<T: Ord + Copy, I: Iterator<Item = T>>(it: I) -> Vec<T> {
 /// name strings and attributions by their index in `strings` and `attrs`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct State {
-    strings: Vec<String>,
+    /// Shared with the accumulator's table, not copied.
+    strings: Vec<std::sync::Arc<str>>,
     attrs: Vec<Attr>,
     sessions: Vec<u32>,
     /// `[key, [input, output, cache_creation, cache_read, reasoning_output,
@@ -2227,6 +2469,9 @@ pub struct State {
     tool_calls: View<ToolEntry>,
     tool_errors: View<Key>,
     records_by: Vec<(Dim, u32, u64)>,
+    /// The session and model the last input ended in (see [`Stats::merge_continued`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    tail: Option<(u32, u32)>,
 }
 
 /// The JSON report of `ndjq stats` (schema `ndjq.stats/2`).
@@ -2253,6 +2498,10 @@ pub struct Report {
     pub cost_usd_estimated: Option<f64>,
     /// The price table estimates came from (source, versions, date, or the file given).
     pub pricing: Option<String>,
+    /// `--merge`: the price tables the parts were made with that are not `pricing` (their
+    /// tokens were priced again with this one); absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts_pricing: Vec<String>,
     /// Models the table has no price for (their tokens are not in `cost_usd`).
     pub unpriced_models: Vec<String>,
     pub turns: u64,

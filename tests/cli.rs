@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "filter",
     "events",
     "stats",
+    "report",
     "run",
     "man",
     "completions",
@@ -393,6 +394,15 @@ impl Home {
             .expect("chmod the claude stand-in");
         std::fs::set_permissions(&codex, std::fs::Permissions::from_mode(0o755))
             .expect("chmod the codex stand-in");
+        // The system's opener (`report --open`) notes what it was given.
+        for opener in ["xdg-open", "open"] {
+            let path = home.join("bin").join(opener);
+            std::fs::write(&path, "#!/bin/sh\necho \"$1\" > \"$HOME/opened.txt\"\n")
+                .expect("write the opener stand-in");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                .expect("chmod the opener stand-in");
+        }
+        std::fs::create_dir_all(home.join("tmp")).expect("mkdir tmp");
         Home { dir }
     }
 
@@ -417,6 +427,7 @@ impl Home {
             .env_clear()
             .env("PATH", path)
             .env("HOME", self.path())
+            .env("TMPDIR", self.path().join("tmp"))
             .output()
             .expect("sh runs")
     }
@@ -603,6 +614,37 @@ fn check_example(example: &str, home: &Home, out: &Output) {
                 "{context}"
             );
         }
+        "ndjq report --open ~/.claude/projects" => {
+            assert_eq!(code, Some(0), "{context}");
+            // Not HTML on stdout: the path of a new file in the temporary folder, opened.
+            let path = stdout.trim();
+            assert!(path.starts_with(&format!("{}/tmp/ndjq-report-", home.path().display())));
+            assert!(std::fs::read_to_string(path)
+                .expect("the page")
+                .starts_with("<!DOCTYPE html>"));
+            // The opener runs in the background: wait for its note.
+            let mut opened = String::new();
+            for _ in 0..100 {
+                opened = std::fs::read_to_string(home.path().join("opened.txt")).unwrap_or_default();
+                if !opened.is_empty() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            assert_eq!(opened.trim(), path, "{context}");
+        }
+        "ndjq report --since 2026-11-01 --until 2026-11-30 --transcripts \\\n  -o november.html ~/.codex/sessions" => {
+            assert_eq!(code, Some(0), "{context}");
+            assert!(stdout.is_empty(), "{context}");
+            let page = home.read("november.html");
+            assert!(page.contains("<article class=\"transcript\""), "{context}");
+            assert!(page.contains("2026-11-22"), "{context}");
+        }
+        "ndjq report -o session.html session.jsonl" => {
+            assert_eq!(code, Some(0), "{context}");
+            let page = home.read("session.html");
+            assert_eq!(page.matches("<article class=\"transcript\"").count(), 1, "{context}");
+        }
         "ndjq run -- claude -p \"fix it\" --output-format stream-json --verbose" => {
             assert_eq!(code, Some(0), "{context}");
             let capture = common::read_file(&root().join("testdata/claude/claude-tool.ndjson"));
@@ -672,7 +714,7 @@ fn every_help_example_runs_and_does_what_it_says() {
         }
     }
     assert_eq!(
-        ran, 26,
+        ran, 29,
         "3 top-level examples, 3 for each command but man's 2"
     );
 }

@@ -547,3 +547,50 @@ fn one_thread_and_three_threads_write_the_same_bytes() {
         })
         .expect("-j 1 = -j 3");
 }
+
+/// Issue 25 case 9: many small files, each without a final newline (its last record
+/// unterminated), read whole in batches: `-j 1`, `-j 2` and `-j 8` write the same bytes,
+/// output and `--rejects` alike, and a big file without one too.
+#[test]
+fn threads_agree_on_files_without_a_final_newline() {
+    runner(2)
+        .run(&(input(12), 100usize..160), |(unit, files)| {
+            let dir = common::tempdir();
+            let logs = dir.path().join("logs");
+            std::fs::create_dir(&logs).expect("mkdir");
+            let mut unit = if unit.is_empty() { b"x".to_vec() } else { unit };
+            while unit.last() == Some(&b'\n') {
+                unit.pop();
+            }
+            for i in 0..files {
+                let mut body = format!("{{\"type\":\"user\",\"i\":{i}}}\n").into_bytes();
+                body.extend_from_slice(&unit);
+                common::write_file(&logs, &format!("f{i:04}.jsonl"), &body);
+            }
+            let mut big = Vec::new();
+            while big.len() < 1200 << 10 {
+                big.extend_from_slice(&unit);
+                big.push(b'\n');
+            }
+            big.pop();
+            let big = common::write_file(dir.path(), "big.ndjson", &big);
+            for input in [logs.as_path(), big.as_path()] {
+                for (sub, args) in [("filter", &[][..]), ("validate", &["-f", "json"][..])] {
+                    let one = run_threads(sub, args, "1", input);
+                    for threads in ["2", "8"] {
+                        let many = run_threads(sub, args, threads, input);
+                        prop_assert!(
+                            one == many,
+                            "{} {:?} {}: -j 1 and -j {} differ",
+                            sub,
+                            args,
+                            input.display(),
+                            threads
+                        );
+                    }
+                }
+            }
+            Ok(())
+        })
+        .expect("-j 1 = -j 2 = -j 8 without final newlines");
+}

@@ -386,6 +386,7 @@ fn every_flag_the_guide_indexes_is_a_flag_of_ndjq() {
         "filter",
         "events",
         "stats",
+        "report",
         "run",
         "man",
         "completions",

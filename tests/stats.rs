@@ -1314,10 +1314,27 @@ fn merge_of_splits_at_session_starts_equals_the_whole_codex() {
 fn merge_of_random_splits_equals_one_run_over_the_parts() {
     // SPEC 5: `--merge` "combines partial JSON stats into the same result as one run over
     // all inputs": here the inputs are the parts themselves.
-    let mut files: Vec<&str> = CLAUDE_MERGE_FILES[..2].to_vec();
-    files.extend(CODEX_MERGE_FILES);
-    let d = merge_splits(&files, 2, Against::Parts, Cuts::AnyLine);
+    let mut d = merge_splits(&CLAUDE_MERGE_FILES[..2], 2, Against::Parts, Cuts::AnyLine);
+    // A Codex part cut mid-session: `--merge` reads it as continuing the part before (so
+    // the merge equals the whole, issue 25 case 12), while one run over the part files
+    // reads it as an input of its own with no session or model yet. Where each part
+    // begins a session, both agree.
+    d.extend(merge_splits(
+        &["testdata/stats/codex-exec-tools.jsonl"],
+        2,
+        Against::Parts,
+        Cuts::SessionStarts,
+    ));
     assert_no_diffs("merge of the parts != one run over the parts", &d);
+}
+
+#[test]
+fn merge_of_random_splits_equals_the_whole_codex() {
+    // Issue 25 case 12: a Codex part cut anywhere continues the part before it. (Not
+    // codex-exec-tools.jsonl: a part that begins with its `error` line, which no dialect
+    // claims, counts that line before the dialect is known, under no session.)
+    let d = merge_splits(&CODEX_MERGE_FILES[..3], 3, Against::Whole, Cuts::AnyLine);
+    assert_no_diffs("merge of the parts != stats of the whole", &d);
 }
 
 #[test]

@@ -48,6 +48,9 @@ pub enum Command {
     /// Totals and breakdowns: records, sessions, tokens, cost, tools, errors.
     #[command(after_help = examples_help(STATS_EXAMPLES))]
     Stats(StatsArgs),
+    /// One self-contained HTML page: totals, charts, sessions and transcripts.
+    #[command(after_help = examples_help(REPORT_EXAMPLES))]
+    Report(Box<ReportArgs>),
     /// Supervise an agent: its output live; restarted (resumed) on garbage or stalls.
     #[command(after_help = examples_help(RUN_EXAMPLES))]
     Run(RunArgs),
@@ -94,6 +97,7 @@ pub fn examples_of(command: &str) -> &'static [Example] {
         "filter" => FILTER_EXAMPLES,
         "events" => EVENTS_EXAMPLES,
         "stats" => STATS_EXAMPLES,
+        "report" => REPORT_EXAMPLES,
         "run" => RUN_EXAMPLES,
         "man" => MAN_EXAMPLES,
         "completions" => COMPLETIONS_EXAMPLES,
@@ -194,6 +198,21 @@ const STATS_EXAMPLES: &[Example] = &[
     },
 ];
 
+const REPORT_EXAMPLES: &[Example] = &[
+    Example {
+        does: "a page of every Claude Code session log: written to a file, opened in the browser",
+        run: "ndjq report --open ~/.claude/projects",
+    },
+    Example {
+        does: "November's Codex sessions, with their transcripts, into a chosen file",
+        run: "ndjq report --since 2026-11-01 --until 2026-11-30 --transcripts \\\n  -o november.html ~/.codex/sessions",
+    },
+    Example {
+        does: "one session: its figures and its transcript",
+        run: "ndjq report -o session.html session.jsonl",
+    },
+];
+
 const RUN_EXAMPLES: &[Example] = &[
     Example {
         does: "a Claude Code run's valid records, live; on garbage it is resumed (--resume ID)",
@@ -250,9 +269,9 @@ pub struct InputArgs {
     #[arg(long, value_name = "PATH", default_value = "type")]
     pub type_field: String,
 
-    /// Worker threads for reading files (0: one per core, at most 8). Output is the same, in
-    /// the same order, whatever the number.
-    #[arg(short = 'j', long, value_name = "N", default_value_t = 0)]
+    /// Worker threads for reading files (0: one per core, at most 8; at most 1024). Output
+    /// is the same, in the same order, whatever the number.
+    #[arg(short = 'j', long, value_name = "N", default_value_t = 0, value_parser = parse_threads)]
     pub threads: usize,
 
     /// Write the raw bytes of every invalid record to FILE, byte for byte.
@@ -264,9 +283,73 @@ pub struct InputArgs {
     #[arg(long)]
     pub recover: bool,
 
+    #[command(flatten)]
+    pub follow: FollowArgs,
+
     /// Run CMD and read its stdout (instead of PATHs), watching it like `ndjq run` does.
     #[arg(last = true, value_name = "CMD", value_hint = ValueHint::CommandWithArguments)]
     pub command: Vec<OsString>,
+}
+
+/// `--follow`: keep reading as files grow (every reading command but `run`).
+#[derive(Debug, Clone, Args)]
+pub struct FollowArgs {
+    /// After reading what is there, keep reading as the files grow, like `tail -F`: new
+    /// records as they are written, truncated and replaced files from their start, new
+    /// files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary.
+    #[arg(short = 'F', long)]
+    pub follow: bool,
+
+    /// With --follow: look for changes every SECS seconds instead of waiting for
+    /// file-system notifications (for file systems without them, such as NFS).
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds, requires = "follow")]
+    pub poll: Option<Duration>,
+}
+
+/// `stats --follow`: how often to write, and the live view's limit.
+#[derive(Debug, Clone, Args)]
+pub struct LiveArgs {
+    /// With --follow: write the stats at most once every SECS seconds (JSON: one object
+    /// per line when the totals changed; text on a terminal: the live view).
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = parse_seconds,
+          requires = "follow")]
+    pub interval: Duration,
+
+    /// With --follow, the live view: the tokens a 5-hour block may use, or `max` (the
+    /// largest earlier block); shows the share used and when the limit will be reached.
+    #[arg(long, value_name = "N|max", value_parser = parse_token_limit, requires = "follow")]
+    pub token_limit: Option<TokenLimit>,
+}
+
+/// `--token-limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenLimit {
+    Tokens(u64),
+    /// The largest earlier block.
+    Max,
+}
+
+fn parse_token_limit(s: &str) -> Result<TokenLimit, String> {
+    if s.eq_ignore_ascii_case("max") {
+        return Ok(TokenLimit::Max);
+    }
+    // Tokens count in thousands and millions (2M = 2,000,000), not in binary multiples.
+    let t = s.trim().replace('_', "");
+    let (digits, scale) = match t.chars().last() {
+        Some('k' | 'K') => (&t[..t.len() - 1], 1_000),
+        Some('m' | 'M') => (&t[..t.len() - 1], 1_000_000),
+        _ => (t.as_str(), 1),
+    };
+    match digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+    {
+        Some(n) if n > 0 => Ok(TokenLimit::Tokens(n)),
+        _ => Err(format!(
+            "`{s}` is not a number of tokens (like 500000 or 2M) or `max`"
+        )),
+    }
 }
 
 /// How each record is read: the limits and the dialect (every reading command and `run`).
@@ -309,12 +392,14 @@ pub struct ChildArgs {
     pub grace: Duration,
 
     /// No output for SECS seconds is a stall (PROC_STALLED): the command is ended and
-    /// restarted; without a restart left, ndjq exits 124.
+    /// restarted (resuming its session, or, when it printed nothing yet, started again as
+    /// given); without a restart left, ndjq exits 124.
     #[arg(long, value_name = "SECS", value_parser = parse_seconds, requires = "command")]
     pub idle_timeout: Option<Duration>,
 
-    /// The command line that resumes a session, `{session_id}` standing for its id, for
-    /// agents other than claude and codex (words split like a shell; nothing expanded).
+    /// The command line that resumes a session, `{session_id}` standing for its id (words
+    /// split like a shell; nothing expanded), for an agent ndjq does not resume itself:
+    /// claude, codex, gemini, qwen, cursor-agent and opencode are resumed built in.
     #[arg(long, value_name = "TEMPLATE", requires = "command")]
     pub restart_cmd: Option<String>,
 
@@ -449,7 +534,8 @@ pub struct FilterArgs {
     pub wheres: Vec<String>,
 
     /// Records whose human text matches REGEX: message text, thinking, tool input and
-    /// output (per dialect; every string for JSON-RPC and generic). Repeat: any may match.
+    /// output (per dialect; every string for JSON-RPC and generic). Repeat: any may match
+    /// (a comma is part of the regex, not a separator: `error|fail` or two --grep).
     #[arg(short = 'g', long = "grep", value_name = "REGEX")]
     pub greps: Vec<String>,
 
@@ -504,7 +590,7 @@ pub struct FilterArgs {
     /// Print these values of each selected record instead of its bytes: tab-separated,
     /// strings raw (like jq -r), missing or null values empty, objects and arrays as
     /// compact JSON (a path with `*`: the array of its values).
-    #[arg(short = 'p', long = "print", value_name = "PATH[,PATH]", value_delimiter = ',',
+    #[arg(short = 'p', long = "print", value_name = "PATH[,PATH]",
           conflicts_with_all = ["count", "normalize"])]
     pub print: Vec<String>,
 
@@ -561,6 +647,19 @@ pub struct StatsArgs {
     #[arg(long)]
     pub mergeable: bool,
 
+    #[command(flatten)]
+    pub figures: FigureArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
+
+    #[command(flatten)]
+    pub child: ChildArgs,
+}
+
+/// What `stats` and `report` count: the prices and the time range.
+#[derive(Debug, Args)]
+pub struct FigureArgs {
     /// A price table in LiteLLM's format (model_prices_and_context_window.json) to
     /// estimate costs with, instead of the built-in snapshot. Never fetched: a local file.
     #[arg(long, value_name = "FILE", value_hint = ValueHint::FilePath)]
@@ -584,6 +683,39 @@ pub struct StatsArgs {
     /// and --until read in: an IANA name (Europe/Paris), UTC [default: the system's].
     #[arg(long, value_name = "TZ")]
     pub timezone: Option<String>,
+}
+
+/// `ndjq report`: the inputs and figures of `stats`, as one HTML page.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    /// Write the page to FILE (`-`: stdout) [default: stdout when it is not a terminal,
+    /// else a new file in the temporary folder, whose path is printed].
+    #[arg(short = 'o', long = "output", value_name = "FILE", value_hint = ValueHint::FilePath)]
+    pub out_file: Option<PathBuf>,
+
+    /// Open the page with the system's opener (xdg-open, open) once it is written.
+    #[arg(long)]
+    pub open: bool,
+
+    /// Add each session's transcript (the `events` view) [default: on when the input is
+    /// one file or stdin and holds one session].
+    #[arg(long, overrides_with = "no_transcripts")]
+    pub transcripts: bool,
+
+    /// Leave the transcripts out.
+    #[arg(long, overrides_with = "transcripts")]
+    pub no_transcripts: bool,
+
+    #[command(flatten)]
+    pub figures: FigureArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
 
     #[command(flatten)]
     pub child: ChildArgs,
@@ -747,6 +879,25 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
         return Err("the size must be at least 1 byte".to_string());
     }
     Ok(bytes)
+}
+
+/// The most worker threads `-j` takes. Past a few per core more threads only add memory
+/// (each holds blocks in flight) and contention; a number far past it is a typo, and one
+/// the system cannot start would fail half-way (see docs/REFERENCE.md).
+pub const MAX_THREADS: usize = 1024;
+
+/// Parses `-j`: 0 (one per core) up to [`MAX_THREADS`].
+pub fn parse_threads(s: &str) -> Result<usize, String> {
+    let n: u64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of threads (0 to {MAX_THREADS})"))?;
+    if n > MAX_THREADS as u64 {
+        return Err(format!(
+            "{n} threads is more than the {MAX_THREADS} ndjq starts; 0 means one per core"
+        ));
+    }
+    Ok(n as usize)
 }
 
 /// Parses seconds: `5`, `0.5`, `2s`, `250ms`.

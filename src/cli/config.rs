@@ -5,11 +5,13 @@ use super::args::{ChildArgs, ColorArg, DialectArg, InputArgs, OutputArgs};
 use anyhow::{bail, Result};
 use ndjq::dialect::Dialect;
 use ndjq::input::child::ChildOptions;
-use ndjq::input::{self, Source};
+use ndjq::input::follow::FollowOptions;
+use ndjq::input::{self, FileId, OwnOutputs, Source};
 use ndjq::pipeline::Options;
 use ndjq::sink::Painter;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// The default thread count is one per core, up to this many: past it the merge on the
 /// calling thread, not the workers, sets the pace, and each worker adds its buffers to the
@@ -35,6 +37,8 @@ pub struct Common {
     pub threads: usize,
     /// The wrapped command (`-- CMD`), read instead of the sources.
     pub child: Option<ChildOptions>,
+    /// `--follow`: keep reading the files as they grow.
+    pub follow: Option<FollowOptions>,
 }
 
 impl Common {
@@ -50,6 +54,15 @@ impl Common {
             );
         };
         let child = child_options(input, child)?;
+        let own = own_outputs(input, child.as_ref())?;
+        if input.follow.follow && child.is_some() {
+            bail!("--follow reads files as they grow; a wrapped command's output is read live without it");
+        }
+        let follow = input.follow.follow.then(|| FollowOptions {
+            // A poll of 0 would spin.
+            poll: input.follow.poll.map(|p| p.max(Duration::from_millis(10))),
+            own: own.clone(),
+        });
         let sources = Sources {
             paths: match child {
                 Some(_) => None,
@@ -58,6 +71,7 @@ impl Common {
                 }
                 None => Some(input.paths.clone()),
             },
+            own,
         };
         let reads_stdin = sources.reads_stdin();
         let stdout_is_tty = std::io::stdout().is_terminal();
@@ -65,6 +79,7 @@ impl Common {
         // A live source: each record is written as it comes.
         let line_buffered = output.line_buffered
             || child.is_some()
+            || follow.is_some()
             || (reads_stdin && stdin_is_pipe() && !stdout_is_regular_file());
         Ok(Common {
             sources,
@@ -89,6 +104,7 @@ impl Common {
                 n => n,
             },
             child,
+            follow,
         })
     }
 }
@@ -99,16 +115,50 @@ impl Common {
 pub struct Sources {
     /// `None` with a wrapped command (`-- CMD`), the only input then.
     paths: Option<Vec<PathBuf>>,
+    /// The files this run writes: never read (see [`own_outputs`]).
+    own: OwnOutputs,
 }
 
 impl Sources {
+    /// The paths as the command line resolved them (none with a wrapped command).
+    pub fn paths(&self) -> &[PathBuf] {
+        self.paths.as_deref().unwrap_or(&[])
+    }
+
     /// The sources in order (see [`input::Walk`]); each call walks the folders again.
     pub fn iter(&self) -> impl Iterator<Item = Result<Source, ndjq::Error>> {
+        let own = self.own.clone();
         self.paths
             .as_deref()
-            .map(input::Walk::new)
+            .map(|p| input::Walk::excluding(p, own))
             .into_iter()
             .flatten()
+    }
+
+    /// Records a file this run has just created for writing (`--rejects`), so a walk that
+    /// reaches it skips it.
+    pub fn add_output(&self, file: &std::fs::File) {
+        if let Some(id) = FileId::of(file) {
+            self.own.add(id);
+        }
+    }
+
+    /// Records a file this run will write over (`report -o FILE`) that exists already: a
+    /// walk skips it, and naming it as an input is a usage error, as for `--rejects`.
+    pub fn add_output_path(&self, flag: &str, path: &Path) -> Result<()> {
+        let Some(id) = FileId::of_path(path) else {
+            return Ok(());
+        };
+        for input in self.paths().iter().filter(|p| p.as_os_str() != "-") {
+            if FileId::of_path(input) == Some(id) {
+                bail!(
+                    "input {} is the same file as {flag}: an input is never also an output",
+                    input::path_name(input)
+                );
+            }
+        }
+        self.own.add(id);
+        Ok(())
     }
 
     /// Whether stdin is among them: no path, or `-`.
@@ -157,6 +207,52 @@ pub fn agent_folders(quiet: bool) -> Result<Vec<PathBuf>> {
         eprintln!("ndjq: reading {}", shown.join(", "));
     }
     Ok(found)
+}
+
+/// The files this run writes that already exist (stdout redirected to a regular file, a
+/// `--rejects` or `--tee` file), by identity (device and inode: a symlink, hard link or
+/// `..` path names the same file). One of them named as an input (or given as stdin) is a
+/// usage error, raised here, before anything is opened for writing or truncated: `validate
+/// --rejects in.jsonl in.jsonl` would otherwise empty its input before reading it. Met in a
+/// folder walk, they are skipped with a note ([`input::Walk`]); a `--rejects` file the run
+/// creates is added when it is made ([`Sources::add_output`]).
+fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOutputs> {
+    use std::os::fd::AsFd;
+    let own = OwnOutputs::default();
+    let mut named: Vec<(String, FileId)> = Vec::new();
+    if let Some(id) = FileId::of_fd(std::io::stdout().as_fd()) {
+        own.add(id);
+        named.push(("stdout".to_string(), id));
+    }
+    let written = [
+        ("--rejects", input.rejects.as_deref()),
+        ("--tee", child.and_then(|c| c.tee.as_deref())),
+    ];
+    for (flag, path) in written {
+        if let Some(id) = path.and_then(FileId::of_path) {
+            own.add(id);
+            named.push((flag.to_string(), id));
+        }
+    }
+    if named.is_empty() {
+        return Ok(own);
+    }
+    let output_of = |id: FileId| named.iter().find(|(_, o)| *o == id).map(|(n, _)| n.clone());
+    let reads_stdin = input.paths.is_empty() || input.paths.iter().any(|p| p.as_os_str() == "-");
+    if reads_stdin && child.is_none() {
+        if let Some(output) = FileId::of_input_fd(std::io::stdin().as_fd()).and_then(output_of) {
+            bail!("stdin is the same file as {output}: an input is never also an output");
+        }
+    }
+    for path in input.paths.iter().filter(|p| p.as_os_str() != "-") {
+        if let Some(output) = FileId::of_path(path).and_then(output_of) {
+            bail!(
+                "input {} is the same file as {output}: an input is never also an output",
+                input::path_name(path)
+            );
+        }
+    }
+    Ok(own)
 }
 
 /// The wrapped command and how to watch it, when `-- CMD` is given.

@@ -12,6 +12,7 @@ use anyhow::Result;
 use clap::Parser;
 use config::Common;
 use ndjq::input::child::{Ended, Supervisor};
+use ndjq::input::follow::{FollowEnd, FollowOptions, NoTick, Tick};
 use ndjq::input::{self, Source};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Pipeline};
@@ -27,6 +28,7 @@ pub fn run() -> Result<i32> {
         args::Command::Filter(a) => cmd::filter::run(&a),
         args::Command::Events(a) => cmd::events::run(&a),
         args::Command::Stats(a) => cmd::stats::run(&a),
+        args::Command::Report(a) => cmd::report::run(&a),
         args::Command::Run(a) => cmd::run::run(&a),
         args::Command::Man(a) => cmd::man::run(&a),
         args::Command::Completions(a) => cmd::completions::run(&a),
@@ -48,8 +50,22 @@ pub(crate) fn run_sources<P: Parallel>(
     consumer: &mut P,
     parallel_ok: bool,
 ) -> Result<Ran> {
+    run_sources_ticking(common, consumer, parallel_ok, &mut NoTick)
+}
+
+/// [`run_sources`]; with `--follow`, `tick` is called between the parts read (`stats`
+/// writes its snapshots there).
+pub(crate) fn run_sources_ticking<P: Parallel>(
+    common: &Common,
+    consumer: &mut P,
+    parallel_ok: bool,
+    tick: &mut dyn Tick<P>,
+) -> Result<Ran> {
     if let Some(ran) = supervise(common, consumer)? {
         return Ok(ran);
+    }
+    if let Some(options) = &common.follow {
+        return follow(common, options, consumer, tick);
     }
     // `--recover` looks ahead across records, which batch reading cannot.
     let threads = if parallel_ok && !common.line_buffered && !common.options.recover {
@@ -85,6 +101,49 @@ pub(crate) fn run_sources<P: Parallel>(
     Ok(Ran {
         had_errors,
         child: None,
+    })
+}
+
+/// `--follow`: stdin first when it is named (read to its end: a pipe is live already),
+/// then the files, as they grow, until SIGINT or SIGTERM (exit 130 or 143, as `run`).
+fn follow<P: Parallel>(
+    common: &Common,
+    options: &FollowOptions,
+    consumer: &mut P,
+    tick: &mut dyn Tick<P>,
+) -> Result<Ran> {
+    let mut pipeline = Pipeline::new(common.options.clone());
+    let mut had_errors = false;
+    if common.sources.reads_stdin() {
+        let stdin = open(&Source::Stdin)
+            .and_then(|(name, reader, _)| pipeline.run(&name, reader, consumer));
+        match stdin {
+            Ok(_) => {}
+            Err(e @ ndjq::Error::Write(_)) => return Err(e.into()),
+            Err(e) => {
+                had_errors = true;
+                report_error(&e);
+            }
+        }
+    }
+    let mut report = |e: &ndjq::Error| {
+        had_errors |= !e.is_note();
+        report_error(e);
+    };
+    let end = ndjq::input::follow::follow(
+        &mut pipeline,
+        common.sources.paths(),
+        options,
+        consumer,
+        &mut report,
+        tick,
+    )?;
+    Ok(Ran {
+        had_errors,
+        child: match end {
+            FollowEnd::Signal(sig) => Some(Ended::Failed(128 + sig)),
+            FollowEnd::Stopped => None,
+        },
     })
 }
 
@@ -173,7 +232,7 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
         Source::File(path) => {
             let file = input::open_file(path)?;
             let is_file = file.metadata().is_ok_and(|m| m.is_file());
-            let reader = input::decompress(file).map_err(read_err)?;
+            let reader = input::decompress(input::CutCheck::new(file)).map_err(read_err)?;
             Ok((name.clone(), reader, is_file))
         }
     }

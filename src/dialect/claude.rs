@@ -4,7 +4,7 @@
 //! and the Agent SDK's documented message union. `session_id` is snake case here; the
 //! session transcripts (`claude-log`) use camel case `sessionId`.
 
-use super::{check_value, expect, SchemaProblem, Want};
+use super::{check_counts, check_value, expect, SchemaProblem, Want};
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -32,6 +32,14 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
         && !obj.has("sessionId")
 }
 
+/// The token counts of a Claude `usage` object.
+pub(super) const CLAUDE_COUNTS: [&str; 4] = [
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+];
+
 pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
     let session_required = matches!(
         ty,
@@ -53,6 +61,7 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
             check_value(content, "message.content", Want::Arr, true, p);
             check_value(id, "message.id", Want::Str, false, p);
             check_value(usage, "message.usage", Want::Obj, false, p);
+            check_counts(usage, "message.usage", CLAUDE_COUNTS, p);
         }
         _ => {
             expect(obj, "session_id", Want::Str, session_required, p);
@@ -62,9 +71,10 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
                     expect(obj, "subtype", Want::Str, true, p);
                     expect(obj, "is_error", Want::Bool, false, p);
                     expect(obj, "usage", Want::Obj, false, p);
-                    expect(obj, "total_cost_usd", Want::Num, false, p);
-                    expect(obj, "duration_ms", Want::Num, false, p);
-                    expect(obj, "num_turns", Want::Num, false, p);
+                    check_counts(obj.get("usage"), "usage", CLAUDE_COUNTS, p);
+                    expect(obj, "total_cost_usd", Want::Cost, false, p);
+                    expect(obj, "duration_ms", Want::Count, false, p);
+                    expect(obj, "num_turns", Want::Count, false, p);
                 }
                 "stream_event" => {
                     expect(obj, "event", Want::Obj, true, p);

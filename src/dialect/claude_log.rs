@@ -43,6 +43,11 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
             expect(obj, "sessionId", Want::Str, true, p);
             expect(obj, "uuid", Want::Str, true, p);
             expect(obj, "message", Want::Obj, true, p);
+            if ty == "assistant" {
+                expect(obj, "costUSD", Want::Cost, false, p);
+                let usage = obj.get("message").and_then(|m| m.get("usage"));
+                super::check_counts(usage, "message.usage", super::claude::CLAUDE_COUNTS, p);
+            }
         }
         "summary" => expect(obj, "summary", Want::Str, true, p),
         _ => {}

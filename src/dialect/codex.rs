@@ -24,10 +24,22 @@ pub(super) fn recognises(_obj: Json<'_>, ty: Option<&str>) -> bool {
     })
 }
 
+/// The token counts of a Codex usage object (exec `usage`, rollout `total_token_usage`).
+pub(super) const CODEX_COUNTS: [&str; 5] = [
+    "input_tokens",
+    "cached_input_tokens",
+    "output_tokens",
+    "reasoning_output_tokens",
+    "cache_write_input_tokens",
+];
+
 pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
     match ty {
         "thread.started" => expect(obj, "thread_id", Want::Str, true, p),
-        "turn.completed" => expect(obj, "usage", Want::Obj, true, p),
+        "turn.completed" => {
+            expect(obj, "usage", Want::Obj, true, p);
+            super::check_counts(obj.get("usage"), "usage", CODEX_COUNTS, p);
+        }
         "turn.failed" => {
             expect(obj, "error", Want::Obj, true, p);
             expect(obj, "error.message", Want::Str, false, p);

@@ -38,6 +38,19 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         "response_item" | "event_msg" => {
             expect(obj, "payload", Want::Obj, true, p);
             expect(obj, "payload.type", Want::Str, true, p);
+            let payload = obj.get("payload");
+            let is_count =
+                payload.and_then(|p| p.get("type")).and_then(|t| t.as_str()) == Some("token_count");
+            if is_count {
+                let info = payload.and_then(|p| p.get("info"));
+                let total = info.and_then(|i| i.get("total_token_usage"));
+                super::check_counts(
+                    total,
+                    "payload.info.total_token_usage",
+                    super::codex::CODEX_COUNTS,
+                    p,
+                );
+            }
         }
         _ => {}
     }

@@ -93,7 +93,7 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
             expect(obj, "data.messageId", Want::Str, false, p);
             expect(obj, "data.content", Want::Str, false, p);
             expect(obj, "data.toolRequests", Want::Arr, false, p);
-            expect(obj, "data.outputTokens", Want::Num, false, p);
+            expect(obj, "data.outputTokens", Want::Count, false, p);
         }
         "tool.execution_start" | "tool.execution_complete" => {
             expect(obj, "data.toolCallId", Want::Str, true, p);

@@ -27,8 +27,8 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
     expect(obj, "content", Want::StrOrArr, ty != "gemini", p);
     if ty == "gemini" {
         expect(obj, "tokens", Want::Obj, false, p);
-        expect(obj, "tokens.input", Want::Num, false, p);
-        expect(obj, "tokens.output", Want::Num, false, p);
+        expect(obj, "tokens.input", Want::Count, false, p);
+        expect(obj, "tokens.output", Want::Count, false, p);
         expect(obj, "model", Want::Str, false, p);
         expect(obj, "toolCalls", Want::Arr, false, p);
     }

@@ -206,6 +206,31 @@ pub struct SchemaProblem {
     pub found: Option<Kind>,
 }
 
+/// The token counts of a usage object (`prefix` its path): each present must be a count
+/// ([`Json::as_count`]: `1e3` and `100.0` are; `"100"`, -1, 1.5 and 2^64 are not), or it
+/// is a schema problem naming the field, since stats would count it as 0.
+pub(crate) fn check_counts<const N: usize>(
+    usage: Option<Json<'_>>,
+    prefix: &str,
+    keys: [&str; N],
+    problems: &mut Vec<SchemaProblem>,
+) {
+    let Some(usage) = usage.filter(|u| u.kind() == Kind::Object) else {
+        return;
+    };
+    for (v, key) in usage.get_many(keys).into_iter().zip(keys) {
+        let Some(v) = v else { continue };
+        if v.kind() == Kind::Null || v.as_count().is_some() {
+            continue;
+        }
+        problems.push(SchemaProblem {
+            path: format!("{prefix}.{key}"),
+            expected: Want::Count.name(),
+            found: Some(v.kind()),
+        });
+    }
+}
+
 impl SchemaProblem {
     pub fn message(&self, ty: &str) -> String {
         match self.found {
@@ -233,6 +258,10 @@ pub(crate) enum Want {
     Arr,
     StrOrArr,
     StrOrNum,
+    /// A token count: a non-negative integer below 2^64 ([`Json::as_count`]).
+    Count,
+    /// A cost: a number, not negative ([`Json::as_cost`]).
+    Cost,
 }
 
 impl Want {
@@ -246,6 +275,7 @@ impl Want {
                 | (Want::Arr, Kind::Array)
                 | (Want::StrOrArr, Kind::String | Kind::Array)
                 | (Want::StrOrNum, Kind::String | Kind::Number)
+                | (Want::Count | Want::Cost, Kind::Number)
         )
     }
 
@@ -258,6 +288,8 @@ impl Want {
             Want::Arr => "array",
             Want::StrOrArr => "string or array",
             Want::StrOrNum => "string or number",
+            Want::Count => "a count (an integer from 0 to 2^64-1)",
+            Want::Cost => "a cost (a number, not negative)",
         }
     }
 }
@@ -312,11 +344,17 @@ pub(crate) fn check_value(
         }),
         None => {}
         Some(v) if !required && v.kind() == Kind::Null => {}
-        Some(v) if !want.accepts(v.kind()) => problems.push(SchemaProblem {
-            path: path.to_string(),
-            expected: want.name(),
-            found: Some(v.kind()),
-        }),
+        Some(v)
+            if !want.accepts(v.kind())
+                || (matches!(want, Want::Count) && v.as_count().is_none())
+                || (matches!(want, Want::Cost) && v.as_cost().is_none()) =>
+        {
+            problems.push(SchemaProblem {
+                path: path.to_string(),
+                expected: want.name(),
+                found: Some(v.kind()),
+            })
+        }
         Some(_) => {}
     }
 }

@@ -50,7 +50,7 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
                 }
                 "step_finish" => {
                     expect(obj, "part.reason", Want::Str, false, p);
-                    expect(obj, "part.cost", Want::Num, false, p);
+                    expect(obj, "part.cost", Want::Cost, false, p);
                     expect(obj, "part.tokens", Want::Obj, false, p);
                 }
                 _ => {}

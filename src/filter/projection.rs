@@ -18,12 +18,38 @@ pub struct Projection {
 }
 
 impl Projection {
-    /// Parses the paths (each value of a comma-separated `--print`).
-    pub fn new(paths: &[String], nul: bool) -> Result<Projection, ExprError> {
-        let paths = paths
-            .iter()
-            .map(|p| Path::parse(p, "--print"))
-            .collect::<Result<_, _>>()?;
+    /// Parses the paths: each `--print` is a comma-separated list, split only at a comma
+    /// outside brackets and quotes (`["a,b"]` is one key); an error quotes the whole
+    /// expression, pointing into it.
+    pub fn new(exprs: &[String], nul: bool) -> Result<Projection, ExprError> {
+        let mut paths = Vec::new();
+        for expr in exprs {
+            let mut start = 0;
+            loop {
+                let rest = &expr[start..];
+                let (path, end) =
+                    Path::parse_prefix(rest, |c| c == ',', "--print").map_err(|e| ExprError {
+                        text: expr.clone(),
+                        span: e.span.start + start..e.span.end + start,
+                        ..e
+                    })?;
+                paths.push(path);
+                start += end;
+                if start >= expr.len() {
+                    break;
+                }
+                // Stopped at a comma: the next path follows it.
+                start += 1;
+                if start >= expr.len() {
+                    return Err(ExprError::new(
+                        "--print",
+                        expr,
+                        start - 1..start,
+                        "expected a path after the comma".to_string(),
+                    ));
+                }
+            }
+        }
         Ok(Projection {
             paths,
             terminator: if nul { 0 } else { b'\n' },

@@ -388,6 +388,9 @@ struct Watch {
     terminal_at: Option<Instant>,
     /// The line number of the last record, for the location of process diagnostics.
     last_line: u64,
+    /// Whether the command wrote anything on stdout: one that stalls before that has no
+    /// session to resume and is safely started again as it was.
+    printed: bool,
 }
 
 /// Passes records on to the command's consumer, noting what supervision needs.
@@ -859,6 +862,7 @@ impl Read for Running<'_> {
                 Ok(0) => self.stdout_eof = true,
                 Ok(n) => {
                     self.last_output = Instant::now();
+                    self.watch.borrow_mut().printed = true;
                     if let Some(tee) = self.tee.as_deref_mut() {
                         tee.write_all(&buf[..n])?;
                     }
@@ -1036,9 +1040,9 @@ impl Supervisor {
                 _ => None,
             };
             if let Some(why) = why_restart {
-                let (agent, session) = {
+                let (agent, session, printed) = {
                     let w = watch.borrow();
-                    (w.agent, w.session_id.clone())
+                    (w.agent, w.session_id.clone(), w.printed)
                 };
                 let next = if restarts >= self.options.max_restarts {
                     Err(format!(
@@ -1047,6 +1051,9 @@ impl Supervisor {
                     ))
                 } else {
                     match &session {
+                        // Nothing printed, so nothing to resume and nothing to repeat:
+                        // the same command line again (docs/GUIDE.md, ndjq run).
+                        None if !printed => Ok(argv.clone()),
                         None if self.options.restart_cmd.is_none() => {
                             Err(format!("{why}; no session id seen to resume"))
                         }

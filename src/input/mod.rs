@@ -5,6 +5,7 @@
 //! code serves tests and the binary.
 
 pub mod child;
+pub mod follow;
 
 use crate::error::Error;
 use std::fs;
@@ -20,12 +21,138 @@ pub enum Source {
 }
 
 impl Source {
-    /// The name diagnostics use: the path as given, or `-` for stdin.
+    /// The name diagnostics use: the path as given (escaped where it is not UTF-8, see
+    /// [`path_name`]), or `-` for stdin.
     pub fn display_name(&self) -> Arc<str> {
         match self {
             Source::Stdin => Arc::from("-"),
-            Source::File(p) => Arc::from(p.display().to_string()),
+            Source::File(p) => Arc::from(path_name(p)),
         }
+    }
+}
+
+/// A path as people read it. A path that is valid UTF-8 is shown as it is; in one that is
+/// not (Unix allows any bytes but `/` and NUL in a name), each byte that is not part of
+/// valid UTF-8 is shown as `\xNN` and a backslash as `\\`, so two different names never
+/// show the same (`Path::display` would turn both into U+FFFD and merge them).
+pub fn path_name(path: &Path) -> String {
+    let os = path.as_os_str();
+    if let Some(s) = os.to_str() {
+        return s.to_string();
+    }
+    let bytes = os.as_encoded_bytes();
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A file's identity: its device and inode, the same whatever path (a symlink, a hard
+/// link, `..`) names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    /// The identity of an open file.
+    pub fn of(file: &fs::File) -> Option<FileId> {
+        file.metadata()
+            .ok()
+            .as_ref()
+            .and_then(FileId::from_metadata)
+    }
+
+    /// The identity of what `path` names (symlinks followed), if it exists.
+    pub fn of_path(path: &Path) -> Option<FileId> {
+        fs::metadata(path)
+            .ok()
+            .as_ref()
+            .and_then(FileId::from_metadata)
+    }
+
+    /// The identity of the file behind a descriptor (stdin, stdout), if it is a regular
+    /// file: a pipe or terminal is never an input named by path.
+    pub fn of_fd(fd: std::os::fd::BorrowedFd<'_>) -> Option<FileId> {
+        FileId::of_fd_where(fd, |t| t == rustix::fs::FileType::RegularFile)
+    }
+
+    /// The identity of what a descriptor reads from when it is a regular file, a FIFO or
+    /// a socket: `--rejects /dev/stdin` on a pipe would write into what is being read.
+    /// A terminal or other device is left out (writing to it is never read back).
+    pub fn of_input_fd(fd: std::os::fd::BorrowedFd<'_>) -> Option<FileId> {
+        use rustix::fs::FileType;
+        FileId::of_fd_where(fd, |t| {
+            matches!(t, FileType::RegularFile | FileType::Fifo | FileType::Socket)
+        })
+    }
+
+    fn of_fd_where(
+        fd: std::os::fd::BorrowedFd<'_>,
+        keep: impl Fn(rustix::fs::FileType) -> bool,
+    ) -> Option<FileId> {
+        let st = rustix::fs::fstat(fd).ok()?;
+        keep(rustix::fs::FileType::from_raw_mode(st.st_mode)).then_some(FileId {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+        })
+    }
+
+    #[cfg(unix)]
+    fn from_metadata(m: &fs::Metadata) -> Option<FileId> {
+        use std::os::unix::fs::MetadataExt;
+        Some(FileId {
+            dev: m.dev(),
+            ino: m.ino(),
+        })
+    }
+
+    #[cfg(not(unix))]
+    fn from_metadata(_m: &fs::Metadata) -> Option<FileId> {
+        None
+    }
+}
+
+/// The files ndjq writes in this run (`--rejects`, `--tee`, stdout when it is a regular
+/// file): never read as an input. Outputs created after the walk began are added as they
+/// are made, so the set is shared.
+#[derive(Debug, Default, Clone)]
+pub struct OwnOutputs {
+    ids: Arc<std::sync::Mutex<Vec<FileId>>>,
+}
+
+impl OwnOutputs {
+    pub fn add(&self, id: FileId) {
+        if let Ok(mut ids) = self.ids.lock() {
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.lock().map_or(true, |ids| ids.is_empty())
+    }
+
+    /// Whether `id` is one of them.
+    pub fn contains(&self, id: FileId) -> bool {
+        self.ids.lock().is_ok_and(|ids| ids.contains(&id))
+    }
+
+    /// Whether the file `path` names is one of them (one `stat`, only when there are any).
+    pub fn holds_path(&self, path: &Path) -> bool {
+        !self.is_empty() && FileId::of_path(path).is_some_and(|id| self.contains(id))
     }
 }
 
@@ -34,15 +161,18 @@ const LOG_SUFFIXES: &[&str] = &[".jsonl", ".ndjson", ".json"];
 const COMPRESSED_SUFFIXES: &[&str] = &["", ".gz", ".zst"];
 
 /// Whether a file found in a folder is one ndjq reads.
+/// The name is compared as bytes: a name that is not valid UTF-8 is a log file all the
+/// same when it ends so.
 pub fn is_log_file(path: &Path) -> bool {
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+    let Some(name) = path.file_name() else {
         return false;
     };
+    let name = name.as_encoded_bytes();
     COMPRESSED_SUFFIXES.iter().any(|c| {
-        name.strip_suffix(c).is_some_and(|stem| {
+        name.strip_suffix(c.as_bytes()).is_some_and(|stem| {
             LOG_SUFFIXES
                 .iter()
-                .any(|s| stem.len() > s.len() && stem.ends_with(s))
+                .any(|s| stem.len() > s.len() && stem.ends_with(s.as_bytes()))
         })
     })
 }
@@ -58,8 +188,13 @@ pub fn is_log_file(path: &Path) -> bool {
 /// are followed, symlinked folders are not (they can loop); a link that cannot be followed
 /// (a loop, a dangling target) and a folder that cannot be listed are errors in their place.
 /// A folder named on the command line with no log file under it is an error.
+///
+/// A file the run writes ([`OwnOutputs`]) is never a source: found in a folder it is
+/// skipped with a note; named on the command line it is an error in its place (the
+/// binary refuses that before it opens anything for writing, see docs/REFERENCE.md).
 #[derive(Debug)]
 pub struct Walk {
+    own: OwnOutputs,
     paths: std::vec::IntoIter<PathBuf>,
     /// The folders being walked, innermost last: each one's entries not yet taken.
     stack: Vec<std::vec::IntoIter<Entry>>,
@@ -76,12 +211,18 @@ enum Entry {
 
 impl Walk {
     pub fn new(paths: &[PathBuf]) -> Walk {
+        Walk::excluding(paths, OwnOutputs::default())
+    }
+
+    /// A walk that never yields the files in `own`.
+    pub fn excluding(paths: &[PathBuf], own: OwnOutputs) -> Walk {
         let paths = if paths.is_empty() {
             vec![PathBuf::from("-")]
         } else {
             paths.to_vec()
         };
         Walk {
+            own,
             paths: paths.into_iter(),
             stack: Vec::new(),
             top: None,
@@ -117,6 +258,9 @@ impl Walk {
             if kind.is_dir() {
                 self.stack.push(list(&path).into_iter());
             } else if is_log_file(&path) {
+                if kind.is_file() && self.own.holds_path(&path) {
+                    return Some(Err(Error::OwnOutput { path, named: false }));
+                }
                 return Some(if kind.is_file() {
                     Ok(Source::File(path))
                 } else {
@@ -153,6 +297,11 @@ impl Iterator for Walk {
             } else if p.is_dir() {
                 self.stack.push(list(&p).into_iter());
                 self.top = Some((p, false));
+            } else if self.own.holds_path(&p) {
+                return Some(Err(Error::OwnOutput {
+                    path: p,
+                    named: true,
+                }));
             } else {
                 return Some(Ok(Source::File(p)));
             }
@@ -357,6 +506,46 @@ pub fn open_file(path: &Path) -> Result<fs::File, Error> {
         path: path.to_path_buf(),
         source,
     })
+}
+
+/// A regular file read in order, which tells when it shrank under the reader: at its end,
+/// a file now shorter than what was read of it was cut while it was read (logrotate's
+/// `copytruncate`). That end is then a read error, after the bytes before it (the line
+/// the cut fell in is the input's unterminated last line): every `-j` reports a cut file
+/// so (the workers' ranges check the same, see docs/REFERENCE.md).
+#[derive(Debug)]
+pub struct CutCheck {
+    file: fs::File,
+    read: u64,
+}
+
+impl CutCheck {
+    pub fn new(file: fs::File) -> CutCheck {
+        CutCheck { file, read: 0 }
+    }
+}
+
+impl Read for CutCheck {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read(buf)?;
+        if n == 0 && !buf.is_empty() {
+            if let Ok(m) = self.file.metadata() {
+                if m.is_file() && m.len() < self.read {
+                    return Err(shrank(m.len()));
+                }
+            }
+        }
+        self.read += n as u64;
+        Ok(n)
+    }
+}
+
+/// The error of a file found shorter than what was read of it.
+pub fn shrank(now: u64) -> io::Error {
+    io::Error::other(format!(
+        "the file shrank to {now} bytes while it was read (cut by another program, as \
+         logrotate's copytruncate does); the rest is not read"
+    ))
 }
 
 /// Whether `head`, the start of an input, is gzip or zstd (by their magic bytes).

@@ -22,9 +22,9 @@
 use super::{csv_row, sanitize, thousands, Painter};
 use crate::event::{Body, Event, Nested, Text};
 use crate::json::{write_str, Json};
+use crate::stats::Totals;
 use owo_colors::Style;
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 /// An output format of events.
@@ -232,40 +232,15 @@ fn fields<'e>(ev: &'e Event<'e>) -> Vec<(&'static str, Field<'e>)> {
     f
 }
 
-/// What the transcript's closing line reports.
+/// What the transcript's closing line counts of the events; its tokens and cost are
+/// `stats`' totals of the same records (see [`EventWriter::finish`]), not a tally of its own.
 #[derive(Debug, Default)]
 struct Tally {
     events: u64,
     tool_calls: u64,
     errors: u64,
     usages: u64,
-    input: u64,
-    output: u64,
-    cache_creation: u64,
-    cache_read: u64,
-    /// Per session, the last cost a result reported (Claude's is cumulative).
-    cost: BTreeMap<String, f64>,
-    /// Per session, the input and output of its usage events, and of its last result that
-    /// reports them: the result's are the billed totals (SPEC 5), where the usage events
-    /// carry Claude's early per-message snapshots (output 1 where 13 were billed).
-    session_usage: BTreeMap<String, (u64, u64)>,
-    session_result: BTreeMap<String, (u64, u64)>,
-    /// The counts each message id was last seen with (a restarted agent replays its
-    /// messages): `[input, output, cache_creation, cache_read]` and session.
-    messages: BTreeMap<String, ([u64; 4], String)>,
-}
-
-impl Tally {
-    /// Input and output tokens: each session's result where it has one, else its usage.
-    fn input_output(&self) -> (u64, u64) {
-        let (mut input, mut output) = (self.input, self.output);
-        for (session, (i, o)) in &self.session_result {
-            let (ui, uo) = self.session_usage.get(session).copied().unwrap_or_default();
-            input = input.saturating_sub(ui).saturating_add(*i);
-            output = output.saturating_sub(uo).saturating_add(*o);
-        }
-        (input, output)
-    }
+    results: u64,
 }
 
 /// Writes events in one format.
@@ -330,32 +305,7 @@ impl EventWriter {
         t.tool_calls += l.tool_calls;
         t.errors += l.errors;
         t.usages += l.usages;
-        t.input += l.input;
-        t.output += l.output;
-        t.cache_creation += l.cache_creation;
-        t.cache_read += l.cache_read;
-        t.cost.extend(l.cost);
-        for (session, (i, o)) in l.session_usage {
-            let e = t.session_usage.entry(session).or_default();
-            e.0 = e.0.saturating_add(i);
-            e.1 = e.1.saturating_add(o);
-        }
-        // A later result of a session replaces an earlier one, as in one pass.
-        t.session_result.extend(l.session_result);
-        // A message the later shard saw again (a replay) counts with its later figures
-        // only: the earlier shard's counts for it come off the totals.
-        for (id, (counts, session)) in l.messages {
-            if let Some((old, old_session)) = t.messages.insert(id, (counts, session)) {
-                t.input = t.input.saturating_sub(old[0]);
-                t.output = t.output.saturating_sub(old[1]);
-                t.cache_creation = t.cache_creation.saturating_sub(old[2]);
-                t.cache_read = t.cache_read.saturating_sub(old[3]);
-                if let Some(e) = t.session_usage.get_mut(&old_session) {
-                    e.0 = e.0.saturating_sub(old[0]);
-                    e.1 = e.1.saturating_sub(old[1]);
-                }
-            }
-        }
+        t.results += l.results;
         if later.file.is_some() {
             self.file = later.file;
         }
@@ -366,8 +316,6 @@ impl EventWriter {
         match self.format {
             EventFormat::Json => write_json(out, ev),
             EventFormat::Csv => write_csv(out, ev),
-            // Only the transcript's closing line reads the rest of the tally; its map of
-            // message ids grows with the input, so JSON and CSV do not keep one.
             EventFormat::Text => {
                 self.count(ev);
                 self.write_text(out, ev)
@@ -375,10 +323,15 @@ impl EventWriter {
         }
     }
 
-    /// Closes the output: the summary line of the transcript.
-    pub fn finish<W: Write + ?Sized>(&mut self, out: &mut W) -> io::Result<()> {
+    /// Closes the output: the summary line of the transcript, its tokens and cost
+    /// `billing`'s (the `stats` totals of the records written).
+    pub fn finish<W: Write + ?Sized>(
+        &mut self,
+        out: &mut W,
+        billing: Option<&Totals>,
+    ) -> io::Result<()> {
         if self.format == EventFormat::Text {
-            let line = self.summary_line();
+            let line = self.summary_line(billing);
             let style = if self.tally.errors > 0 {
                 Style::new().red().bold()
             } else {
@@ -398,72 +351,44 @@ impl EventWriter {
             Body::ToolResult { is_error: true, .. } | Body::Rpc { error: Some(_), .. } => {
                 t.errors += 1
             }
-            Body::Usage(u) => {
-                t.usages += 1;
-                let session = ev.session.unwrap_or_default().to_string();
-                let counts = [
-                    u.input.unwrap_or(0),
-                    u.output.unwrap_or(0),
-                    u.cache_creation.unwrap_or(0),
-                    u.cache_read.unwrap_or(0),
-                ];
-                // A message seen again (a replay after a restart) replaces its counts.
-                let old = match u.message_id {
-                    Some(id) => t
-                        .messages
-                        .insert(id.to_string(), (counts, session.clone()))
-                        .map(|(c, _)| c),
-                    None => None,
-                };
-                let old = old.unwrap_or_default();
-                let sub = |a: &mut u64, new: u64, was: u64| {
-                    *a = a.saturating_sub(was).saturating_add(new)
-                };
-                sub(&mut t.input, counts[0], old[0]);
-                sub(&mut t.output, counts[1], old[1]);
-                sub(&mut t.cache_creation, counts[2], old[2]);
-                sub(&mut t.cache_read, counts[3], old[3]);
-                let e = t.session_usage.entry(session).or_default();
-                sub(&mut e.0, counts[0], old[0]);
-                sub(&mut e.1, counts[1], old[1]);
-            }
+            Body::Usage(_) => t.usages += 1,
             Body::Result(r) => {
+                t.results += 1;
                 if r.is_error {
                     t.errors += 1;
-                }
-                if let Some(c) = r.cost_usd {
-                    t.cost.insert(ev.session.unwrap_or_default().to_string(), c);
-                }
-                // A turn's figures are in its usage event already; only a session's
-                // totals stand in for its usage events.
-                if let (Some(i), Some(o), false) = (r.input, r.output, r.per_turn) {
-                    t.session_result
-                        .insert(ev.session.unwrap_or_default().to_string(), (i, o));
                 }
             }
             _ => {}
         }
     }
 
-    fn summary_line(&self) -> String {
+    fn summary_line(&self, billing: Option<&Totals>) -> String {
         let t = &self.tally;
         let mut parts = vec![
             plural(t.events, "event"),
             plural(t.tool_calls, "tool call"),
             plural(t.errors, "error"),
         ];
-        if t.usages > 0 || !t.session_result.is_empty() {
-            let (input, output) = t.input_output();
-            parts.push(format!(
-                "tokens {} in, {} out, {} cache read, {} cache write",
-                thousands(input),
-                thousands(output),
-                thousands(t.cache_read),
-                thousands(t.cache_creation)
-            ));
-        }
-        if !t.cost.is_empty() {
-            parts.push(format!("cost ${:.4}", t.cost.values().sum::<f64>()));
+        if let Some(b) = billing {
+            if t.usages > 0 || !b.tokens.is_zero() {
+                let k = &b.tokens;
+                parts.push(format!(
+                    "tokens {} in, {} out, {} cache read, {} cache write",
+                    thousands(k.input),
+                    thousands(k.output),
+                    thousands(k.cache_read),
+                    thousands(k.cache_creation)
+                ));
+            }
+            // As `stats` counts it: each session's reported cost, else an estimate.
+            match (b.cost_usd, b.cost_usd_estimated) {
+                (Some(c), None) => parts.push(format!("cost ${c:.4}")),
+                (Some(c), Some(e)) if (c - e).abs() < 1e-12 => {
+                    parts.push(format!("cost ${c:.4} (estimated)"))
+                }
+                (Some(c), Some(e)) => parts.push(format!("cost ${c:.4} (${e:.4} estimated)")),
+                _ => {}
+            }
         }
         format!("── {}", parts.join(" · "))
     }
@@ -986,33 +911,6 @@ mod tests {
         assert_eq!(widest(plain().with_width(60)), 60);
         assert_eq!(widest(plain().with_width(200)), 200);
         assert_eq!(widest(plain().with_width(5)), MIN_WIDTH);
-    }
-
-    /// The JSON and CSV writers count events only: the transcript's map of message ids,
-    /// which grows with the input, is not kept for them.
-    #[test]
-    fn only_the_transcript_keeps_a_tally_of_messages() {
-        let ids: Vec<String> = (0..50).map(|i| format!("msg_{i}")).collect();
-        for format in [EventFormat::Json, EventFormat::Csv, EventFormat::Text] {
-            let mut writer = EventWriter::new(format, Painter::new(false));
-            let mut out = Vec::new();
-            for id in &ids {
-                let ev = Event {
-                    line: 1,
-                    file: "f",
-                    session: Some("s"),
-                    body: Body::Usage(crate::event::Usage {
-                        message_id: Some(id),
-                        input: Some(3),
-                        ..Default::default()
-                    }),
-                };
-                writer.write(&mut out, &ev).expect("write to a Vec");
-            }
-            assert_eq!(writer.events(), 50, "{format:?}");
-            let kept = writer.tally.messages.len();
-            assert_eq!(kept, if format == EventFormat::Text { 50 } else { 0 });
-        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 mod diagnostics;
 pub mod events;
+pub mod live;
 mod reporter;
 pub mod stats;
 
@@ -57,6 +58,30 @@ impl Painter {
     }
 }
 
+/// A string from a log, made safe for a terminal table cell: see [`sanitize`]; a tab,
+/// which would push a column out of line, shows as `\t`.
+pub fn safe(text: &str) -> String {
+    sanitize(text).replace('\t', "\\t")
+}
+
+/// The columns a terminal gives `text`: wide characters (CJK, most emoji) take two.
+/// Colour codes are never in it: cells are painted after they are laid out (see
+/// docs/DESIGN.md, "Text tables").
+pub fn display_width(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` padded with spaces to `width` terminal columns.
+pub fn pad(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + width);
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(
+        ' ',
+        width.saturating_sub(display_width(text)),
+    ));
+    out
+}
+
 /// Text with its control characters shown escaped (`\e` for ESC), so data can never drive
 /// the terminal; `\r` is dropped, tabs are kept. Every text output for people passes the
 /// strings it takes from a log (types, sessions, models, tools, paths) through it.
@@ -78,8 +103,8 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `1234567` as `1,234,567`: the figures of the text reports.
-pub(crate) fn thousands(n: u64) -> String {
+/// `1234567` as `1,234,567`: the figures of the text reports and the HTML page.
+pub fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {

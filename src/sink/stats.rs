@@ -1,7 +1,7 @@
 //! Writes a stats report as JSON (one object, `ndjq.stats/2`), CSV (the chosen breakdown,
 //! or one row of totals) or an aligned text table for people.
 
-use super::{csv_row, sanitize, thousands, Format, Painter};
+use super::{csv_row, thousands, Format, Painter};
 use crate::stats::{Group, Report, Tokens};
 use owo_colors::Style;
 use std::io::{self, Write};
@@ -223,17 +223,7 @@ impl Cell {
     }
 }
 
-/// A string from a log, made safe for a terminal: see [`sanitize`]; a tab, which would
-/// push a column out of line, shows as `\t`.
-fn safe(text: &str) -> String {
-    sanitize(text).replace('\t', "\\t")
-}
-
-/// The columns a terminal gives `text`: wide characters (CJK, most emoji) take two.
-/// Colour codes are never in it: cells are painted after they are laid out.
-fn display_width(text: &str) -> usize {
-    unicode_width::UnicodeWidthStr::width(text)
-}
+use super::{display_width, safe};
 
 /// Writes rows as an aligned table: the first column left-aligned, the others right,
 /// except the columns `left` names. A row of `None` is a rule line. Widths are those the

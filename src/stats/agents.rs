@@ -99,12 +99,7 @@ fn str_of<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
 }
 
 fn num(v: Option<Json<'_>>) -> Option<u64> {
-    let v = v?;
-    v.as_u64().or_else(|| {
-        v.as_f64()
-            .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < u64::MAX as f64)
-            .map(|f| f as u64)
-    })
+    v?.as_count()
 }
 
 fn at(v: Json<'_>, path: &[&str]) -> u64 {
@@ -510,7 +505,7 @@ fn opencode<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
                     },
                 });
             }
-            if let Some(cost) = part.get("cost").and_then(|c| c.as_f64()) {
+            if let Some(cost) = part.get("cost").and_then(|c| c.as_cost()) {
                 f(Fact::StepCost {
                     key: Key::of(&["opencode step", id]),
                     cost_usd: cost,

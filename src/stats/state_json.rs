@@ -74,6 +74,10 @@ impl State {
                 ("tool_errors", serde(&self.tool_errors)?),
                 ("records_by", serde(&self.records_by)?),
             ];
+            let mut fields = fields;
+            if let Some(tail) = &self.tail {
+                fields.push(("tail", serde(tail)?));
+            }
             Ok(StateJson {
                 fields: fields
                     .into_iter()

@@ -20,7 +20,8 @@ session/thread id replaced by ID so the resumed stream continues the session:
   close-stdout  close stdout and go on         pid        write its pid to FAKE_AGENT_PIDFILE
 
 Every run appends its arguments, as a JSON list, to FAKE_AGENT_LOG when set. With
-FAKE_AGENT_DELAY, lines are written that many seconds apart.
+FAKE_AGENT_DELAY, lines are written that many seconds apart. FAKE_AGENT_AGAIN is the plan of
+a start after the first that is not a resume (counted in FAKE_AGENT_LOG).
 """
 import json
 import os
@@ -54,6 +55,12 @@ def main():
             f.write(json.dumps(args) + "\n")
     resume = resumed_id(args)
     plan = os.environ.get("FAKE_AGENT_RESUMED", "replay") if resume else os.environ.get("FAKE_AGENT", "replay")
+    # FAKE_AGENT_AGAIN: the plan of a later start that is not a resume (needs FAKE_AGENT_LOG).
+    again = os.environ.get("FAKE_AGENT_AGAIN")
+    if again and not resume and log:
+        with open(log) as f:
+            if sum(1 for _ in f) > 1:
+                plan = again
     delay = float(os.environ.get("FAKE_AGENT_DELAY", "0"))
     here = os.path.dirname(os.path.realpath(__file__))
     default = "codex/codex-tool.ndjson" if os.path.basename(sys.argv[0]) == "codex" else "claude/claude-tool.ndjson"

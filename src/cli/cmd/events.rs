@@ -20,6 +20,7 @@ use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::events::{EventFormat, EventWriter};
 use ndjq::sink::{Painter, Reporter};
+use ndjq::stats::Stats;
 use ndjq::summary::Summary;
 use std::io::{self, BufWriter, Write};
 use std::sync::Arc;
@@ -29,6 +30,10 @@ use std::sync::Arc;
 pub struct EventStream {
     normalizer: Normalizer,
     writer: EventWriter,
+    /// The transcript's closing line counts tokens and cost with `stats`' own accumulator
+    /// (40 bytes per message, docs/PERFORMANCE.md), so it says what `stats` says on the
+    /// same records; JSON and CSV keep none.
+    billing: Option<Stats>,
 }
 
 impl EventStream {
@@ -36,6 +41,7 @@ impl EventStream {
         EventStream {
             normalizer: Normalizer::new(),
             writer: EventWriter::new(format, painter),
+            billing: (format == EventFormat::Text).then(Stats::new),
         }
     }
 
@@ -52,6 +58,9 @@ impl EventStream {
 
     /// Writes the events of a record.
     pub fn record(&mut self, out: &mut impl Write, record: &Record<'_>) -> io::Result<()> {
+        if let Some(b) = self.billing.as_mut() {
+            b.add(record);
+        }
         let writer = &mut self.writer;
         self.normalizer
             .record(record, &mut |event| writer.write(&mut *out, event))
@@ -64,6 +73,9 @@ impl EventStream {
 
     /// Writes what an input still held (the last message's usage).
     pub fn end_input(&mut self, out: &mut impl Write) -> io::Result<()> {
+        if let Some(b) = self.billing.as_mut() {
+            b.end_input(None);
+        }
         let writer = &mut self.writer;
         self.normalizer
             .end_input(&mut |event| writer.write(&mut *out, event))
@@ -71,7 +83,22 @@ impl EventStream {
 
     /// Writes what closes the output (the transcript's summary line) and flushes.
     pub fn finish(&mut self, out: &mut impl Write) -> io::Result<()> {
-        self.writer.finish(out)
+        let totals = self.billing.as_ref().map(Stats::totals);
+        self.writer.finish(out, totals.as_ref())
+    }
+
+    /// Whether an input of `dialect` may be cut into blocks: not for the transcript when
+    /// its billing could not be counted in blocks ([`Stats::counts_in_blocks`]).
+    fn batchable(&self, dialect: Option<Dialect>) -> bool {
+        self.billing.is_none() || Stats::counts_in_blocks(dialect)
+    }
+
+    /// Forgets what a batch-mode warm-up counted (its output is dropped).
+    fn forget_tally(&mut self) {
+        self.writer.forget_tally();
+        if self.billing.is_some() {
+            self.billing = Some(Stats::new());
+        }
     }
 
     pub fn events(&self) -> u64 {
@@ -85,6 +112,9 @@ impl EventStream {
             self.normalizer = later.normalizer;
         }
         self.writer.merge(later.writer);
+        if let (Some(b), Some(l)) = (self.billing.as_mut(), later.billing) {
+            b.merge(l);
+        }
     }
 
     /// The context the next record's events depend on.
@@ -140,6 +170,10 @@ impl<W: Write, R: Write> Consumer for Events<W, R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.add_record(record);
         for d in record.diagnostics {
@@ -153,6 +187,13 @@ impl<W: Write, R: Write> Consumer for Events<W, R> {
             self.out.flush()?;
         }
         Ok(Flow::Continue)
+    }
+
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
     }
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -201,6 +242,10 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
         true
     }
 
+    fn batchable(&self, dialect: Option<Dialect>) -> bool {
+        self.stream.batchable(dialect)
+    }
+
     /// A Claude-shaped input holds the last assistant message's usage until the next
     /// message or `result`, and tool results in between can be longer than the warm-up.
     fn warm_anchor(&self, dialect: Option<Dialect>) -> Option<&'static [u8]> {
@@ -221,7 +266,7 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
         if let Some(r) = shard.rejects.as_mut() {
             r.take();
         }
-        shard.stream.writer.forget_tally();
+        shard.stream.forget_tally();
         shard.guess = Some(shard.stream.context());
     }
 
@@ -280,7 +325,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         EventFormat::Json
     };
     let format = format_of(args.format, default);
-    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let rejects = Rejects::for_run(&common)?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
     let mut events = Events {

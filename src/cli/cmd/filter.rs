@@ -58,6 +58,10 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.add_record(record);
         for d in record.diagnostics {
@@ -122,6 +126,13 @@ impl<W: Write, R: Write> Consumer for Filter<W, R> {
         self.diagnostics.notice(d)
     }
 
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
+    }
+
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.summary.add_bytes(bytes.len());
         if self.overlong_selected {
@@ -169,6 +180,10 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
     }
 
     fn take(shard: &mut Self::Shard) -> Part {
+        // The `\n` an input's unterminated last line lacks is added by the merge, in input
+        // order; the shard's next block (whichever shard takes it) starts afresh.
+        shard.open_line = false;
+        shard.overlong_selected = false;
         Part {
             // The next block's output is about as large: a used buffer, else the same
             // capacity.
@@ -328,7 +343,7 @@ fn select_printing(
     let parallel_ok = selection.predicates.tools.is_empty()
         && selection.max_count.is_none()
         && selection.normalize.is_none();
-    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let rejects = Rejects::for_run(common)?;
     let stderr = (!common.quiet).then(io::stderr);
     let stdout = io::stdout().lock();
     let mut filter = Filter {

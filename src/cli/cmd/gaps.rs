@@ -60,6 +60,11 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.tracker.begin(file);
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.count_record(record);
         for d in record.diagnostics {
@@ -74,6 +79,13 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
             .see(record, mark, &mut self.found, &mut self.facts);
         self.write_found()?;
         Ok(Flow::Continue)
+    }
+
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
     }
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -191,7 +203,7 @@ pub fn run(args: &GapsArgs) -> Result<i32> {
         summary: Summary::default(),
         diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
         line_buffered: common.line_buffered,
-        rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
+        rejects: Rejects::for_run(&common)?,
         seq_field: args.seq_field.clone(),
         format,
         painter,

@@ -5,6 +5,7 @@ pub mod events;
 pub mod filter;
 pub mod gaps;
 pub mod man;
+pub mod report;
 pub mod run;
 pub mod stats;
 pub mod validate;
@@ -18,6 +19,28 @@ use std::path::Path;
 /// How many of the findings an input left open are written at a time (`gaps`,
 /// `validate --gaps`): an input can leave 100,000 tool calls open.
 pub(crate) const ENDING_CHUNK: usize = 1024;
+
+/// The most bytes read of a file taken whole (`--pricing`, each `stats --merge` input):
+/// LiteLLM's whole table is under 2 MiB and a stats report of 100,000 groups some tens of
+/// MiB, while `/dev/zero` or a log named by mistake would fill memory (docs/REFERENCE.md).
+pub(crate) const WHOLE_READ_CAP: u64 = 256 << 20;
+
+/// Reads `reader` whole, up to [`WHOLE_READ_CAP`] bytes; more is an error naming `what`.
+pub(crate) fn read_capped(reader: impl std::io::Read, what: &str) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut text = Vec::new();
+    reader
+        .take(WHOLE_READ_CAP + 1)
+        .read_to_end(&mut text)
+        .with_context(|| format!("cannot read {what}"))?;
+    if text.len() as u64 > WHOLE_READ_CAP {
+        anyhow::bail!(
+            "{what} is larger than {} MiB, the most ndjq reads of it; not read",
+            WHOLE_READ_CAP >> 20
+        );
+    }
+    Ok(text)
+}
 
 /// The `--rejects` file: every invalid record's raw bytes, byte for byte. Shards of a
 /// parallel pass collect them in memory (`Rejects<Vec<u8>>`).
@@ -33,16 +56,36 @@ pub struct Rejects<W: Write> {
 }
 
 impl Rejects<BufWriter<File>> {
-    pub fn create(path: &Path) -> Result<Self> {
-        let file = File::create(path)
-            .with_context(|| format!("cannot create --rejects file {}", path.display()))?;
+    /// Creates the `--rejects` file (checked against the inputs when the command line was
+    /// resolved) and marks it as an output, so a folder walk that reaches it skips it.
+    pub fn create(path: &Path, common: &crate::cli::config::Common) -> Result<Self> {
+        let file = File::create(path).with_context(|| {
+            format!(
+                "cannot create --rejects file {}",
+                ndjq::input::path_name(path)
+            )
+        })?;
+        common.sources.add_output(&file);
         Ok(Rejects::new(BufWriter::with_capacity(64 << 10, file)))
+    }
+
+    /// The `--rejects` file of a run, if one is asked for.
+    pub fn for_run(common: &crate::cli::config::Common) -> Result<Option<Self>> {
+        common
+            .rejects
+            .as_deref()
+            .map(|p| Rejects::create(p, common))
+            .transpose()
     }
 }
 
 impl Rejects<Vec<u8>> {
     /// Takes what was collected: the bytes and the number of records.
+    /// The shard starts afresh: the `\n` a collected record lacked is the merge's to add
+    /// (in input order), not the next block's, which a different shard may collect.
     pub fn take(&mut self) -> (Vec<u8>, u64) {
+        self.open_line = false;
+        self.taking_chunks = false;
         (
             std::mem::take(&mut self.out),
             std::mem::take(&mut self.written),
@@ -78,6 +121,14 @@ impl<W: Write> Rejects<W> {
         self.written += 1;
         self.taking_chunks = record.overlong;
         write_record(&mut self.out, record.raw, &mut self.open_line)
+    }
+
+    /// The bytes of a line `--recover` did not pass on (the text around an object taken
+    /// out of it), saved as a record of their own.
+    pub fn leftover(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.taking_chunks = false;
+        self.written += 1;
+        write_record(&mut self.out, bytes, &mut self.open_line)
     }
 
     /// More bytes of the overlong record last offered.

@@ -5,7 +5,7 @@
 //! (0 when it succeeded, whatever was reported on the way), like timeout(1).
 
 use super::filter::{select, Selection};
-use crate::cli::args::{InputArgs, RunArgs, RunFormat};
+use crate::cli::args::{FollowArgs, InputArgs, RunArgs, RunFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use anyhow::{bail, Result};
@@ -24,6 +24,10 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         threads: 1,
         rejects: args.rejects.clone(),
         recover: args.recover,
+        follow: FollowArgs {
+            follow: false,
+            poll: None,
+        },
         command: args.command.clone(),
     };
     let common = Common::resolve(&input, &args.output, &args.child)?;

@@ -1,8 +1,10 @@
 //! `ndjq stats`: totals and breakdowns, or (`--merge`) the combination of partial JSON
 //! stats into what one run over all their inputs gives.
 
+mod live;
+
 use super::{Rejects, StderrDiagnostics};
-use crate::cli::args::{CostArg, GroupBy as GroupArg, StatsArgs, TableFormat};
+use crate::cli::args::{CostArg, FigureArgs, GroupBy as GroupArg, StatsArgs, TableFormat};
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use crate::cli::Ran;
@@ -17,15 +19,58 @@ use ndjq::sink::stats::{write_json_with_state, write_report};
 use ndjq::sink::{Format, Reporter};
 use ndjq::stats::{Clock, CostMode, GroupBy, Pricing, Report, Stats};
 use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
-use std::io::{self, BufWriter, IsTerminal, Read, Write};
+use std::io::{self, BufWriter, IsTerminal, Write};
 use std::sync::Arc;
 
-struct StatsRun<R: Write> {
-    stats: Stats,
+pub(crate) struct StatsRun<R: Write> {
+    pub(crate) stats: Stats,
     diagnostics: StderrDiagnostics,
     rejects: Option<Rejects<R>>,
     /// Bytes read, on stderr, for large inputs on a terminal.
     progress: Option<ProgressBar>,
+    /// `--follow`: each file's agent and last record time, for the live view.
+    seen: Option<live::Seen>,
+}
+
+impl StatsRun<BufWriter<std::fs::File>> {
+    /// The consumer of a run over `common`'s inputs, its diagnostics on stderr.
+    pub(crate) fn new(clock: Clock, common: &Common) -> Result<Self> {
+        let stderr = (!common.quiet).then(io::stderr);
+        let mut run = StatsRun {
+            stats: Stats::with_clock(clock),
+            diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
+            rejects: Rejects::for_run(common)?,
+            progress: match common.follow {
+                Some(_) => None,
+                None => progress_bar(common),
+            },
+            seen: common.follow.as_ref().map(|_| live::Seen::default()),
+        };
+        if common.follow.is_some() {
+            run.stats.keep_paused_inputs();
+        }
+        Ok(run)
+    }
+
+    /// After the run: the progress bar cleared, the rejects flushed, the closing line.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        if let Some(p) = self.progress.take() {
+            p.finish_and_clear();
+        }
+        if let Some(r) = self.rejects.as_mut() {
+            r.finish()?;
+        }
+        if self.stats.summary.invalid > 0 {
+            let line = format!(
+                "{} of {} records invalid; their content is not in the stats",
+                self.stats.summary.invalid, self.stats.summary.records
+            );
+            self.diagnostics.finish(Some(&line))?;
+        } else {
+            self.diagnostics.finish(None)?;
+        }
+        Ok(())
+    }
 }
 
 impl<R: Write> Consumer for StatsRun<R> {
@@ -34,8 +79,16 @@ impl<R: Write> Consumer for StatsRun<R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.stats.resume_input(file);
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.stats.add(record);
+        if let Some(seen) = self.seen.as_mut() {
+            seen.record(record);
+        }
         if let Some(p) = &self.progress {
             p.inc(record.input_len as u64);
         }
@@ -46,6 +99,13 @@ impl<R: Write> Consumer for StatsRun<R> {
             r.offer(record)?;
         }
         Ok(Flow::Continue)
+    }
+
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
     }
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -68,7 +128,7 @@ impl<R: Write> Consumer for StatsRun<R> {
 }
 
 /// What a shard of `stats` collected from one block.
-struct Part {
+pub(crate) struct Part {
     stats: Stats,
     diagnostics: Vec<Diagnostic>,
     rejects: Option<(Vec<u8>, u64)>,
@@ -92,20 +152,7 @@ impl<R: Write> Parallel for StatsRun<R> {
         if !self.stats.clock().range.is_unbounded() {
             return false;
         }
-        // These carry context from record to record: Codex items and Gemini events their
-        // session, Copilot events its model, Qwen results their session's last model.
-        !matches!(
-            dialect,
-            Some(
-                Dialect::Codex
-                    | Dialect::CodexLog
-                    | Dialect::JsonRpc
-                    | Dialect::Gemini
-                    | Dialect::GeminiLog
-                    | Dialect::Qwen
-                    | Dialect::Copilot
-            )
-        )
+        Stats::counts_in_blocks(dialect)
     }
 
     fn shard(&self) -> Self::Shard {
@@ -114,6 +161,7 @@ impl<R: Write> Parallel for StatsRun<R> {
             diagnostics: StderrDiagnostics::Collect(Vec::new()),
             rejects: self.rejects.as_ref().map(|_| Rejects::new(Vec::new())),
             progress: None,
+            seen: None,
         }
     }
 
@@ -203,12 +251,11 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
             }
         };
         let name = source.display_name();
-        let mut text = Vec::new();
-        let read = match source {
-            ndjq::input::Source::Stdin => io::stdin().lock().read_to_end(&mut text),
-            ndjq::input::Source::File(p) => ndjq::input::open_file(&p)?.read_to_end(&mut text),
+        let what = format!("--merge input {name}");
+        let text = match source {
+            ndjq::input::Source::Stdin => super::read_capped(io::stdin().lock(), &what)?,
+            ndjq::input::Source::File(p) => super::read_capped(ndjq::input::open_file(&p)?, &what)?,
         };
-        read.with_context(|| format!("{name}: cannot read"))?;
         let report: Report = serde_json::from_slice(&text).with_context(|| {
             format!(
                 "{name}: not the JSON output of `ndjq stats -f json --mergeable` (schema ndjq.stats/2)"
@@ -235,11 +282,76 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         }
         let stats = Stats::from_report(report).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
         match total.as_mut() {
-            Some(t) => t.merge(stats),
+            // Parts are consecutive pieces: one may continue the last input of the one
+            // before (a log split mid-session).
+            Some(t) => t.merge_continued(stats),
             None => total = Some(stats),
         }
     }
     Ok((total.unwrap_or_default(), had_errors))
+}
+
+/// The prices and the time range of `--pricing`, `--cost`, `--since`, `--until` and
+/// `--timezone` (`stats` and `report`).
+pub(crate) struct Figures {
+    table: Option<PriceTable>,
+    mode: CostMode,
+    pub(crate) clock: Clock,
+}
+
+impl Figures {
+    pub(crate) fn pricing(&self) -> Pricing<'_> {
+        let mut pricing = Pricing {
+            mode: self.mode,
+            ..Pricing::default()
+        };
+        if let Some(t) = &self.table {
+            pricing.table = Some(t);
+        }
+        pricing
+    }
+}
+
+pub(crate) fn figures(args: &FigureArgs) -> Result<Figures> {
+    let table = match &args.pricing {
+        Some(path) => {
+            let what = format!("--pricing file {}", ndjq::input::path_name(path));
+            let file = std::fs::File::open(path).with_context(|| format!("cannot read {what}"))?;
+            let text = super::read_capped(file, &what)?;
+            let table = PriceTable::parse(&text, &path.display().to_string()).map_err(|e| {
+                anyhow::anyhow!(
+                    "--pricing file {} is not a LiteLLM price table: {e}",
+                    path.display()
+                )
+            })?;
+            Some(table)
+        }
+        None => None,
+    };
+    let mode = match args.cost {
+        CostArg::Reported => CostMode::Reported,
+        CostArg::Estimated => CostMode::Estimated,
+        CostArg::Auto => CostMode::Auto,
+    };
+    let tz = match &args.timezone {
+        Some(name) => TimeZone::get(name)
+            .map_err(|e| anyhow::anyhow!("--timezone {name}: not a time zone ({e})"))?,
+        None => TimeZone::try_system().unwrap_or(TimeZone::UTC),
+    };
+    let bound = |text: &Option<String>, edge, flag| {
+        text.as_deref()
+            .map(|t| timestamp::parse_bound(t, edge, &tz))
+            .transpose()
+            .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
+    };
+    let clock = Clock {
+        range: TimeRange {
+            since: bound(&args.since, Edge::Start, "--since")?,
+            until: bound(&args.until, Edge::End, "--until")?,
+        },
+        tz: tz.clone(),
+    };
+    Ok(Figures { table, mode, clock })
 }
 
 pub fn run(args: &StatsArgs) -> Result<i32> {
@@ -259,61 +371,46 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     if args.mergeable && format != Format::Json {
         bail!("--mergeable writes the merge state in JSON: give it with -f json");
     }
-    let table = match &args.pricing {
-        Some(path) => {
-            let text = std::fs::read(path)
-                .with_context(|| format!("cannot read --pricing file {}", path.display()))?;
-            let table = PriceTable::parse(&text, &path.display().to_string()).map_err(|e| {
-                anyhow::anyhow!(
-                    "--pricing file {} is not a LiteLLM price table: {e}",
-                    path.display()
-                )
-            })?;
-            Some(table)
-        }
-        None => None,
-    };
-    let mode = match args.cost {
-        CostArg::Reported => CostMode::Reported,
-        CostArg::Estimated => CostMode::Estimated,
-        CostArg::Auto => CostMode::Auto,
-    };
-    let mut pricing = Pricing {
-        mode,
-        ..Pricing::default()
-    };
-    if let Some(t) = &table {
-        pricing.table = Some(t);
+    let figures = figures(&args.figures)?;
+    let pricing = figures.pricing();
+    let clock = figures.clock.clone();
+    if args.merge && common.follow.is_some() {
+        bail!("--merge combines finished JSON stats; --follow reads logs as they grow");
     }
     if args.merge && common.child.is_some() {
         bail!("--merge reads JSON stats from files, not from a wrapped command");
     }
-    if args.merge && (args.since.is_some() || args.until.is_some() || args.timezone.is_some()) {
+    if args.merge
+        && (args.figures.since.is_some()
+            || args.figures.until.is_some()
+            || args.figures.timezone.is_some())
+    {
         bail!(
             "--since, --until and --timezone apply while reading records: give them to the \
              runs that wrote the partial stats, not to --merge"
         );
     }
-    let tz = match &args.timezone {
-        Some(name) => TimeZone::get(name)
-            .map_err(|e| anyhow::anyhow!("--timezone {name}: not a time zone ({e})"))?,
-        None => TimeZone::try_system().unwrap_or(TimeZone::UTC),
-    };
-    let bound = |text: &Option<String>, edge, flag| {
-        text.as_deref()
-            .map(|t| timestamp::parse_bound(t, edge, &tz))
-            .transpose()
-            .map_err(|e| anyhow::anyhow!("{flag}: {e}"))
-    };
-    let clock = Clock {
-        range: TimeRange {
-            since: bound(&args.since, Edge::Start, "--since")?,
-            until: bound(&args.until, Edge::End, "--until")?,
-        },
-        tz: tz.clone(),
-    };
     let (stats, ran) = if args.merge {
         let (stats, had_errors) = merge_reports(&common)?;
+        // Parts priced with another table are priced again with this run's: say so (the
+        // JSON report lists them in `parts_pricing`).
+        let current = match pricing.mode {
+            CostMode::Reported => None,
+            _ => pricing.table.map(|t| t.name.as_str()),
+        };
+        let other: Vec<&str> = stats
+            .parts_pricing
+            .iter()
+            .map(String::as_str)
+            .filter(|p| Some(*p) != current)
+            .collect();
+        if !other.is_empty() && !common.quiet {
+            eprintln!(
+                "ndjq: note: parts priced with {}; merged with {}",
+                other.join("; "),
+                current.unwrap_or("no price table (--cost reported)")
+            );
+        }
         (
             stats,
             Ran {
@@ -322,29 +419,30 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             },
         )
     } else {
-        let stderr = (!common.quiet).then(io::stderr);
-        let mut run = StatsRun {
-            stats: Stats::with_clock(clock),
-            diagnostics: StderrDiagnostics::Report(Reporter::new(stderr, common.err_painter)?),
-            rejects: common.rejects.as_deref().map(Rejects::create).transpose()?,
-            progress: progress_bar(&common),
+        let mut run = StatsRun::new(clock, &common)?;
+        let mode = match format {
+            Format::Json | Format::Github => live::Mode::Json,
+            Format::Text if common.stdout_is_tty => live::Mode::View,
+            _ => live::Mode::Quiet,
         };
-        let ran = crate::cli::run_sources(&common, &mut run, true)?;
-        if let Some(p) = run.progress.take() {
-            p.finish_and_clear();
+        let mut ticks = live::Live::new(
+            mode,
+            args.live.interval.max(std::time::Duration::from_millis(10)),
+            args.by.map(group_by),
+            pricing,
+            common.painter,
+            args.live.token_limit,
+        );
+        let ran = crate::cli::run_sources_ticking(&common, &mut run, true, &mut ticks)?;
+        if common.follow.is_some() {
+            ticks.finish(&run)?;
+            if ticks.mode == live::Mode::Json {
+                // The last object written is the final report.
+                run.diagnostics.finish(None)?;
+                return Ok(ran.exit_code(Outcome::Success));
+            }
         }
-        if let Some(r) = run.rejects.as_mut() {
-            r.finish()?;
-        }
-        if run.stats.summary.invalid > 0 {
-            let line = format!(
-                "{} of {} records invalid; their content is not in the stats",
-                run.stats.summary.invalid, run.stats.summary.records
-            );
-            run.diagnostics.finish(Some(&line))?;
-        } else {
-            run.diagnostics.finish(None)?;
-        }
+        run.finish()?;
         (run.stats, ran)
     };
     let by = args.by.map(group_by);

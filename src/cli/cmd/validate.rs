@@ -57,6 +57,13 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
         Ok(())
     }
 
+    fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        if let Some(t) = self.tracker.as_mut() {
+            t.begin(file);
+        }
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.summary.add_record(record);
         for d in record.diagnostics {
@@ -86,6 +93,13 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    fn leftover(&mut self, bytes: &[u8]) -> io::Result<()> {
+        match self.rejects.as_mut() {
+            Some(r) => r.leftover(bytes),
+            None => Ok(()),
+        }
     }
 
     fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
@@ -213,7 +227,7 @@ pub fn run(args: &ValidateArgs) -> Result<i32> {
     }
     let (format, painter) = super::diagnostic_output(args.format, &common);
     let fail_on = super::severity(args.fail_on);
-    let rejects = common.rejects.as_deref().map(Rejects::create).transpose()?;
+    let rejects = Rejects::for_run(&common)?;
     let stdout = io::stdout().lock();
     let out = BufWriter::with_capacity(256 << 10, stdout);
     let mut validate = Validate {
