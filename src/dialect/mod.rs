@@ -101,6 +101,24 @@ impl Dialect {
         Dialect::Generic,
     ];
 
+    /// Every dialect in the order users see them (`--dialect` in help, man pages and
+    /// completions).
+    pub const LISTED: &'static [Dialect] = &[
+        Dialect::Claude,
+        Dialect::ClaudeLog,
+        Dialect::Codex,
+        Dialect::CodexLog,
+        Dialect::JsonRpc,
+        Dialect::Gemini,
+        Dialect::GeminiLog,
+        Dialect::Qwen,
+        Dialect::QwenLog,
+        Dialect::Cursor,
+        Dialect::OpenCode,
+        Dialect::Copilot,
+        Dialect::Generic,
+    ];
+
     pub fn name(self) -> &'static str {
         match self {
             Dialect::Claude => "claude",
@@ -151,10 +169,68 @@ impl Dialect {
         }
     }
 
-    /// Whether the dialect is one of Claude Code's stream shape (its records map and count
-    /// as Claude's).
+    /// Whether the dialect is one of Claude Code's stream shape: a `system`/`init` record
+    /// opens a session, a `result` record ends it, and assistant messages carry
+    /// `tool_use` blocks answered by `tool_result` blocks (Claude, Qwen Code, Cursor).
     pub fn is_claude_shaped(self) -> bool {
         matches!(self, Dialect::Claude | Dialect::Qwen | Dialect::Cursor)
+    }
+
+    /// Whether the dialect's records are Claude's message objects, read as Claude's own:
+    /// `user`/`assistant` records whose `message.content` holds the text and tool blocks,
+    /// and whose `message.usage` is held until the next message or `result` (Claude's
+    /// stream and transcripts, Qwen Code's stream). Cursor shares the shape but has its
+    /// own `tool_call` records and no usage, so it is read on its own.
+    pub fn reads_as_claude_messages(self) -> bool {
+        matches!(self, Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen)
+    }
+
+    /// Whether a stream of this dialect ends each session with a result record, so a
+    /// session left open when the input ends is reported (SESS_NO_RESULT).
+    pub fn ends_sessions_with_result(self) -> bool {
+        self.is_claude_shaped()
+            || matches!(self, Dialect::Gemini | Dialect::OpenCode | Dialect::Copilot)
+    }
+
+    /// Whether the dialect's usage counts the cached input inside `input_tokens` (Qwen
+    /// Code), rather than beside it.
+    pub fn input_includes_cache(self) -> bool {
+        self == Dialect::Qwen
+    }
+
+    /// Whether a session named by one record carries to the records after it that name
+    /// none. JSON-RPC and generic sessions are read from each record alone.
+    pub fn carries_session(self) -> bool {
+        !matches!(self, Dialect::JsonRpc | Dialect::Generic)
+    }
+
+    /// The session a record names itself, if it names one: a top-level `session_id`
+    /// (Claude-shaped streams and Gemini's), `sessionId` (the session logs), `sessionID`
+    /// (OpenCode), Copilot's `result`, Codex's `thread.started` and the rollout's
+    /// `session_meta`.
+    pub fn named_session<'a>(self, value: Json<'a>) -> Option<&'a str> {
+        let str_at = |key: &str| value.get(key).and_then(|s| s.as_str());
+        let ty = || value.get("type").and_then(|t| t.as_str());
+        match self {
+            Dialect::Claude | Dialect::Qwen | Dialect::Cursor | Dialect::Gemini => {
+                str_at("session_id")
+            }
+            Dialect::ClaudeLog | Dialect::GeminiLog | Dialect::QwenLog => str_at("sessionId"),
+            Dialect::OpenCode => str_at("sessionID"),
+            Dialect::Copilot => match ty() {
+                Some("result") => str_at("sessionId"),
+                _ => None,
+            },
+            Dialect::Codex => match ty() {
+                Some("thread.started") => str_at("thread_id"),
+                _ => None,
+            },
+            Dialect::CodexLog => match ty() {
+                Some("session_meta") => value.path(&["payload", "id"]).and_then(|s| s.as_str()),
+                _ => None,
+            },
+            Dialect::JsonRpc | Dialect::Generic => None,
+        }
     }
 
     /// Whether a record of this dialect's signature was seen: decisive evidence only.
@@ -493,6 +569,18 @@ mod tests {
                 (info.dialect, f.unknown_type, f.schema.len())
             })
             .collect()
+    }
+
+    #[test]
+    fn listed_and_detection_order_hold_the_same_dialects() {
+        let mut listed = Dialect::LISTED.to_vec();
+        let mut all = Dialect::ALL.to_vec();
+        listed.sort();
+        all.sort();
+        assert_eq!(listed, all);
+        for d in Dialect::ALL {
+            assert_eq!(Dialect::parse(d.name()), Some(*d));
+        }
     }
 
     #[test]
