@@ -518,29 +518,9 @@ impl Normalizer {
     /// the session changes).
     fn take_session(&mut self, dialect: Option<Dialect>, value: Json<'_>) -> Option<String> {
         let carried = self.session.take();
-        let own = match dialect {
-            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor | Dialect::Gemini) => {
-                value.get("session_id").and_then(|s| s.as_str())
-            }
-            Some(Dialect::ClaudeLog | Dialect::GeminiLog | Dialect::QwenLog) => {
-                value.get("sessionId").and_then(|s| s.as_str())
-            }
-            Some(Dialect::OpenCode) => value.get("sessionID").and_then(|s| s.as_str()),
-            Some(Dialect::Copilot) => match value.get("type").and_then(|t| t.as_str()) {
-                Some("result") => value.get("sessionId").and_then(|s| s.as_str()),
-                _ => None,
-            },
-            Some(Dialect::Codex) => match value.get("type").and_then(|t| t.as_str()) {
-                Some("thread.started") => value.get("thread_id").and_then(|s| s.as_str()),
-                _ => None,
-            },
-            Some(Dialect::CodexLog) => match value.get("type").and_then(|t| t.as_str()) {
-                Some("session_meta") => value.path(&["payload", "id"]).and_then(|s| s.as_str()),
-                _ => None,
-            },
-            // Sessions of these are read per record, never carried.
-            Some(Dialect::JsonRpc | Dialect::Generic) | None => return None,
-        };
+        // Sessions of JSON-RPC and generic inputs are read per record, never carried.
+        let d = dialect.filter(|d| d.carries_session())?;
+        let own = d.named_session(value);
         match own {
             Some(s) if carried.as_deref() != Some(s) => Some(s.to_string()),
             _ => carried,
@@ -560,10 +540,10 @@ impl Normalizer {
             session: carried,
         };
         let dialect = record.info.dialect;
-        self.input_includes_cache = dialect == Some(Dialect::Qwen);
+        self.input_includes_cache = dialect.is_some_and(Dialect::input_includes_cache);
         let known = value.is_object() && !record.has_code(Code::UnknownType);
         match dialect {
-            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) if known => {
+            Some(d) if known && d.reads_as_claude_messages() => {
                 self.claude(origin, value, record.file, emit)
             }
             Some(Dialect::Gemini) if known => self.gemini(origin, value, record.file, emit),

@@ -421,14 +421,7 @@ impl GapTracker {
         self.following = false;
         let mut first = Vec::new();
         match dialect {
-            Some(
-                Dialect::Claude
-                | Dialect::Qwen
-                | Dialect::Cursor
-                | Dialect::Gemini
-                | Dialect::OpenCode
-                | Dialect::Copilot,
-            ) => {
+            Some(d) if d.ends_sessions_with_result() => {
                 if let Some(s) = self.open_session.take() {
                     first.push(self.at_opened(
                         Code::SessNoResult,
@@ -560,7 +553,7 @@ impl GapTracker {
             ops.push(Op::Seq(seq));
         }
         match info.dialect {
-            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor) => {
+            Some(d) if d.is_claude_shaped() => {
                 claude_session(info, value, ops, text);
                 claude_tools(info, value, ops, text);
                 cursor_tool(info, value, ops, text);

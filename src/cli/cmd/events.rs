@@ -249,10 +249,9 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
     /// A Claude-shaped input holds the last assistant message's usage until the next
     /// message or `result`, and tool results in between can be longer than the warm-up.
     fn warm_anchor(&self, dialect: Option<Dialect>) -> Option<&'static [u8]> {
-        match dialect {
-            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) => Some(b"\"assistant\""),
-            _ => None,
-        }
+        dialect
+            .is_some_and(Dialect::reads_as_claude_messages)
+            .then_some(b"\"assistant\"")
     }
 
     fn start_block(shard: &mut Self::Shard) {
