@@ -3,11 +3,11 @@
 
 use super::args::{ChildArgs, ColorArg, InputArgs, OutputArgs};
 use anyhow::{bail, Result};
-use ndjq::input::child::ChildOptions;
 use ndjq::input::follow::FollowOptions;
 use ndjq::input::{self, FileId, OwnOutputs, Source};
 use ndjq::pipeline::Options;
 use ndjq::sink::Painter;
+use ndjq::supervisor::ChildOptions;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;

@@ -3,7 +3,7 @@
 //! 0 success; 1 findings (validate at or above --fail-on) or, for filter, no record
 //! selected; 2 usage or I/O error. An I/O error wins over findings, as in grep.
 
-use ndjq::input::child::Ended;
+use ndjq::supervisor::Ended;
 
 /// What a command's run came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
