@@ -8,6 +8,7 @@
 //! is known, and lists schema problems. Unknown types are warnings, never errors, and a new
 //! subtype of a known type is not even a warning.
 
+mod argv;
 mod claude;
 mod claude_log;
 mod codex;
@@ -62,6 +63,19 @@ pub mod opencode;
 mod qwen;
 
 use crate::json::{Json, Kind};
+use std::ffi::{OsStr, OsString};
+
+/// What a valid record tells the supervisor of a wrapped agent (`ndjq run`): the session
+/// to resume, and whether the run began again or ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunFacts<'a> {
+    /// The session the record names, the one a restart resumes.
+    pub session: Option<&'a str>,
+    /// A session or turn begins: a terminal event seen before no longer ends the run.
+    pub begins: bool,
+    /// The run's terminal event (Claude's `result`, Codex's `turn.completed`, ...).
+    pub ends: bool,
+}
 
 /// The dialects ndjq understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -231,6 +245,76 @@ impl Dialect {
             },
             Dialect::JsonRpc | Dialect::Generic => None,
         }
+    }
+
+    // ---- CLI knowledge: the agent programs `ndjq run` supervises ----
+
+    /// The program names the dialect's agent CLI runs as (empty: no CLI ndjq knows).
+    pub fn programs(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Claude => claude::PROGRAMS,
+            Dialect::Codex => codex::PROGRAMS,
+            Dialect::Gemini => gemini::PROGRAMS,
+            Dialect::Qwen => qwen::PROGRAMS,
+            Dialect::Cursor => cursor::PROGRAMS,
+            Dialect::OpenCode => opencode::PROGRAMS,
+            Dialect::ClaudeLog
+            | Dialect::CodexLog
+            | Dialect::JsonRpc
+            | Dialect::GeminiLog
+            | Dialect::QwenLog
+            | Dialect::Copilot
+            | Dialect::Generic => &[],
+        }
+    }
+
+    /// The agent a program's file name says it is.
+    pub fn of_program(program: &OsStr) -> Option<Dialect> {
+        let name = std::path::Path::new(program).file_name()?.to_str()?;
+        Dialect::LISTED
+            .iter()
+            .copied()
+            .find(|d| d.programs().contains(&name))
+    }
+
+    /// The command line that resumes session `id` of this agent, run before as `program`
+    /// with `args`: each agent's own way (its module says which). `None` when the dialect
+    /// has no agent CLI ndjq knows how to resume.
+    pub fn resume_command(
+        self,
+        program: &OsStr,
+        args: &[OsString],
+        id: &str,
+    ) -> Option<Vec<OsString>> {
+        Some(match self {
+            Dialect::Claude => claude::resume(program, args, id),
+            Dialect::Codex => codex::resume(program, args, id),
+            Dialect::Gemini => gemini::resume(program, args, id),
+            Dialect::Qwen => qwen::resume(program, args, id),
+            Dialect::Cursor => cursor::resume(program, args, id),
+            Dialect::OpenCode => opencode::resume(program, args, id),
+            _ => return None,
+        })
+    }
+
+    /// What a valid record of type `ty` tells a supervisor (session, run begun, run
+    /// ended). `None` for a dialect whose agent ndjq does not supervise (its records then
+    /// say nothing of the run, and the agent is not taken to be this one).
+    pub fn run_facts<'a>(
+        self,
+        obj: Json<'a>,
+        ty: &str,
+        subtype: Option<&str>,
+    ) -> Option<RunFacts<'a>> {
+        Some(match self {
+            Dialect::Claude => claude::run_facts(obj, ty, subtype),
+            Dialect::Qwen => qwen::run_facts(obj, ty, subtype),
+            Dialect::Cursor => cursor::run_facts(obj, ty, subtype),
+            Dialect::Gemini => gemini::run_facts(obj, ty),
+            Dialect::OpenCode => opencode::run_facts(obj, ty),
+            Dialect::Codex => codex::run_facts(obj, ty),
+            _ => return None,
+        })
     }
 
     /// Whether a record of this dialect's signature was seen: decisive evidence only.

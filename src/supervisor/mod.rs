@@ -74,21 +74,6 @@ pub struct ChildOptions {
     pub launcher: Option<PathBuf>,
 }
 
-/// Which agent the child is, for resuming it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Codex,
-    /// Gemini CLI: `--resume <session>`.
-    Gemini,
-    /// Qwen Code: `--resume <id>`.
-    Qwen,
-    /// Cursor CLI (`cursor-agent`): `--resume <chat id>`.
-    Cursor,
-    /// OpenCode: `opencode run --session <id>`.
-    OpenCode,
-}
-
 /// How supervision ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ended {
@@ -185,7 +170,7 @@ pub fn resolve_program(program: &OsStr) -> Result<PathBuf, (i32, String)> {
 /// `--checkpointing` and stays); OpenCode `run --session ID` (an existing `--session`,
 /// `-s`, `--continue`, `-c` dropped). `None` when there is no way.
 pub fn resume_command(
-    agent: Option<Agent>,
+    agent: Option<Dialect>,
     program: &OsStr,
     args: &[OsString],
     id: &str,
@@ -199,129 +184,9 @@ pub fn resume_command(
             .collect();
         return (!argv.is_empty()).then_some(argv);
     }
-    let agent = agent.or_else(|| agent_of_program(program))?;
-    let mut argv = vec![program.to_os_string()];
-    match agent {
-        Agent::Claude | Agent::Gemini | Agent::Qwen | Agent::Cursor => {
-            // Options with a value, and flags, that choose another session.
-            let (valued, flags): (&[&[u8]], &[&[u8]]) = match agent {
-                Agent::Claude => (
-                    &[b"--resume", b"-r", b"--session-id"],
-                    &[b"--continue", b"-c"],
-                ),
-                Agent::Gemini => (&[b"--resume", b"-r"], &[]),
-                _ => (&[b"--resume", b"-r", b"--session-id"], &[b"--continue"]),
-            };
-            argv.extend(without_options(args, valued, flags));
-            argv.push("--resume".into());
-            argv.push(id.into());
-        }
-        Agent::OpenCode => {
-            let rest = without_options(args, &[b"--session", b"-s"], &[b"--continue", b"-c"]);
-            let run = rest.iter().position(|a| a == "run");
-            let at = run.map_or(0, |r| r + 1);
-            if run.is_none() {
-                argv.push("run".into());
-            }
-            argv.extend(rest[..at].iter().cloned());
-            argv.push("--session".into());
-            argv.push(id.into());
-            argv.extend(rest[at..].iter().cloned());
-        }
-        Agent::Codex => {
-            let exec = args
-                .iter()
-                .position(|a| a == "exec" || a == "e")
-                .unwrap_or(args.len());
-            argv.extend(args[..exec].iter().cloned());
-            argv.push("exec".into());
-            let mut rest: Vec<OsString> = args.get(exec + 1..).unwrap_or_default().to_vec();
-            // Resuming a resumed run: its old `resume ID` goes.
-            if let Some(r) = rest.iter().position(|a| a == "resume") {
-                let end = (r + 2).min(rest.len());
-                rest.drain(r..end);
-            }
-            let prompt_at = codex_prompt_index(&rest).unwrap_or(rest.len());
-            rest.splice(prompt_at..prompt_at, [OsString::from("resume"), id.into()]);
-            argv.extend(rest);
-        }
-    }
-    Some(argv)
-}
-
-/// `args` without the options in `valued` (with their value, also as `--opt=value`) and
-/// the flags in `flags`.
-fn without_options(args: &[OsString], valued: &[&[u8]], flags: &[&[u8]]) -> Vec<OsString> {
-    let mut out = Vec::with_capacity(args.len());
-    let mut i = 0;
-    while i < args.len() {
-        let a = args[i].as_encoded_bytes();
-        if valued.contains(&a) {
-            i += 2;
-            continue;
-        }
-        let joined = valued.iter().any(|v| {
-            a.len() > v.len() + 1 && a.starts_with(v) && a[v.len()] == b'=' && v.starts_with(b"--")
-        });
-        if joined || flags.contains(&a) {
-            i += 1;
-            continue;
-        }
-        out.push(args[i].clone());
-        i += 1;
-    }
-    out
-}
-
-/// The agent a program's file name says it is.
-fn agent_of_program(program: &OsStr) -> Option<Agent> {
-    let name = Path::new(program).file_name()?.to_str()?;
-    match name {
-        "claude" => Some(Agent::Claude),
-        "codex" => Some(Agent::Codex),
-        "gemini" => Some(Agent::Gemini),
-        "qwen" => Some(Agent::Qwen),
-        "cursor-agent" => Some(Agent::Cursor),
-        "opencode" => Some(Agent::OpenCode),
-        _ => None,
-    }
-}
-
-/// Where the prompt of `codex exec [OPTIONS] [PROMPT]` is: the last argument when it is
-/// not an option nor an option's value.
-fn codex_prompt_index(rest: &[OsString]) -> Option<usize> {
-    const TAKES_VALUE: &[&str] = &[
-        "-m",
-        "--model",
-        "-c",
-        "--config",
-        "-p",
-        "--profile",
-        "-s",
-        "--sandbox",
-        "-C",
-        "--cd",
-        "-i",
-        "--image",
-        "--output-schema",
-        "-o",
-        "--output-last-message",
-        "--color",
-        "--add-dir",
-        "--local-provider",
-    ];
-    let last = rest.len().checked_sub(1)?;
-    let arg = rest[last].to_str()?;
-    if arg.starts_with('-') {
-        return None;
-    }
-    if last > 0 {
-        let before = rest[last - 1].to_str().unwrap_or("");
-        if TAKES_VALUE.contains(&before) {
-            return None;
-        }
-    }
-    Some(last)
+    agent
+        .or_else(|| Dialect::of_program(program))?
+        .resume_command(program, args, id)
 }
 
 /// Splits a command template into words like a shell does for plain words, single and
@@ -380,7 +245,8 @@ struct Watch {
     /// When the recent invalid records arrived (at most `restart_errors` kept).
     errors: VecDeque<Instant>,
     corrupt: bool,
-    agent: Option<Agent>,
+    /// The agent the records say the child is (one ndjq can resume).
+    agent: Option<Dialect>,
     /// The newest session id (Claude system/init, Codex thread.started).
     session_id: Option<String>,
     /// When the terminal event (Claude result, Codex turn.completed/failed) came, unless a
@@ -449,75 +315,23 @@ impl Consumer for Watching<'_> {
 }
 
 fn note_valid(w: &mut Watch, record: &Record<'_>) {
-    let (Some(value), Some(ty)) = (record.value, record.info.ty) else {
+    let (Some(value), Some(ty), Some(dialect)) =
+        (record.value, record.info.ty, record.info.dialect)
+    else {
         return;
     };
-    let string = |key: &str| value.get(key).and_then(|v| v.as_str()).map(str::to_string);
-    match record.info.dialect {
-        Some(Dialect::Claude) => {
-            w.agent = Some(Agent::Claude);
-            if ty == "system" && record.info.subtype == Some("init") {
-                if let Some(id) = string("session_id") {
-                    w.session_id = Some(id);
-                }
-                w.terminal_at = None;
-            } else if ty == "result" {
-                w.terminal_at = Some(Instant::now());
-            }
-        }
-        Some(Dialect::Qwen | Dialect::Cursor) => {
-            w.agent = Some(match record.info.dialect {
-                Some(Dialect::Qwen) => Agent::Qwen,
-                _ => Agent::Cursor,
-            });
-            if ty == "system" && record.info.subtype == Some("init") {
-                if let Some(id) = string("session_id") {
-                    w.session_id = Some(id);
-                }
-                w.terminal_at = None;
-            } else if ty == "result" {
-                w.terminal_at = Some(Instant::now());
-            }
-        }
-        Some(Dialect::Gemini) => {
-            w.agent = Some(Agent::Gemini);
-            match ty {
-                "init" => {
-                    if let Some(id) = string("session_id") {
-                        w.session_id = Some(id);
-                    }
-                    w.terminal_at = None;
-                }
-                "result" => w.terminal_at = Some(Instant::now()),
-                _ => {}
-            }
-        }
-        Some(Dialect::OpenCode) => {
-            w.agent = Some(Agent::OpenCode);
-            if let Some(id) = string("sessionID") {
-                w.session_id = Some(id);
-            }
-            if crate::dialect::opencode::ends_run(value, ty) {
-                w.terminal_at = Some(Instant::now());
-            } else if ty == "step_start" {
-                w.terminal_at = None;
-            }
-        }
-        Some(Dialect::Codex) => {
-            w.agent = Some(Agent::Codex);
-            match ty {
-                "thread.started" => {
-                    if let Some(id) = string("thread_id") {
-                        w.session_id = Some(id);
-                    }
-                    w.terminal_at = None;
-                }
-                "turn.started" => w.terminal_at = None,
-                "turn.completed" | "turn.failed" => w.terminal_at = Some(Instant::now()),
-                _ => {}
-            }
-        }
-        _ => {}
+    let Some(facts) = dialect.run_facts(value, ty, record.info.subtype) else {
+        return;
+    };
+    w.agent = Some(dialect);
+    if let Some(id) = facts.session {
+        w.session_id = Some(id.to_string());
+    }
+    if facts.begins {
+        w.terminal_at = None;
+    }
+    if facts.ends {
+        w.terminal_at = Some(Instant::now());
     }
 }
 
@@ -1371,7 +1185,7 @@ mod tests {
             let mut args = os(&["-p", "go"]);
             args.extend(os(old));
             let argv = resume_command(
-                Some(Agent::Claude),
+                Some(Dialect::Claude),
                 OsStr::new("/x/agent"),
                 &args,
                 "new",
@@ -1397,14 +1211,20 @@ mod tests {
         );
         // No prompt: the id goes last; an old resume is replaced.
         let args = os(&["exec", "--json", "resume", "t-1"]);
-        let argv = resume_command(Some(Agent::Codex), OsStr::new("codex"), &args, "t-2", None);
+        let argv = resume_command(
+            Some(Dialect::Codex),
+            OsStr::new("codex"),
+            &args,
+            "t-2",
+            None,
+        );
         assert_eq!(
             argv,
             Some(os(&["codex", "exec", "--json", "resume", "t-2"]))
         );
         // A model name is an option's value, not a prompt.
         let args = os(&["exec", "-m", "o3"]);
-        let argv = resume_command(Some(Agent::Codex), OsStr::new("codex"), &args, "t", None);
+        let argv = resume_command(Some(Dialect::Codex), OsStr::new("codex"), &args, "t", None);
         assert_eq!(
             argv,
             Some(os(&["codex", "exec", "-m", "o3", "resume", "t"]))
@@ -1470,7 +1290,7 @@ mod tests {
     #[test]
     fn a_template_wins_and_an_unknown_agent_has_no_way() {
         let argv = resume_command(
-            Some(Agent::Claude),
+            Some(Dialect::Claude),
             OsStr::new("claude"),
             &[],
             "a b",
