@@ -1,5 +1,6 @@
 //! Gap trackers: what is missing or unmatched in a stream as a whole, rather than wrong
-//! with one record (SPEC section 6, the SEQ_, SESS_, TOOL_ and RPC_ codes).
+//! with one record (docs/REFERENCE.md, "Gaps findings": the SEQ_, SESS_, TOOL_ and
+//! RPC_ codes).
 //!
 //! A [`GapTracker`] is fed the records of one input at a time, in stream order, and turns
 //! what it sees into [`Diagnostic`]s: each at the record where the problem becomes known
