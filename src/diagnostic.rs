@@ -1,5 +1,5 @@
-//! Diagnostics: the codes of the error taxonomy (SPEC section 6), their severities, and
-//! where a problem sits (file, line, column, byte offset).
+//! Diagnostics: the codes of the error taxonomy (docs/REFERENCE.md, "Diagnostic codes"), their
+//! severities, and where a problem sits (file, line, column, byte offset).
 //!
 //! This module owns the vocabulary only. Deciding when a diagnostic is raised belongs to
 //! the stations that see the problem (framing, decoding, dialects); printing it belongs to
@@ -48,7 +48,7 @@ macro_rules! codes {
         pub enum Code { $($variant,)* }
 
         impl Code {
-            /// All codes, in the order of SPEC section 6.
+            /// All codes, in the order docs/REFERENCE.md lists them ("Diagnostic codes").
             pub const ALL: &'static [Code] = &[$(Code::$variant,)*];
 
             pub fn as_str(self) -> &'static str {

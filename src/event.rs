@@ -1,5 +1,5 @@
-//! Normalized events (SPEC section 4): the one shape every dialect's records are mapped to,
-//! and the [`Normalizer`] that maps them, one record at a time.
+//! Normalized events (docs/REFERENCE.md, "Normalized events"): the one shape every dialect's
+//! records are mapped to, and the [`Normalizer`] that maps them, one record at a time.
 //!
 //! This module owns the mapping, not the output: it hands each [`Event`] to a callback and
 //! `sink::events` writes it as json, csv or text. Events borrow from the record they come
@@ -8,7 +8,7 @@
 //! usage snapshot waiting for its message to end, the Codex tool items started and not yet
 //! completed, and the JSON-RPC requests not yet answered.
 //!
-//! How each dialect maps, where SPEC section 4 leaves a choice:
+//! How each dialect maps, where the event table leaves a choice:
 //!
 //! - **claude / claude-log**: one event per content block. `system/init` is `init`; every
 //!   other `system` record is `system` with its subtype and a `message` (the first string of
@@ -62,7 +62,7 @@
 //!   **opencode**: text, reasoning, a tool part (tool_use, and its result once completed),
 //!   `step_finish` usage and, with reason `stop`, a result; `error` a failed result.
 //!   **copilot**: messages, tool requests and executions, its `result` (see
-//!   docs/drafts/issue-17.md for the full table).
+//!   docs/REFERENCE.md, "Events of the other agents", for the full table).
 //! - **generic**, an undecided dialect, a type the dialect does not know, or a JSON value
 //!   that is not an object: `unknown` with the whole record as `raw`.
 //!
@@ -518,29 +518,9 @@ impl Normalizer {
     /// the session changes).
     fn take_session(&mut self, dialect: Option<Dialect>, value: Json<'_>) -> Option<String> {
         let carried = self.session.take();
-        let own = match dialect {
-            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor | Dialect::Gemini) => {
-                value.get("session_id").and_then(|s| s.as_str())
-            }
-            Some(Dialect::ClaudeLog | Dialect::GeminiLog | Dialect::QwenLog) => {
-                value.get("sessionId").and_then(|s| s.as_str())
-            }
-            Some(Dialect::OpenCode) => value.get("sessionID").and_then(|s| s.as_str()),
-            Some(Dialect::Copilot) => match value.get("type").and_then(|t| t.as_str()) {
-                Some("result") => value.get("sessionId").and_then(|s| s.as_str()),
-                _ => None,
-            },
-            Some(Dialect::Codex) => match value.get("type").and_then(|t| t.as_str()) {
-                Some("thread.started") => value.get("thread_id").and_then(|s| s.as_str()),
-                _ => None,
-            },
-            Some(Dialect::CodexLog) => match value.get("type").and_then(|t| t.as_str()) {
-                Some("session_meta") => value.path(&["payload", "id"]).and_then(|s| s.as_str()),
-                _ => None,
-            },
-            // Sessions of these are read per record, never carried.
-            Some(Dialect::JsonRpc | Dialect::Generic) | None => return None,
-        };
+        // Sessions of JSON-RPC and generic inputs are read per record, never carried.
+        let d = dialect.filter(|d| d.carries_session())?;
+        let own = d.named_session(value);
         match own {
             Some(s) if carried.as_deref() != Some(s) => Some(s.to_string()),
             _ => carried,
@@ -560,10 +540,10 @@ impl Normalizer {
             session: carried,
         };
         let dialect = record.info.dialect;
-        self.input_includes_cache = dialect == Some(Dialect::Qwen);
+        self.input_includes_cache = dialect.is_some_and(Dialect::input_includes_cache);
         let known = value.is_object() && !record.has_code(Code::UnknownType);
         match dialect {
-            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) if known => {
+            Some(d) if known && d.reads_as_claude_messages() => {
                 self.claude(origin, value, record.file, emit)
             }
             Some(Dialect::Gemini) if known => self.gemini(origin, value, record.file, emit),
@@ -625,7 +605,8 @@ impl Normalizer {
                 self.flush_usage(emit)?;
                 let mut outcome = claude_result(v);
                 if self.input_includes_cache {
-                    // The billed totals, in the usage events' meaning (SPEC 5).
+                    // The billed totals, in the usage events' meaning (docs/REFERENCE.md,
+                    // "Normalized events": `input` is the input not read from cache).
                     let cached = uint(v.path(&["usage", "cache_read_input_tokens"]));
                     outcome.input = outcome.input.map(|i| i.saturating_sub(cached.unwrap_or(0)));
                 }

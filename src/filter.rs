@@ -1,6 +1,6 @@
-//! The record predicates of `filter` (SPEC section 3): which records to select, and what
-//! to print of them. Predicates combine with AND; the values of one predicate with OR.
-//! Selection looks at the decoded record, so key order and whitespace do not matter (only
+//! The record predicates of `filter` (docs/REFERENCE.md, "`filter` predicates"): which records to
+//! select, and what to print of them. Predicates combine with AND; the values of one predicate with
+//! OR. Selection looks at the decoded record, so key order and whitespace do not matter (only
 //! `--grep`'s prefilter glances at the raw bytes first, to pass over lines quickly).
 //!
 //! The parts live beside this file: [`path`] (dotted paths with `*`), [`expr`]

@@ -1,5 +1,6 @@
 //! Gap trackers: what is missing or unmatched in a stream as a whole, rather than wrong
-//! with one record (SPEC section 6, the SEQ_, SESS_, TOOL_ and RPC_ codes).
+//! with one record (docs/REFERENCE.md, "Gaps findings": the SEQ_, SESS_, TOOL_ and
+//! RPC_ codes).
 //!
 //! A [`GapTracker`] is fed the records of one input at a time, in stream order, and turns
 //! what it sees into [`Diagnostic`]s: each at the record where the problem becomes known
@@ -421,14 +422,7 @@ impl GapTracker {
         self.following = false;
         let mut first = Vec::new();
         match dialect {
-            Some(
-                Dialect::Claude
-                | Dialect::Qwen
-                | Dialect::Cursor
-                | Dialect::Gemini
-                | Dialect::OpenCode
-                | Dialect::Copilot,
-            ) => {
+            Some(d) if d.ends_sessions_with_result() => {
                 if let Some(s) = self.open_session.take() {
                     first.push(self.at_opened(
                         Code::SessNoResult,
@@ -560,7 +554,7 @@ impl GapTracker {
             ops.push(Op::Seq(seq));
         }
         match info.dialect {
-            Some(Dialect::Claude | Dialect::Qwen | Dialect::Cursor) => {
+            Some(d) if d.is_claude_shaped() => {
                 claude_session(info, value, ops, text);
                 claude_tools(info, value, ops, text);
                 cursor_tool(info, value, ops, text);

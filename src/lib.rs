@@ -34,6 +34,7 @@ pub mod report;
 pub mod sink;
 pub mod stats;
 pub mod summary;
+pub mod supervisor;
 pub mod tape;
 pub mod timestamp;
 

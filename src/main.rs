@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 fn main() {
     // Started by a supervising ndjq as the trampoline of a wrapped command: become it.
-    if let Some(code) = ndjq::input::child::trampoline() {
+    if let Some(code) = ndjq::supervisor::trampoline() {
         std::process::exit(code);
     }
     let code = match cli::run() {

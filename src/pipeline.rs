@@ -100,7 +100,7 @@ pub trait Consumer {
         Ok(())
     }
     /// A diagnostic about an input as a whole rather than one of its records: a wrapped
-    /// child exited non-zero, stalled, was restarted (see [`crate::input::child`]).
+    /// child exited non-zero, stalled, was restarted (see [`crate::supervisor`]).
     fn notice(&mut self, _diagnostic: &Diagnostic) -> io::Result<()> {
         Ok(())
     }

@@ -1,5 +1,5 @@
 //! Token prices: what `stats` estimates a session's cost with when the agent reported none
-//! (SPEC section 5).
+//! (docs/REFERENCE.md, "Token and cost rules").
 //!
 //! The built-in table is a dated snapshot of LiteLLM's MIT-licensed
 //! `model_prices_and_context_window_backup.json` (`data/pricing/`, compiled in): the newest

@@ -833,8 +833,8 @@ fn incompatible_flags_are_named_both() {
     }
 }
 
-// The wrapped command (`ndjq run -- CMD`, SPEC section 7) is not built yet: its "command
-// not found" message and test come with it.
+// The wrapped command's "command not found" (`ndjq run -- CMD`, docs/GUIDE.md, "`ndjq run`:
+// supervise a live agent") is tested in tests/run.rs.
 
 // ---- colour ----
 

@@ -1,6 +1,6 @@
-//! The dialects of the other agents (SPEC section 2): Gemini CLI (`gemini`, `gemini-log`),
-//! Qwen Code (`qwen`, `qwen-log`), Cursor (`cursor`), OpenCode (`opencode`) and GitHub
-//! Copilot CLI (`copilot`), over every capture in `testdata/other-agents/` (copies of
+//! The dialects of the other agents (docs/REFERENCE.md, "Dialects"): Gemini CLI (`gemini`,
+//! `gemini-log`), Qwen Code (`qwen`, `qwen-log`), Cursor (`cursor`), OpenCode (`opencode`) and
+//! GitHub Copilot CLI (`copilot`), over every capture in `testdata/other-agents/` (copies of
 //! the project's collection of other agents' captures, see testdata/SOURCES.md).
 //!
 //! - Each capture is detected as its dialect, and validates with no `PROTO_UNKNOWN_TYPE`,
@@ -377,7 +377,7 @@ fn a_failing_command_is_an_error_even_when_gemini_says_success() {
     );
 }
 
-// ---- stats (SPEC section 5) ----
+// ---- stats (docs/REFERENCE.md, "Stats of the other agents") ----
 
 /// `ndjq stats -f json` of files, or of bytes on stdin.
 fn stats_json(paths: &[&str], stdin: Option<Vec<u8>>) -> Value {
@@ -408,7 +408,8 @@ fn n(v: &Value) -> u64 {
     v.as_u64().unwrap_or(0)
 }
 
-/// SPEC's tokens from the totals a CLI printed: (input non-cached, output, cache_read).
+/// The documented tokens (docs/REFERENCE.md, "Token and cost rules") from the totals a CLI printed:
+/// (input non-cached, output, cache_read).
 fn spec_tokens(input: u64, output: u64, cache_read: u64) -> Value {
     serde_json::json!({"input": input, "output": output, "cache_creation": 0,
                        "cache_read": cache_read, "reasoning_output": 0})

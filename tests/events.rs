@@ -1,6 +1,6 @@
-//! `ndjq events` and `ndjq filter --normalize` (SPEC section 4): golden text and CSV output
-//! for one capture per dialect, and the JSON output deserialized into a typed struct and
-//! checked field by field against values computed here from the input files.
+//! `ndjq events` and `ndjq filter --normalize` (docs/REFERENCE.md, "Normalized events"): golden
+//! text and CSV output for one capture per dialect, and the JSON output deserialized into a typed
+//! struct and checked field by field against values computed here from the input files.
 //!
 //! The golden files under `testdata/expected/*.events.{txt,csv}` were generated with the
 //! binary and read by hand; run with `NDJQ_BLESS=1` to write them again after a deliberate
@@ -31,8 +31,9 @@ const CODEX_FAILED: &str = "testdata/codex/codex-failed.ndjson";
 const CODEX_LOG: &str = "testdata/codex-log/codex-tool.session-log.jsonl";
 const JSONRPC: &str = "testdata/jsonrpc/app-server.jsonl";
 
-/// One event of `ndjq events -f json`. Unknown keys are refused: SPEC section 4 lists the
-/// keys of each kind (plus `message` for system and `text` for result, see src/event.rs).
+/// One event of `ndjq events -f json`. Unknown keys are refused: docs/REFERENCE.md ("Normalized
+/// events") lists the keys of each kind (plus `message` for system and `text` for result, see
+/// src/event.rs).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Event {
@@ -100,7 +101,7 @@ impl<'de> Deserialize<'de> for KeyOrder {
     }
 }
 
-/// The keys of each kind, in SPEC order, after line, file, session and kind.
+/// The keys of each kind, in the documented order, after line, file, session and kind.
 fn spec_keys(kind: &str) -> &'static [&'static str] {
     match kind {
         "init" => &["model", "cwd", "tools", "permission_mode"],
@@ -131,7 +132,7 @@ fn spec_keys(kind: &str) -> &'static [&'static str] {
         "system" => &["subtype", "message", "model"],
         "rpc" => &["id", "method", "direction", "error"],
         "unknown" => &["type", "raw"],
-        other => panic!("kind `{other}` is not in SPEC section 4"),
+        other => panic!("kind `{other}` is not in docs/REFERENCE.md, \"Normalized events\""),
     }
 }
 
@@ -168,7 +169,7 @@ fn parse_events(stdout: &[u8]) -> Vec<Event> {
             let order: Vec<&str> = spec.iter().copied().filter(|k| rest.contains(k)).collect();
             assert_eq!(
                 rest, order,
-                "keys of a {} event, in SPEC order: {l}",
+                "keys of a {} event, in the documented order: {l}",
                 event.kind
             );
             event

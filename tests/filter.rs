@@ -1,7 +1,8 @@
 //! `ndjq filter`: every predicate on real captures (testdata/claude, testdata/codex), with
 //! the expected lines computed here from the parsed JSON wherever possible; the options
 //! (-v, -c, -m, --rejects, -q); exit status; stderr; and live line-buffered output.
-//! (SPEC sections 1, 3, 6 and 8.)
+//! (docs/REFERENCE.md: "Input framing", "`filter` predicates", "Diagnostic codes" and
+//! "Exit status".)
 
 mod support;
 
@@ -148,7 +149,8 @@ fn subtype_selects_records_of_that_subtype() {
     let retries = select(&bytes, |v| v["subtype"] == "api_retry");
     assert_eq!(lines(&retries).len(), 10);
     check(&["--subtype", "api_retry", ERROR500], &retries);
-    // Claude reports the API failure as a result with subtype `success` (SPEC section 2).
+    // Claude reports the API failure as a result with subtype `success` (docs/REFERENCE.md,
+    // "Dialects").
     check(
         &["--subtype", "success", ERROR500],
         &select(&bytes, |v| v["subtype"] == "success"),

@@ -1,5 +1,5 @@
 //! The documentation is real. Every `$ ndjq …` command in the `console` blocks of README.md
-//! and of each page of docs/ (docs/drafts/ excepted: it holds work not yet folded in) is
+//! and of each page of docs/ (`docs/*.md`, not its subfolders) is
 //! run (through `sh`, from the repository root, with this build's `ndjq` first on PATH) and
 //! its output must be exactly what the page shows. Every relative link of those pages must
 //! lead to a file that exists and, with a `#fragment`, to a heading of that file; every page
@@ -21,7 +21,7 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// README.md, then every `docs/*.md` in name order (not docs/drafts/).
+/// README.md, then every `docs/*.md` in name order (not its subfolders).
 fn pages() -> Vec<PathBuf> {
     let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
         .expect("docs/ exists")

@@ -1,5 +1,5 @@
-//! `--recover` (SPEC section 1; RELIABILITY rows 17-20): objects embedded in text lines and
-//! pretty-printed objects, with exact line numbers, and the same inputs without the flag.
+//! `--recover` (docs/REFERENCE.md, "`--recover`"; RELIABILITY rows 17-20): objects embedded in text
+//! lines and pretty-printed objects, with exact line numbers, and the same inputs without the flag.
 
 mod common;
 

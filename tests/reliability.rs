@@ -1229,8 +1229,8 @@ fn row_35_empty_input() {
     for f in [filter(b"", &[]), filter_path(&empty, &[])] {
         assert_bytes(&f.stdout, b"", "filter output");
         assert_bytes(&f.rejects, b"", "--rejects");
-        // SPEC 1 calls an empty input a success, SPEC 8 has `filter` exit 1 when nothing
-        // is selected (like grep): either, but never an error.
+        // An empty input is a success, and `filter` exits 1 when nothing
+        // is selected (like grep; docs/REFERENCE.md, "Exit status"): either, but never an error.
         assert!(matches!(f.status, Some(0 | 1)), "{f:?}");
         assert!(!f.stderr.contains("error"), "{f:?}");
     }
@@ -1523,7 +1523,8 @@ fn framing_is_independent_of_chunking() {
 
 #[test]
 fn reading_a_missing_file_is_an_io_error() {
-    // Keeps exit 2 for I/O errors distinct from exit 1 for findings (SPEC 8).
+    // Keeps exit 2 for I/O errors distinct from exit 1 for findings (docs/REFERENCE.md, "Exit
+    // status").
     let dir = tempdir();
     let missing = dir.path().join("missing.ndjson");
     let out = ndjq_sub("validate")

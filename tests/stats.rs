@@ -1,10 +1,11 @@
-//! Integration tests of `ndjq stats` (SPEC section 5).
+//! Integration tests of `ndjq stats` (docs/REFERENCE.md, "Token and cost rules" and "The
+//! `ndjq.stats/2` JSON schema").
 //!
 //! The figures are checked three ways:
-//! - against `tests/stats_expected.py`, a second implementation written from the SPEC
-//!   rules alone, on every file of the corpus of real captures (and on the
-//!   hand-made files under `testdata/stats/` and generated streams). Its figures are
-//!   committed under `testdata/expected/stats-oracle/`, so no Python is needed; when
+//! - against `tests/stats_expected.py`, a second implementation written from the documented
+//!   rules alone (docs/REFERENCE.md, "Token and cost rules"), on every file of the corpus of real
+//!   captures (and on the hand-made files under `testdata/stats/` and generated streams). Its
+//!   figures are committed under `testdata/expected/stats-oracle/`, so no Python is needed; when
 //!   python3 is on PATH the script runs too and must agree with them
 //!   (`NDJQ_BLESS=1 cargo test --test stats` writes them again);
 //! - against numbers worked out by hand, with the arithmetic in comments;
@@ -91,7 +92,7 @@ fn parse_report(text: &str) -> Report {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not a stats report ({e}): {text}"))
 }
 
-/// What `tests/stats_expected.py` computes (the SPEC rules).
+/// What `tests/stats_expected.py` computes (the documented rules).
 #[derive(Debug, Deserialize)]
 struct Expected {
     files: u64,
@@ -205,7 +206,7 @@ fn oracle_name(file: &Path) -> String {
     format!("{}.json", rel.to_string_lossy().replace(['/', '\\'], "__"))
 }
 
-/// The SPEC figures of all `files` read as one run; `label` names the run's committed
+/// The oracle's figures of all `files` read as one run; `label` names the run's committed
 /// oracle file.
 fn expected(label: &str, files: &[&Path]) -> Expected {
     let fresh = (have_python() || blessing())
@@ -214,7 +215,7 @@ fn expected(label: &str, files: &[&Path]) -> Expected {
     serde_json::from_str(&text).expect("stats_expected.py prints one JSON object")
 }
 
-/// The SPEC figures of each file (under testdata/) on its own (one Python process for
+/// The oracle's figures of each file (under testdata/) on its own (one Python process for
 /// all of them, when Python runs).
 fn expected_each(files: &[PathBuf]) -> Vec<Expected> {
     let fresh: Option<Vec<String>> = (have_python() || blessing()).then(|| {
@@ -257,7 +258,7 @@ fn check<T: PartialEq + Debug>(diffs: &mut Vec<String>, field: &str, want: T, go
     }
 }
 
-/// Where ndjq's report disagrees with the SPEC figures.
+/// Where ndjq's report disagrees with the oracle's figures.
 fn spec_diffs(want: &Expected, got: &Report) -> Vec<String> {
     let mut d = Vec::new();
     check(&mut d, "files", want.files, got.files);
@@ -268,8 +269,8 @@ fn spec_diffs(want: &Expected, got: &Report) -> Vec<String> {
     check(&mut d, "empty", want.empty, got.empty);
     check(&mut d, "types", &want.types, &got.types);
     check(&mut d, "sessions", want.sessions, got.sessions);
-    // SPEC 5 has no rule for the 1-hour part of cache writes (ndjq reads it to price them
-    // as ccusage does, tests/stats_ccusage.rs): the script does not compute it.
+    // The documented rules say nothing of the 1-hour part of cache writes (ndjq reads it to price
+    // them as ccusage does, tests/stats_ccusage.rs): the script does not compute it.
     let no_1h = |t: Tokens| Tokens {
         cache_creation_1h: 0,
         ..t
@@ -405,7 +406,7 @@ fn assert_no_diffs(what: &str, diffs: &[String]) {
     );
 }
 
-/// Runs ndjq on each file and compares it with the SPEC figures; returns every mismatch.
+/// Runs ndjq on each file and compares it with the oracle's figures; returns every mismatch.
 fn spec_mismatches(files: &[PathBuf]) -> Vec<String> {
     let expected = expected_each(files);
     std::thread::scope(|s| {
@@ -455,7 +456,7 @@ fn is_ndjson(path: &Path) -> bool {
 }
 
 /// The NDJSON files under `dir` (`.zst` ones too), walked recursively in sorted order
-/// (SPEC 1).
+/// (docs/GUIDE.md, "Inputs").
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
@@ -490,13 +491,16 @@ fn corpus_files_under(sub: &str) -> Vec<PathBuf> {
 }
 
 // ---------------------------------------------------------------------------------------
-// 1-2. ndjq against the SPEC rules (tests/stats_expected.py)
+// 1-2. ndjq against the documented rules (tests/stats_expected.py)
 // ---------------------------------------------------------------------------------------
 
 #[test]
 fn every_corpus_file_matches_the_spec_rules() {
     let mismatches = spec_mismatches(&corpus_files());
-    assert_no_diffs("ndjq stats disagrees with the SPEC rules", &mismatches);
+    assert_no_diffs(
+        "ndjq stats disagrees with the documented rules",
+        &mismatches,
+    );
 }
 
 #[test]
@@ -509,7 +513,7 @@ fn hand_made_files_match_the_spec_rules() {
         data("claude-log-costusd.jsonl"),
     ];
     assert_no_diffs(
-        "ndjq stats disagrees with the SPEC rules",
+        "ndjq stats disagrees with the documented rules",
         &spec_mismatches(&files),
     );
 }
@@ -551,11 +555,12 @@ fn total(t: &Tokens) -> u64 {
 #[test]
 fn transcripts_with_repeated_message_ids() {
     // Claude writes one line per content block, each repeating the message's usage: the
-    // SPEC keeps the last snapshot per (message.id, requestId).
+    // The rule (docs/REFERENCE.md, "Token and cost rules") keeps the last snapshot per (message.id,
+    // requestId).
     let mut files = corpus_files_under("spotter");
     files.extend(corpus_files_under("agentcmd/claude-transcript"));
     assert_no_diffs(
-        "transcripts: ndjq stats disagrees with the SPEC rules",
+        "transcripts: ndjq stats disagrees with the documented rules",
         &spec_mismatches(&files),
     );
     let mut with_repeats = 0;
@@ -597,7 +602,7 @@ fn stream_json_captures_with_a_result_line() {
     files.push(corpus_file("automagik/manual_test_output.jsonl"));
     files.push(corpus_file("gleam-sdk/basic_query.ndjson"));
     assert_no_diffs(
-        "stream-json: ndjq stats disagrees with the SPEC rules",
+        "stream-json: ndjq stats disagrees with the documented rules",
         &spec_mismatches(&files),
     );
     for file in &files {
@@ -648,7 +653,8 @@ fn claude_tool_capture_by_hand() {
     // But the result's usage says output 62: the assistant lines carry the message_start
     // snapshot (output_tokens 1); the final count per message only comes in
     // stream_event message_delta (not emitted without --include-partial-messages), and
-    // in result.usage. The session's tokens are the result's (SPEC 5); its modelUsage
+    // in result.usage. The session's tokens are the result's (docs/REFERENCE.md,
+    // "Token and cost rules"); its modelUsage
     // names one model, claude-opus-5-5, with the same counts.
     assert_eq!(
         got.tokens,
@@ -979,7 +985,7 @@ fn same_file_twice_counts_sessions_tokens_cost_and_tools_once() {
 
 #[test]
 fn same_codex_exec_file_twice_counts_its_session_once() {
-    // SPEC 5: "the same session logged twice is counted once" — also for codex exec,
+    // The stats rule "the same session logged twice is counted once" — also for codex exec,
     // whose usage lives on turn.completed lines.
     let mut d = Vec::new();
     for f in [
@@ -1006,7 +1012,7 @@ fn folder_input_equals_its_files() {
         &report_diffs(&stats_json(&refs), &folder, true),
     );
     assert_no_diffs(
-        "real-client as a folder vs the SPEC rules",
+        "real-client as a folder vs the documented rules",
         &spec_diffs(&expected("real-client", &refs), &folder),
     );
     // The whole corpus as one run: sessions, messages and tool ids shared between files
@@ -1017,7 +1023,7 @@ fn folder_input_equals_its_files() {
     let folder = stats_json(&[&dir]);
     assert_eq!(folder.files, files.len() as u64);
     assert_no_diffs(
-        "the corpus as a folder vs the SPEC rules",
+        "the corpus as a folder vs the documented rules",
         &spec_diffs(&expected("corpus", &refs), &folder),
     );
 }
@@ -1158,7 +1164,8 @@ fn merge_json(files: &[PathBuf], by: Option<&str>) -> String {
 enum Against {
     /// `ndjq stats WHOLE` (STYLE habit 12: merge(stats(a), stats(b)) = stats(a ++ b)).
     Whole,
-    /// `ndjq stats PART1 PART2 ...` (SPEC 5: "the same result as one run over all inputs").
+    /// `ndjq stats PART1 PART2 ...` (the rule of `--merge`: "the same result as one run over all
+    /// inputs"; docs/GUIDE.md, "Scaling out: `stats --merge`").
     Parts,
 }
 
@@ -1265,9 +1272,10 @@ fn merge_of_random_splits_equals_the_whole_claude() {
 fn merge_of_splits_at_session_starts_equals_the_whole_codex() {
     // STYLE habit 12: merge(stats(a), stats(b)) = stats(a ++ b). Codex records take their
     // thread (exec) or session and model (rollouts) from earlier records of the same input,
-    // and every input starts with no context (SPEC: dialects and sessions are per input), so
-    // for Codex the parts must begin where a session begins: at `thread.started` or
-    // `session_meta`. Streams of several sessions are made by concatenating captures.
+    // and every input starts with no context (dialects and sessions are per input:
+    // docs/REFERENCE.md, "Dialects"), so for Codex the parts must begin where a session begins: at
+    // `thread.started` or `session_meta`. Streams of several sessions are made by concatenating
+    // captures.
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let concat = |name: &str, files: &[&str]| -> PathBuf {
         let mut bytes = Vec::new();
@@ -1312,8 +1320,8 @@ fn merge_of_splits_at_session_starts_equals_the_whole_codex() {
 
 #[test]
 fn merge_of_random_splits_equals_one_run_over_the_parts() {
-    // SPEC 5: `--merge` "combines partial JSON stats into the same result as one run over
-    // all inputs": here the inputs are the parts themselves.
+    // `--merge` (docs/GUIDE.md, "Scaling out: `stats --merge`") "combines partial JSON stats into
+    // the same result as one run over all inputs": here the inputs are the parts themselves.
     let mut d = merge_splits(&CLAUDE_MERGE_FILES[..2], 2, Against::Parts, Cuts::AnyLine);
     // A Codex part cut mid-session: `--merge` reads it as continuing the part before (so
     // the merge equals the whole, issue 25 case 12), while one run over the part files
@@ -1430,7 +1438,7 @@ fn threads_do_not_change_the_output_of_a_generated_stream() {
         let file = tmp.path().join(name);
         same_output_with_threads(&file, &[None, Some("session")]);
         // The generated stream (with blank, CRLF, non-UTF-8, truncated and merged lines
-        // when corrupt) also follows the SPEC rules.
+        // when corrupt) also follows the documented rules.
         // The generator is deterministic: the oracle's figures for it are committed.
         let label = format!(
             "ndjq-gen-claude-4mib-seed8-{}",

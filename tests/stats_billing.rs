@@ -1,4 +1,5 @@
-//! `ndjq stats`: the token, cost, tool and report rules of SPEC section 5 that bill, each on
+//! `ndjq stats`: the token, cost, tool and report rules that bill (docs/REFERENCE.md,
+//! "Token and cost rules"), each on
 //! the real-client captures (`testdata/corpus/real-client/`) or a hand-made file
 //! (`testdata/stats/`), each a test that fails if its rule breaks.
 

@@ -1,5 +1,5 @@
-//! `ndjq stats` against ccusage 20.0.24 (SPEC section 5: tokens as billed, costs from the
-//! LiteLLM table), on the real transcripts and rollouts of the corpus.
+//! `ndjq stats` against ccusage 20.0.24 (docs/REFERENCE.md, "Token and cost rules": tokens as
+//! billed, costs from the LiteLLM table), on the real transcripts and rollouts of the corpus.
 //!
 //! ccusage's outputs are committed under `testdata/stats/ccusage/` (how they were made is
 //! in the README there), so these tests never run ccusage. Sessions are matched by their

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The figures `ndjq stats` must report, computed from the rules of SPEC.md section 5.
+"""The figures `ndjq stats` must report, computed from the project's stats rules.
 
 This is an independent second implementation used by tests/stats.rs: it was written from
-the SPEC (the project specification), not from ndjq's source. It reads every FILE given (in order,
+the project's stats rules (documented in docs/REFERENCE.md, "Token and cost rules" and
+"The `ndjq.stats/2` JSON schema"; the quoted rules below are in the contract's words), not
+from ndjq's source. It reads every FILE given (in order,
 as one run over several inputs) and prints one JSON object:
 
     {"files", "lines", "bytes", "valid", "invalid", "empty", "types", "sessions",
@@ -27,15 +29,15 @@ Claude's, `thread.started`/`turn.*`/`item.*` Codex exec's, `session_meta`/`event
 import json
 import sys
 
-MAX_DEPTH = 128  # SPEC 1: `--max-depth` (default 128); deeper records are not parsed.
+MAX_DEPTH = 128  # `--max-depth` (default 128); deeper records are not parsed.
 
 
 # --------------------------------------------------------------------------------------
-# Framing and decoding (SPEC section 1)
+# Framing and decoding (docs/REFERENCE.md, "Input framing")
 # --------------------------------------------------------------------------------------
 
 def records(data):
-    """SPEC 1: "records end at `\\n`; a `\\r` before it is tolerated; a UTF-8 BOM at the
+    """Input rule: "records end at `\\n`; a `\\r` before it is tolerated; a UTF-8 BOM at the
     start of a record is tolerated; ... a last line without newline is still a record"."""
     lines = data.split(b"\n")
     if lines and lines[-1] == b"":
@@ -70,8 +72,8 @@ def _well_formed(value, depth=1):
 def decode(line):
     """Returns ("empty", None), ("invalid", None) or ("valid", value).
 
-    SPEC 1: "an empty line is counted, not an error" (a blank line counts as empty too);
-    SPEC 6: bytes that are not UTF-8 or not JSON are errors (the record is invalid)."""
+    Input rule: "an empty line is counted, not an error" (a blank line counts as empty too);
+    Diagnostics rule: bytes that are not UTF-8 or not JSON are errors (the record is invalid)."""
     if line.strip(b" \t") == b"":
         return "empty", None
     try:
@@ -122,7 +124,7 @@ CLAUDE_FIELDS = {
 
 
 def claude_tokens(usage):
-    # SPEC 5: `input` = input tokens NOT read from cache (Claude's `input_tokens`),
+    # Rule: `input` = input tokens NOT read from cache (Claude's `input_tokens`),
     # `cache_read`, `cache_creation`, `output`.
     t = zero()
     for k, field in CLAUDE_FIELDS.items():
@@ -131,7 +133,7 @@ def claude_tokens(usage):
 
 
 def model_usage_tokens(usage):
-    # SPEC 5: "`inputTokens`, `outputTokens`, `cacheReadInputTokens`,
+    # Rule: "`inputTokens`, `outputTokens`, `cacheReadInputTokens`,
     # `cacheCreationInputTokens`".
     t = zero()
     t["input"] = count(usage, "inputTokens")
@@ -142,7 +144,7 @@ def model_usage_tokens(usage):
 
 
 def codex_tokens(usage):
-    # SPEC 5: "input = `input_tokens` − `cached_input_tokens` (Codex's input includes its
+    # Rule: "input = `input_tokens` − `cached_input_tokens` (Codex's input includes its
     # cached part), `cached_input_tokens` → cache_read, `cache_write_input_tokens` →
     # cache_creation, `output_tokens` → output, `reasoning_output_tokens` →
     # reasoning_output".
@@ -188,7 +190,7 @@ def exit_code(output):
 class Expected:
     """One run over one or more inputs.
 
-    SPEC 5: "Across several inputs, totals deduplicate message ids, tool ids and sessions,
+    Rule: "Across several inputs, totals deduplicate message ids, tool ids and sessions,
     so the same session logged twice is counted once": the dictionaries and sets below are
     keyed by those ids and span every input of the run."""
 
@@ -234,7 +236,7 @@ class Expected:
         thread = None
         rollout_session = None
         for line in records(data):
-            self.lines += 1  # SPEC 5: "`lines` (records, empty ones included)"
+            self.lines += 1  # Rule: "`lines` (records, empty ones included)"
             verdict, value = decode(line)
             if verdict == "empty":
                 self.empty += 1
@@ -270,7 +272,7 @@ class Expected:
                 self.add_response_item(value)
 
     def add_type(self, v):
-        # SPEC 5: "`types`: for each valid object, its `type`, or `type/subtype` when
+        # Rule: "`types`: for each valid object, its `type`, or `type/subtype` when
         # `subtype` is a string; non-objects and objects without a string `type` count
         # under `(none)`."
         key = "(none)"
@@ -281,7 +283,7 @@ class Expected:
         self.types[key] = self.types.get(key, 0) + 1
 
     def add_session(self, v, ty):
-        # SPEC 5: "`sessions`: distinct ids: Claude `session_id` / `sessionId`; Codex exec
+        # Rule: "`sessions`: distinct ids: Claude `session_id` / `sessionId`; Codex exec
         # `thread_id` of `thread.started`; Codex logs `payload.id` of `session_meta`."
         for key in ("session_id", "sessionId"):
             if string(v.get(key)):
@@ -301,10 +303,10 @@ class Expected:
         if isinstance(usage, dict):
             message_id = string(message.get("id"))
             if message_id is None:
-                # SPEC 5: "A usage without `message.id` counts once per line."
+                # Rule: "A usage without `message.id` counts once per line."
                 self.claude_summed.append((self.session_of(v), claude_tokens(usage)))
             else:
-                # SPEC 5: "Per message (`message.id`, `requestId` — or `request_id` — or
+                # Rule: "Per message (`message.id`, `requestId` — or `request_id` — or
                 # none): the final usage is the LAST of its assistant snapshots".
                 request = string(v.get("requestId")) or string(v.get("request_id"))
                 self.messages[(message_id, request)] = (self.session_of(v), claude_tokens(usage))
@@ -313,7 +315,7 @@ class Expected:
         event = v.get("event")
         kind = get(event, "type")
         if kind == "message_delta" and isinstance(get(event, "usage"), dict):
-            # SPEC 5: "... and of the cumulative `usage` of its `stream_event`
+            # Rule: "... and of the cumulative `usage` of its `stream_event`
             # `message_delta` (linked by `api_message_id`)": the counts it carries are
             # the message's last.
             message_id = string(v.get("api_message_id"))
@@ -329,7 +331,7 @@ class Expected:
         if not isinstance(message, dict):
             return
         self.add_message(v, message)
-        # SPEC 5: "... or the sum of per-message `costUSD` in old transcripts": once per
+        # Rule: "... or the sum of per-message `costUSD` in old transcripts": once per
         # message (its lines repeat it).
         if is_number(v.get("costUSD")):
             message_id = string(message.get("id"))
@@ -339,7 +341,7 @@ class Expected:
         content = message.get("content")
         if isinstance(content, list):
             for block in content:
-                # SPEC 5: "`tools`: tool_use blocks in assistant messages, counted once per
+                # Rule: "`tools`: tool_use blocks in assistant messages, counted once per
                 # tool_use `id`".
                 if get(block, "type") == "tool_use" and string(get(block, "id")):
                     name = string(block.get("name")) or "(unknown)"
@@ -350,7 +352,7 @@ class Expected:
         if not isinstance(content, list):
             return
         for block in content:
-            # SPEC 5: "`errors`: tool_result blocks with `is_error: true`, once per
+            # Rule: "`errors`: tool_result blocks with `is_error: true`, once per
             # `tool_use_id`, attributed through that id to the tool's name (`(unknown)` if
             # none)". A set of ids gives the "once"; the name is looked up at the end.
             if (
@@ -363,11 +365,11 @@ class Expected:
     def add_result(self, v):
         session = self.session_of(v)
         usage = v.get("usage")
-        # SPEC 5: "Claude `result_tokens`: per session, the `usage` of its LAST `result`
+        # Rule: "Claude `result_tokens`: per session, the `usage` of its LAST `result`
         # record that has integer input/output tokens; summed over sessions".
         if is_int(get(usage, "input_tokens")) and is_int(get(usage, "output_tokens")):
             self.result_usage[session] = claude_tokens(usage)
-            # SPEC 5: "the session's tokens are the result's: the sum over
+            # Rule: "the session's tokens are the result's: the sum over
             # `result.modelUsage` where present ..., else `result.usage`".
             model_usage = v.get("modelUsage")
             entries = [u for u in model_usage.values() if isinstance(u, dict)] \
@@ -379,27 +381,27 @@ class Expected:
                 self.result_billed[session] = billed
             else:
                 self.result_billed[session] = claude_tokens(usage)
-        # SPEC 5: "`cost_usd`: per session, the LAST `total_cost_usd` (else `cost_usd`, else
+        # Rule: "`cost_usd`: per session, the LAST `total_cost_usd` (else `cost_usd`, else
         # `costUSD`) at the top level of a `result` record — it is cumulative across turns —
         # summed over sessions; null when no record reports one."
         for key in ("total_cost_usd", "cost_usd", "costUSD"):  # cost_usd_reported
             if is_number(v.get(key)):
                 self.cost[session] = float(v[key])
                 break
-        # `turns` has no rule in SPEC 5; the README's schema table says: "from the
+        # `turns` has no written rule; the README's schema table says: "from the
         # sessions' last results (`num_turns`, ...), plus Codex turns".
         if is_int(v.get("num_turns")):
             self.result_turns[session] = v["num_turns"]
 
     def add_turn(self, v, ty, thread):
-        # SPEC 5: "Codex exec `tokens`: sum of every `turn.completed.usage`".
+        # Rule: "Codex exec `tokens`: sum of every `turn.completed.usage`".
         # real-client/README: "a failed turn carries no usage" (it still is a turn).
         self.codex_turns += 1
         if ty == "turn.completed" and isinstance(v.get("usage"), dict):
             self.exec_turns.append((thread, codex_tokens(v["usage"])))
 
     def add_item(self, v, thread):
-        # SPEC 5: "Codex `item.completed` items of type command_execution, mcp_tool_call,
+        # Rule: "Codex `item.completed` items of type command_execution, mcp_tool_call,
         # file_change, web_search, once per item id (ids restart with each
         # `thread.started`), named by the item type (an MCP call by its tool)."
         item = v.get("item")
@@ -414,7 +416,7 @@ class Expected:
             name = string(item.get("tool")) or item_type
         key = ("codex", thread, item_id)
         self.tool_calls[key] = name
-        # SPEC 5: errors are "Codex items with status failed, a non-zero exit_code or an
+        # Rule: errors are "Codex items with status failed, a non-zero exit_code or an
         # MCP error".
         exit_code = item.get("exit_code")
         if (
@@ -425,7 +427,7 @@ class Expected:
             self.tool_errors.add(key)
 
     def add_event_msg(self, v, session):
-        # Codex rollouts: SPEC 5 has no token rule for them. ndjq's documented choice
+        # Codex rollouts: the contract has no token rule for them. ndjq's documented choice
         # (src/stats.rs, README "Codex"): "a rollout's usage is its session's last
         # cumulative `token_count`, so a re-emitted count is not added twice", with the
         # Codex field mapping above.
@@ -437,7 +439,7 @@ class Expected:
 
     def add_response_item(self, v):
         # Codex rollouts: README "Codex tool calls are counted once per item (per call id
-        # in rollouts)": a `function_call` response item. SPEC 5: "The same tool has the
+        # in rollouts)": a `function_call` response item. Rule: "The same tool has the
         # same name in a stream and in its session log": a shell call is
         # `command_execution` (exec's item type) whatever the rollout calls it.
         payload = v.get("payload")
@@ -453,7 +455,7 @@ class Expected:
             elif name in ("web_search", "web_search_call"):
                 name = "web_search"
             self.tool_calls[("rollout", payload["call_id"])] = name
-        # SPEC 5: errors are also "Codex rollout function calls whose output reports a
+        # Rule: errors are also "Codex rollout function calls whose output reports a
         # non-zero exit (`Process exited with code N`, or `metadata.exit_code`)", a
         # structured output with `success: false`, or one that starts `failed in sandbox`.
         if ptype in ("function_call_output", "custom_tool_call_output",
@@ -480,7 +482,7 @@ class Expected:
         for session, t in self.claude_summed:
             if session not in self.result_billed:
                 add(tokens, t)
-        # SPEC 5: "the same session logged twice is counted once": a Codex thread whose
+        # Rule: "the same session logged twice is counted once": a Codex thread whose
         # rollout is read too has the rollout's cumulative total (the thread id is the
         # rollout's session id), not its exec turns besides.
         for thread, t in self.exec_turns:

@@ -1,5 +1,6 @@
 //! `ndjq validate`: diagnostics, summary, exit status, output formats and inputs
-//! (SPEC sections 1, 3, 6 and 8).
+//! (docs/REFERENCE.md: "Input framing", "Diagnostic codes", "Diagnostic output", "Exit
+//! status").
 //!
 //! Most tests read `testdata/edge/mixed.ndjson`, a real Claude stream-json capture with bad
 //! lines inserted at known places (see testdata/SOURCES.md):
@@ -221,7 +222,8 @@ fn text_output_matches_golden() {
         .expect("ndjq runs");
     assert_eq!(out.status.code(), Some(1));
     assert_golden("mixed.validate.txt", &out.stdout);
-    // Compiler style, as in SPEC section 6: `file:line:col: severity[CODE]: message`.
+    // Compiler style, as in docs/REFERENCE.md, "Diagnostic output": `file:line:col: severity[CODE]:
+    // message`.
     let text = show(&out.stdout);
     assert!(text
         .contains("testdata/edge/mixed.ndjson:9:180: error[PROTO_TRUNCATED]: JSON ends mid-value"));
@@ -561,8 +563,8 @@ fn color_flag_and_environment() {
 
 #[test]
 fn error_taxonomy_codes_and_locations() {
-    // One record per problem (SPEC section 6), with small limits so that lines 5 and 6 hit
-    // them.
+    // One record per problem (docs/REFERENCE.md, "Diagnostic output"), with small limits so that
+    // lines 5 and 6 hit them.
     let input: &[u8] = b"{\"type\":\"turn.started\"}\n\
 {\"type\":\"x\xff\"}\n\
 [1,2]\n\

@@ -3,6 +3,7 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum, ValueHint};
 pub use clap_complete::Shell;
+use ndjq::dialect::Dialect;
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -367,7 +368,7 @@ pub struct RecordArgs {
 
     /// Skip detection and read every input as this dialect.
     #[arg(long, value_enum, value_name = "NAME")]
-    pub dialect: Option<DialectArg>,
+    pub dialect: Option<DialectName>,
 }
 
 /// How a wrapped command (`-- CMD`) is watched.
@@ -839,21 +840,30 @@ pub enum SeverityArg {
     Info,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DialectArg {
-    Claude,
-    ClaudeLog,
-    Codex,
-    CodexLog,
-    Jsonrpc,
-    Gemini,
-    GeminiLog,
-    Qwen,
-    QwenLog,
-    Cursor,
-    Opencode,
-    Copilot,
-    Generic,
+/// A `--dialect` name: clap reads the names from the dialect registry
+/// ([`Dialect::LISTED`]), so a new dialect needs no line here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DialectName(pub Dialect);
+
+/// The registry's dialects as clap values, built once at compile time.
+const DIALECT_NAMES: &[DialectName] = &{
+    let mut out = [DialectName(Dialect::Generic); Dialect::LISTED.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = DialectName(Dialect::LISTED[i]);
+        i += 1;
+    }
+    out
+};
+
+impl ValueEnum for DialectName {
+    fn value_variants<'a>() -> &'a [Self] {
+        DIALECT_NAMES
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.0.name()))
+    }
 }
 
 /// Parses `4096`, `64K`, `100M`, `1G` (powers of 1024; a trailing `B`/`iB` is allowed).

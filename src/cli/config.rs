@@ -1,14 +1,13 @@
 //! Validated configuration: the raw flags resolved once into plain values (sources,
 //! pipeline options, colour, buffering). Terminal detection happens here and nowhere else.
 
-use super::args::{ChildArgs, ColorArg, DialectArg, InputArgs, OutputArgs};
+use super::args::{ChildArgs, ColorArg, InputArgs, OutputArgs};
 use anyhow::{bail, Result};
-use ndjq::dialect::Dialect;
-use ndjq::input::child::ChildOptions;
 use ndjq::input::follow::FollowOptions;
 use ndjq::input::{self, FileId, OwnOutputs, Source};
 use ndjq::pipeline::Options;
 use ndjq::sink::Painter;
+use ndjq::supervisor::ChildOptions;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -86,7 +85,7 @@ impl Common {
             options: Options {
                 max_line_bytes: input.limits.max_line_bytes,
                 max_depth: usize::from(input.limits.max_depth),
-                dialect: input.limits.dialect.map(dialect_of),
+                dialect: input.limits.dialect.map(|d| d.0),
                 type_field,
                 recover: input.recover,
                 ..Options::default()
@@ -279,24 +278,6 @@ fn child_options(input: &InputArgs, c: &ChildArgs) -> Result<Option<ChildOptions
         // to this binary), the child is started directly.
         launcher: std::env::current_exe().ok(),
     }))
-}
-
-fn dialect_of(d: DialectArg) -> Dialect {
-    match d {
-        DialectArg::Claude => Dialect::Claude,
-        DialectArg::ClaudeLog => Dialect::ClaudeLog,
-        DialectArg::Codex => Dialect::Codex,
-        DialectArg::CodexLog => Dialect::CodexLog,
-        DialectArg::Jsonrpc => Dialect::JsonRpc,
-        DialectArg::Gemini => Dialect::Gemini,
-        DialectArg::GeminiLog => Dialect::GeminiLog,
-        DialectArg::Qwen => Dialect::Qwen,
-        DialectArg::QwenLog => Dialect::QwenLog,
-        DialectArg::Cursor => Dialect::Cursor,
-        DialectArg::Opencode => Dialect::OpenCode,
-        DialectArg::Copilot => Dialect::Copilot,
-        DialectArg::Generic => Dialect::Generic,
-    }
 }
 
 /// `--color auto` colours a terminal unless NO_COLOR is set; CLICOLOR_FORCE forces colour

@@ -1,9 +1,9 @@
-//! The exit-code policy (SPEC section 8), owned by one function.
+//! The exit-code policy (docs/REFERENCE.md, "Exit status"), owned by one function.
 //!
 //! 0 success; 1 findings (validate at or above --fail-on) or, for filter, no record
 //! selected; 2 usage or I/O error. An I/O error wins over findings, as in grep.
 
-use ndjq::input::child::Ended;
+use ndjq::supervisor::Ended;
 
 /// What a command's run came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

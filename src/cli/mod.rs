@@ -11,11 +11,11 @@ pub use exit::EXIT_ERROR;
 use anyhow::Result;
 use clap::Parser;
 use config::Common;
-use ndjq::input::child::{Ended, Supervisor};
 use ndjq::input::follow::{FollowEnd, FollowOptions, NoTick, Tick};
 use ndjq::input::{self, Source};
 use ndjq::parallel::Parallel;
 use ndjq::pipeline::{Consumer, Flow, Pipeline};
+use ndjq::supervisor::{Ended, Supervisor};
 use std::io::{self, Read, Write};
 use std::sync::Arc;
 

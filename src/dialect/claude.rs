@@ -4,8 +4,10 @@
 //! and the Agent SDK's documented message union. `session_id` is snake case here; the
 //! session transcripts (`claude-log`) use camel case `sessionId`.
 
+use super::RunFacts;
 use super::{check_counts, check_value, expect, SchemaProblem, Want};
 use crate::json::Json;
+use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "system",
@@ -84,4 +86,30 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
             }
         }
     }
+}
+
+// ---- CLI knowledge: the `claude` program ----
+
+/// The program names Claude Code runs as.
+pub(super) const PROGRAMS: &[&str] = &["claude"];
+
+/// Resumes with the original arguments and `--resume ID` (an existing `--resume`, `-r`,
+/// `--continue`, `-c` or `--session-id` dropped).
+pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsString> {
+    let valued: &[&[u8]] = &[b"--resume", b"-r", b"--session-id"];
+    super::argv::with_resume_flag(program, args, valued, &[b"--continue", b"-c"], id)
+}
+
+/// What a supervisor learns from a valid record of Claude's stream shape (also Qwen Code's
+/// and Cursor's): `system`/`init` begins a session (naming it in `session_id`), `result`
+/// ends the run.
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
+    let mut facts = RunFacts::default();
+    if ty == "system" && subtype == Some("init") {
+        facts.session = obj.get("session_id").and_then(|s| s.as_str());
+        facts.begins = true;
+    } else if ty == "result" {
+        facts.ends = true;
+    }
+    facts
 }

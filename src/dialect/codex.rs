@@ -1,7 +1,9 @@
 //! `codex`: `codex exec --json` (SCHEMA-NOTES.md section 3): thread, turn and item events.
 
+use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "thread.started",
@@ -81,4 +83,84 @@ pub(crate) fn item_failed(item: Json<'_>) -> bool {
         || item
             .get("error")
             .is_some_and(|e| e.kind() != crate::json::Kind::Null)
+}
+
+// ---- CLI knowledge: the `codex` program ----
+
+/// The program names Codex runs as.
+pub(super) const PROGRAMS: &[&str] = &["codex"];
+
+/// Resumes with `exec resume ID` before the prompt (a resumed run's old `resume ID`
+/// dropped).
+pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsString> {
+    let mut argv = vec![program.to_os_string()];
+    let exec = args
+        .iter()
+        .position(|a| a == "exec" || a == "e")
+        .unwrap_or(args.len());
+    argv.extend(args[..exec].iter().cloned());
+    argv.push("exec".into());
+    let mut rest: Vec<OsString> = args.get(exec + 1..).unwrap_or_default().to_vec();
+    // Resuming a resumed run: its old `resume ID` goes.
+    if let Some(r) = rest.iter().position(|a| a == "resume") {
+        let end = (r + 2).min(rest.len());
+        rest.drain(r..end);
+    }
+    let prompt_at = prompt_index(&rest).unwrap_or(rest.len());
+    rest.splice(prompt_at..prompt_at, [OsString::from("resume"), id.into()]);
+    argv.extend(rest);
+    argv
+}
+
+/// Where the prompt of `codex exec [OPTIONS] [PROMPT]` is: the last argument when it is
+/// not an option nor an option's value.
+fn prompt_index(rest: &[OsString]) -> Option<usize> {
+    const TAKES_VALUE: &[&str] = &[
+        "-m",
+        "--model",
+        "-c",
+        "--config",
+        "-p",
+        "--profile",
+        "-s",
+        "--sandbox",
+        "-C",
+        "--cd",
+        "-i",
+        "--image",
+        "--output-schema",
+        "-o",
+        "--output-last-message",
+        "--color",
+        "--add-dir",
+        "--local-provider",
+    ];
+    let last = rest.len().checked_sub(1)?;
+    let arg = rest[last].to_str()?;
+    if arg.starts_with('-') {
+        return None;
+    }
+    if last > 0 {
+        let before = rest[last - 1].to_str().unwrap_or("");
+        if TAKES_VALUE.contains(&before) {
+            return None;
+        }
+    }
+    Some(last)
+}
+
+/// `thread.started` begins a session (its `thread_id`); `turn.started` begins a turn;
+/// `turn.completed` and `turn.failed` end the run.
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
+    let mut facts = RunFacts::default();
+    match ty {
+        "thread.started" => {
+            facts.session = obj.get("thread_id").and_then(|s| s.as_str());
+            facts.begins = true;
+        }
+        "turn.started" => facts.begins = true,
+        "turn.completed" | "turn.failed" => facts.ends = true,
+        _ => {}
+    }
+    facts
 }

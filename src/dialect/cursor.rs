@@ -8,8 +8,10 @@
 //! by its own types, or by its init: Cursor's has `apiKeySource` and no `tools` list
 //! (every Claude Code init has one; a hand-made Claude init with neither stays Claude).
 
+use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "system",
@@ -71,4 +73,21 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
 pub(crate) fn tool_call_failed(result: Option<Json<'_>>) -> bool {
     result.is_some_and(|r| r.has("failure") || r.has("error"))
         || super::nonzero(result.and_then(|r| r.path(&["success", "exitCode"])))
+}
+
+// ---- CLI knowledge: the `cursor-agent` program ----
+
+/// The program names Cursor's CLI runs as.
+pub(super) const PROGRAMS: &[&str] = &["cursor-agent"];
+
+/// Resumes with `--resume ID` (chat id; an existing `--resume`/`-r`/`--session-id` and
+/// `--continue` dropped).
+pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsString> {
+    let valued: &[&[u8]] = &[b"--resume", b"-r", b"--session-id"];
+    super::argv::with_resume_flag(program, args, valued, &[b"--continue"], id)
+}
+
+/// Cursor's stream is Claude's shape: its init and result tell a supervisor the same.
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
+    super::claude::run_facts(obj, ty, subtype)
 }

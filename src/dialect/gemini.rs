@@ -12,8 +12,10 @@
 //! framing reads it whole (see `crate::pipeline`); here it is recognised by its keys and its
 //! fields checked under the pseudo-type [`DOCUMENT`].
 
+use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "init",
@@ -106,4 +108,29 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
 pub(crate) fn tool_result_failed(v: Json<'_>) -> bool {
     super::str_field(v, "status") == Some("error")
         || super::str_field(v, "output").is_some_and(super::output_reports_failure)
+}
+
+// ---- CLI knowledge: the `gemini` program ----
+
+/// The program names Gemini CLI runs as.
+pub(super) const PROGRAMS: &[&str] = &["gemini"];
+
+/// Resumes with `--resume ID` (an existing `--resume`/`-r` dropped; `-c` is
+/// `--checkpointing` and stays).
+pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsString> {
+    super::argv::with_resume_flag(program, args, &[b"--resume", b"-r"], &[], id)
+}
+
+/// `init` begins a session (naming it in `session_id`), `result` ends the run.
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
+    let mut facts = RunFacts::default();
+    match ty {
+        "init" => {
+            facts.session = obj.get("session_id").and_then(|s| s.as_str());
+            facts.begins = true;
+        }
+        "result" => facts.ends = true,
+        _ => {}
+    }
+    facts
 }

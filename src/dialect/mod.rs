@@ -8,6 +8,7 @@
 //! is known, and lists schema problems. Unknown types are warnings, never errors, and a new
 //! subtype of a known type is not even a warning.
 
+mod argv;
 mod claude;
 mod claude_log;
 mod codex;
@@ -62,6 +63,19 @@ pub mod opencode;
 mod qwen;
 
 use crate::json::{Json, Kind};
+use std::ffi::{OsStr, OsString};
+
+/// What a valid record tells the supervisor of a wrapped agent (`ndjq run`): the session
+/// to resume, and whether the run began again or ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunFacts<'a> {
+    /// The session the record names, the one a restart resumes.
+    pub session: Option<&'a str>,
+    /// A session or turn begins: a terminal event seen before no longer ends the run.
+    pub begins: bool,
+    /// The run's terminal event (Claude's `result`, Codex's `turn.completed`, ...).
+    pub ends: bool,
+}
 
 /// The dialects ndjq understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,6 +112,24 @@ impl Dialect {
         Dialect::JsonRpc,
         Dialect::Gemini,
         Dialect::OpenCode,
+        Dialect::Generic,
+    ];
+
+    /// Every dialect in the order users see them (`--dialect` in help, man pages and
+    /// completions).
+    pub const LISTED: &'static [Dialect] = &[
+        Dialect::Claude,
+        Dialect::ClaudeLog,
+        Dialect::Codex,
+        Dialect::CodexLog,
+        Dialect::JsonRpc,
+        Dialect::Gemini,
+        Dialect::GeminiLog,
+        Dialect::Qwen,
+        Dialect::QwenLog,
+        Dialect::Cursor,
+        Dialect::OpenCode,
+        Dialect::Copilot,
         Dialect::Generic,
     ];
 
@@ -151,10 +183,138 @@ impl Dialect {
         }
     }
 
-    /// Whether the dialect is one of Claude Code's stream shape (its records map and count
-    /// as Claude's).
+    /// Whether the dialect is one of Claude Code's stream shape: a `system`/`init` record
+    /// opens a session, a `result` record ends it, and assistant messages carry
+    /// `tool_use` blocks answered by `tool_result` blocks (Claude, Qwen Code, Cursor).
     pub fn is_claude_shaped(self) -> bool {
         matches!(self, Dialect::Claude | Dialect::Qwen | Dialect::Cursor)
+    }
+
+    /// Whether the dialect's records are Claude's message objects, read as Claude's own:
+    /// `user`/`assistant` records whose `message.content` holds the text and tool blocks,
+    /// and whose `message.usage` is held until the next message or `result` (Claude's
+    /// stream and transcripts, Qwen Code's stream). Cursor shares the shape but has its
+    /// own `tool_call` records and no usage, so it is read on its own.
+    pub fn reads_as_claude_messages(self) -> bool {
+        matches!(self, Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen)
+    }
+
+    /// Whether a stream of this dialect ends each session with a result record, so a
+    /// session left open when the input ends is reported (SESS_NO_RESULT).
+    pub fn ends_sessions_with_result(self) -> bool {
+        self.is_claude_shaped()
+            || matches!(self, Dialect::Gemini | Dialect::OpenCode | Dialect::Copilot)
+    }
+
+    /// Whether the dialect's usage counts the cached input inside `input_tokens` (Qwen
+    /// Code), rather than beside it.
+    pub fn input_includes_cache(self) -> bool {
+        self == Dialect::Qwen
+    }
+
+    /// Whether a session named by one record carries to the records after it that name
+    /// none. JSON-RPC and generic sessions are read from each record alone.
+    pub fn carries_session(self) -> bool {
+        !matches!(self, Dialect::JsonRpc | Dialect::Generic)
+    }
+
+    /// The session a record names itself, if it names one: a top-level `session_id`
+    /// (Claude-shaped streams and Gemini's), `sessionId` (the session logs), `sessionID`
+    /// (OpenCode), Copilot's `result`, Codex's `thread.started` and the rollout's
+    /// `session_meta`.
+    pub fn named_session<'a>(self, value: Json<'a>) -> Option<&'a str> {
+        let str_at = |key: &str| value.get(key).and_then(|s| s.as_str());
+        let ty = || value.get("type").and_then(|t| t.as_str());
+        match self {
+            Dialect::Claude | Dialect::Qwen | Dialect::Cursor | Dialect::Gemini => {
+                str_at("session_id")
+            }
+            Dialect::ClaudeLog | Dialect::GeminiLog | Dialect::QwenLog => str_at("sessionId"),
+            Dialect::OpenCode => str_at("sessionID"),
+            Dialect::Copilot => match ty() {
+                Some("result") => str_at("sessionId"),
+                _ => None,
+            },
+            Dialect::Codex => match ty() {
+                Some("thread.started") => str_at("thread_id"),
+                _ => None,
+            },
+            Dialect::CodexLog => match ty() {
+                Some("session_meta") => value.path(&["payload", "id"]).and_then(|s| s.as_str()),
+                _ => None,
+            },
+            Dialect::JsonRpc | Dialect::Generic => None,
+        }
+    }
+
+    // ---- CLI knowledge: the agent programs `ndjq run` supervises ----
+
+    /// The program names the dialect's agent CLI runs as (empty: no CLI ndjq knows).
+    pub fn programs(self) -> &'static [&'static str] {
+        match self {
+            Dialect::Claude => claude::PROGRAMS,
+            Dialect::Codex => codex::PROGRAMS,
+            Dialect::Gemini => gemini::PROGRAMS,
+            Dialect::Qwen => qwen::PROGRAMS,
+            Dialect::Cursor => cursor::PROGRAMS,
+            Dialect::OpenCode => opencode::PROGRAMS,
+            Dialect::ClaudeLog
+            | Dialect::CodexLog
+            | Dialect::JsonRpc
+            | Dialect::GeminiLog
+            | Dialect::QwenLog
+            | Dialect::Copilot
+            | Dialect::Generic => &[],
+        }
+    }
+
+    /// The agent a program's file name says it is.
+    pub fn of_program(program: &OsStr) -> Option<Dialect> {
+        let name = std::path::Path::new(program).file_name()?.to_str()?;
+        Dialect::LISTED
+            .iter()
+            .copied()
+            .find(|d| d.programs().contains(&name))
+    }
+
+    /// The command line that resumes session `id` of this agent, run before as `program`
+    /// with `args`: each agent's own way (its module says which). `None` when the dialect
+    /// has no agent CLI ndjq knows how to resume.
+    pub fn resume_command(
+        self,
+        program: &OsStr,
+        args: &[OsString],
+        id: &str,
+    ) -> Option<Vec<OsString>> {
+        Some(match self {
+            Dialect::Claude => claude::resume(program, args, id),
+            Dialect::Codex => codex::resume(program, args, id),
+            Dialect::Gemini => gemini::resume(program, args, id),
+            Dialect::Qwen => qwen::resume(program, args, id),
+            Dialect::Cursor => cursor::resume(program, args, id),
+            Dialect::OpenCode => opencode::resume(program, args, id),
+            _ => return None,
+        })
+    }
+
+    /// What a valid record of type `ty` tells a supervisor (session, run begun, run
+    /// ended). `None` for a dialect whose agent ndjq does not supervise (its records then
+    /// say nothing of the run, and the agent is not taken to be this one).
+    pub fn run_facts<'a>(
+        self,
+        obj: Json<'a>,
+        ty: &str,
+        subtype: Option<&str>,
+    ) -> Option<RunFacts<'a>> {
+        Some(match self {
+            Dialect::Claude => claude::run_facts(obj, ty, subtype),
+            Dialect::Qwen => qwen::run_facts(obj, ty, subtype),
+            Dialect::Cursor => cursor::run_facts(obj, ty, subtype),
+            Dialect::Gemini => gemini::run_facts(obj, ty),
+            Dialect::OpenCode => opencode::run_facts(obj, ty),
+            Dialect::Codex => codex::run_facts(obj, ty),
+            _ => return None,
+        })
     }
 
     /// Whether a record of this dialect's signature was seen: decisive evidence only.
@@ -493,6 +653,18 @@ mod tests {
                 (info.dialect, f.unknown_type, f.schema.len())
             })
             .collect()
+    }
+
+    #[test]
+    fn listed_and_detection_order_hold_the_same_dialects() {
+        let mut listed = Dialect::LISTED.to_vec();
+        let mut all = Dialect::ALL.to_vec();
+        listed.sort();
+        all.sort();
+        assert_eq!(listed, all);
+        for d in Dialect::ALL {
+            assert_eq!(Dialect::parse(d.name()), Some(*d));
+        }
     }
 
     #[test]

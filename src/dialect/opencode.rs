@@ -8,8 +8,10 @@
 //! versions end with `done`. There is no init and no final result: a run ends well when
 //! its last `step_finish` has reason `stop`.
 
+use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "step_start",
@@ -74,4 +76,41 @@ pub fn ends_run(obj: Json<'_>, ty: &str) -> bool {
 pub(crate) fn tool_failed(state: Option<Json<'_>>) -> bool {
     state.and_then(|s| super::str_field(s, "status")) == Some("error")
         || super::nonzero(state.and_then(|s| s.path(&["metadata", "exit"])))
+}
+
+// ---- CLI knowledge: the `opencode` program ----
+
+/// The program names OpenCode runs as.
+pub(super) const PROGRAMS: &[&str] = &["opencode"];
+
+/// Resumes with `run --session ID` (an existing `--session`, `-s`, `--continue`, `-c`
+/// dropped; `run` added when missing).
+pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsString> {
+    let mut argv = vec![program.to_os_string()];
+    let rest = super::argv::without_options(args, &[b"--session", b"-s"], &[b"--continue", b"-c"]);
+    let run = rest.iter().position(|a| a == "run");
+    let at = run.map_or(0, |r| r + 1);
+    if run.is_none() {
+        argv.push("run".into());
+    }
+    argv.extend(rest[..at].iter().cloned());
+    argv.push("--session".into());
+    argv.push(id.into());
+    argv.extend(rest[at..].iter().cloned());
+    argv
+}
+
+/// Every line names its session (`sessionID`); a run ends at [`ends_run`], and a
+/// `step_start` after that begins another.
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
+    let mut facts = RunFacts {
+        session: obj.get("sessionID").and_then(|s| s.as_str()),
+        ..RunFacts::default()
+    };
+    if ends_run(obj, ty) {
+        facts.ends = true;
+    } else if ty == "step_start" {
+        facts.begins = true;
+    }
+    facts
 }

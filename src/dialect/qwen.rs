@@ -14,8 +14,10 @@
 //! cachedContentTokenCount, thoughtsTokenCount}` on assistant lines, `tool_result` lines
 //! with `toolCallResult`, and `system` lines (`ui_telemetry`, `attribution_snapshot`).
 
+use super::RunFacts;
 use super::{claude, expect, SchemaProblem, Want};
 use crate::json::Json;
+use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = claude::KNOWN_TYPES;
 
@@ -62,4 +64,21 @@ pub(super) fn check_log(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
 pub(crate) fn log_tool_result_failed(result: Json<'_>) -> bool {
     super::str_field(result, "status").is_some_and(|s| s != "success")
         || super::nonzero(result.path(&["resultDisplay", "exitCode"]))
+}
+
+// ---- CLI knowledge: the `qwen` program ----
+
+/// The program names Qwen Code runs as.
+pub(super) const PROGRAMS: &[&str] = &["qwen"];
+
+/// Resumes with `--resume ID` (an existing `--resume`/`-r`/`--session-id` and
+/// `--continue` dropped).
+pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsString> {
+    let valued: &[&[u8]] = &[b"--resume", b"-r", b"--session-id"];
+    super::argv::with_resume_flag(program, args, valued, &[b"--continue"], id)
+}
+
+/// Qwen Code's stream is Claude's shape: its init and result tell a supervisor the same.
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
+    super::claude::run_facts(obj, ty, subtype)
 }

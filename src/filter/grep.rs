@@ -213,24 +213,18 @@ pub fn for_each_text<'a>(
     f: &mut dyn FnMut(Json<'a>) -> bool,
 ) -> bool {
     match dialect {
-        Some(Dialect::Claude | Dialect::ClaudeLog) => claude_text(value, f),
+        // Claude's message shape: its message text.
+        Some(d) if d.reads_as_claude_messages() => claude_text(value, f),
         Some(Dialect::Codex) => codex_text(value, f),
         Some(Dialect::CodexLog) => codex_log_text(value, f),
-        Some(Dialect::JsonRpc | Dialect::Generic) => strings(Some(value), f),
-        // Claude's shape: its message text; Cursor's tool calls as all their strings.
-        Some(Dialect::Qwen) => claude_text(value, f),
+        // Cursor's messages as Claude's; its tool calls as all their strings.
         Some(Dialect::Cursor) => match str_at(value, "type") {
             Some("tool_call" | "thinking") => strings(Some(value), f),
             _ => claude_text(value, f),
         },
-        // The other agents' human text is most of their strings: all of them are searched.
-        Some(
-            Dialect::Gemini
-            | Dialect::GeminiLog
-            | Dialect::QwenLog
-            | Dialect::OpenCode
-            | Dialect::Copilot,
-        ) => strings(Some(value), f),
+        // The other agents' human text is most of their strings: all of them are searched
+        // (JSON-RPC and generic records have no known text fields: all of theirs too).
+        Some(_) => strings(Some(value), f),
         // Before detection has decided (a transcript opening with file-history-snapshot
         // lines): the dialect whose known types hold the record's type.
         None => {

@@ -4,7 +4,6 @@
 //! Nothing here reads stdin by itself: the caller hands the stdin reader in, so the same
 //! code serves tests and the binary.
 
-pub mod child;
 pub mod follow;
 
 use crate::error::Error;

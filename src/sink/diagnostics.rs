@@ -9,7 +9,7 @@ use owo_colors::Style;
 use serde::Serialize;
 use std::io::{self, Write};
 
-/// The JSON shape of a diagnostic (SPEC section 6).
+/// The JSON shape of a diagnostic (docs/REFERENCE.md, "Diagnostic output").
 #[derive(Serialize)]
 struct DiagnosticJson<'a> {
     file: &'a str,

@@ -1,6 +1,6 @@
-//! Writes normalized events ([`crate::event`]) as `json` (NDJSON in the key order of SPEC
-//! section 4), `csv` (a header, then one row per event in the fixed [`CSV_COLUMNS`]) or
-//! `text` (a transcript for people, closed by a summary line).
+//! Writes normalized events ([`crate::event`]) as `json` (NDJSON in the key order of
+//! docs/REFERENCE.md, "Normalized events"), `csv` (a header, then one row per event in the fixed
+//! [`CSV_COLUMNS`]) or `text` (a transcript for people, closed by a summary line).
 //!
 //! The writer does not own its output: each call takes the `Write` to use, so `filter
 //! --normalize` can write events into the same stream it would write raw lines to. It
@@ -14,9 +14,9 @@
 //! line: per session, its last result's input and output where a result reports them
 //! (the billed totals, as `stats` counts them: Claude's per-message output counts are
 //! early snapshots, 1 where 13 were billed), else the sum of its usage events, a message
-//! replayed after a restart counted once. It also counts events, tool calls and errors (failed tool results, error results,
-//! JSON-RPC errors) and gives the cost (per session, the last cost a result reported,
-//! summed). Control characters of the data (ANSI escapes in hook output) are shown
+//! replayed after a restart counted once. It also counts events, tool calls and errors (failed tool
+//! results, error results, JSON-RPC errors) and gives the cost (per session, the last cost a result
+//! reported, summed). Control characters of the data (ANSI escapes in hook output) are shown
 //! escaped, never sent to the terminal.
 
 use super::{csv_row, sanitize, thousands, Painter};
@@ -100,7 +100,8 @@ enum Field<'e> {
     Nested(&'e Nested<'e>),
 }
 
-/// The fields of an event after `line`, `file`, `session` and `kind`, in SPEC order;
+/// The fields of an event after `line`, `file`, `session` and `kind`, in the documented order
+/// (docs/REFERENCE.md, "Normalized events");
 /// absent values are left out.
 fn fields<'e>(ev: &'e Event<'e>) -> Vec<(&'static str, Field<'e>)> {
     let mut f = Vec::with_capacity(9);

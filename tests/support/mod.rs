@@ -97,8 +97,8 @@ pub fn show(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// One diagnostic of `validate -f json` (SPEC section 6). Unknown fields are refused: the
-/// SPEC lists the keys of a diagnostic exactly.
+/// One diagnostic of `validate -f json` (docs/REFERENCE.md, "Diagnostic output"). Unknown
+/// fields are refused: the documentation lists the keys of a diagnostic exactly.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Diag {
@@ -176,7 +176,7 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Does `name` end with an extension ndjq reads from folders (SPEC section 1)?
+/// Does `name` end with an extension ndjq reads from folders (docs/REFERENCE.md, "Input framing")?
 pub fn is_ndjson_name(name: &str) -> bool {
     let base = name
         .strip_suffix(".gz")

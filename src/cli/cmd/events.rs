@@ -1,11 +1,11 @@
-//! `ndjq events`: one normalized event per content block or item (SPEC section 4), as
-//! NDJSON, CSV or a text transcript.
+//! `ndjq events`: one normalized event per content block or item (docs/REFERENCE.md, "Normalized
+//! events"), as NDJSON, CSV or a text transcript.
 //!
 //! Events depend on the records before them in the same input (a session named once, a
 //! usage snapshot held until its message ends), so each input is read by one thread, in
-//! order; small files are read in parallel with each other and their events merged in order. Bad records are
-//! not a failure of `events`: they produce no event, are reported on stderr like `filter`
-//! does (rate-limited, with a closing count) and saved with `--rejects`. The exit status
+//! order; small files are read in parallel with each other and their events merged in order. Bad
+//! records are not a failure of `events`: they produce no event, are reported on stderr like
+//! `filter` does (rate-limited, with a closing count) and saved with `--rejects`. The exit status
 //! is 0, or 2 after an I/O error. [`EventStream`] is shared with `filter --normalize`.
 
 use super::{Rejects, StderrDiagnostics};
@@ -249,10 +249,9 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
     /// A Claude-shaped input holds the last assistant message's usage until the next
     /// message or `result`, and tool results in between can be longer than the warm-up.
     fn warm_anchor(&self, dialect: Option<Dialect>) -> Option<&'static [u8]> {
-        match dialect {
-            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) => Some(b"\"assistant\""),
-            _ => None,
-        }
+        dialect
+            .is_some_and(Dialect::reads_as_claude_messages)
+            .then_some(b"\"assistant\"")
     }
 
     fn start_block(shard: &mut Self::Shard) {

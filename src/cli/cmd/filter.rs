@@ -309,7 +309,8 @@ pub fn run(args: &FilterArgs) -> Result<i32> {
         Some(Projection::new(&args.print, args.null)?)
     };
     let (ran, selected, records) = select_printing(&common, selection, projection)?;
-    // Like grep, nothing selected is exit 1; but an empty input is a success (SPEC 1).
+    // Like grep, nothing selected is exit 1; but an empty input is a success (docs/REFERENCE.md,
+    // "Exit status").
     let outcome = if selected > 0 || records == 0 {
         Outcome::Success
     } else {

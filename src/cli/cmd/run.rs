@@ -1,7 +1,7 @@
 //! `ndjq run -- CMD`: supervise an agent. Its valid records pass through byte for byte as
 //! they come (or, with `-f text`, a live transcript; `-f json`, normalized events); bad
 //! ones are reported on stderr and kept with `--rejects`; the child is restarted on
-//! garbage or stalls (see [`ndjq::input::child`]). The exit status is the last child's
+//! garbage or stalls (see [`ndjq::supervisor`]). The exit status is the last child's
 //! (0 when it succeeded, whatever was reported on the way), like timeout(1).
 
 use super::filter::{select, Selection};
