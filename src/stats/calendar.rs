@@ -6,6 +6,7 @@ use super::intern::NONE;
 use super::Stats;
 use crate::json::Json;
 use crate::timestamp::{self, TimeRange, TimeZone, Timestamp};
+use jiff::civil::{Date, DateTime, Time};
 use std::collections::HashMap;
 
 /// The time settings of a run: the zone days, weeks, months and blocks are counted in,
@@ -27,15 +28,16 @@ impl Default for Clock {
 }
 
 /// The hour of a time in `tz`, as `YYYY-MM-DDTHH`: what attributions record, days, weeks,
-/// months and blocks being read from it.
+/// months and blocks being read from it. Called once per minute of timestamps, not per
+/// record (see [`Stats::hour_id`]).
 pub(super) fn hour_in(t: Timestamp, tz: &TimeZone) -> String {
-    let z = t.to_zoned(tz.clone());
+    let at = tz.to_datetime(t);
     format!(
         "{:04}-{:02}-{:02}T{:02}",
-        z.year(),
-        z.month(),
-        z.day(),
-        z.hour()
+        at.year(),
+        at.month(),
+        at.day(),
+        at.hour()
     )
 }
 
@@ -57,12 +59,15 @@ pub(super) fn day_part(hour: &str) -> &str {
 /// the first activity not in an earlier block and lasts five hours. Every hour key to its
 /// block's name (`YYYY-MM-DD HH:00`).
 pub(super) fn blocks_of<'a>(hours: impl Iterator<Item = &'a str>) -> HashMap<String, String> {
+    // Hours on the wall clock of the zone the keys were written in: a block spans five
+    // of them, as ccusage's do, whatever a DST change did in between.
     let abs = |h: &str| -> Option<i64> {
-        let y: i64 = h.get(..4)?.parse().ok()?;
-        let m: i64 = h.get(5..7)?.parse().ok()?;
-        let d: i64 = h.get(8..10)?.parse().ok()?;
-        let hh: i64 = h.get(11..13)?.parse().ok()?;
-        Some(days_from_civil(y, m, d) * 24 + hh)
+        let hour = Time::new(h.get(11..13)?.parse().ok()?, 0, 0, 0).ok()?;
+        let at = date_of(h)?.to_datetime(hour);
+        Some(
+            at.duration_since(DateTime::constant(1970, 1, 1, 0, 0, 0, 0))
+                .as_hours(),
+        )
     };
     let mut sorted: Vec<(i64, &str)> = hours.filter_map(|h| Some((abs(h)?, h))).collect();
     sorted.sort_unstable();
@@ -110,46 +115,63 @@ impl Stats {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date of a day number.
-pub(super) fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (
-        if m <= 2 {
-            yoe + era * 400 + 1
-        } else {
-            yoe + era * 400
-        },
-        m,
-        d,
-    )
+/// The date of a `YYYY-MM-DD` day (the start of an hour key), its fields read as numbers
+/// as [`hour_in`] writes them (a year before 1000 or before 0 included).
+fn date_of(day: &str) -> Option<Date> {
+    let y: i16 = day.get(..4)?.parse().ok()?;
+    let m: i8 = day.get(5..7)?.parse().ok()?;
+    let d: i8 = day.get(8..10)?.parse().ok()?;
+    Date::new(y, m, d).ok()
 }
 
 /// The week of a `YYYY-MM-DD` day, named by its Monday (ISO weeks start on Monday).
 pub(super) fn week_of(day: &str) -> Option<String> {
-    let y: i64 = day.get(..4)?.parse().ok()?;
-    let m: i64 = day.get(5..7)?.parse().ok()?;
-    let d: i64 = day.get(8..10)?.parse().ok()?;
-    let n = days_from_civil(y, m, d);
-    // 1970-01-01 was a Thursday: Monday is 0 in (n + 3) mod 7.
-    let monday = n - (n + 3).rem_euclid(7);
-    let (y, m, d) = civil_from_days(monday);
-    Some(format!("{y:04}-{m:02}-{d:02}"))
+    let monday = date_of(day)?.iso_week_date().first_of_week().ok()?.date();
+    Some(format!(
+        "{:04}-{:02}-{:02}",
+        monday.year(),
+        monday.month(),
+        monday.day()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weeks_are_named_by_their_monday_across_years() {
+        assert_eq!(week_of("2025-01-01").as_deref(), Some("2024-12-30"));
+        assert_eq!(week_of("2021-01-03").as_deref(), Some("2020-12-28"));
+        assert_eq!(week_of("2024-02-29").as_deref(), Some("2024-02-26"));
+        assert_eq!(week_of("2025-09-08").as_deref(), Some("2025-09-08"));
+        assert_eq!(week_of("(none)"), None);
+        assert_eq!(week_of("2025-02-30"), None);
+    }
+
+    #[test]
+    fn a_block_spans_five_wall_clock_hours_from_its_first() {
+        let hours = [
+            "2025-03-09T22",
+            "2025-03-10T02",
+            "2025-03-10T03",
+            "2024-12-31T23",
+            "2025-01-01T01",
+        ];
+        let blocks = blocks_of(hours.into_iter());
+        assert_eq!(blocks["2024-12-31T23"], "2024-12-31 23:00");
+        assert_eq!(blocks["2025-01-01T01"], "2024-12-31 23:00");
+        assert_eq!(blocks["2025-03-09T22"], "2025-03-09 22:00");
+        assert_eq!(blocks["2025-03-10T02"], "2025-03-09 22:00");
+        assert_eq!(blocks["2025-03-10T03"], "2025-03-10 03:00");
+    }
+
+    #[test]
+    fn the_hour_is_read_in_the_zone() {
+        let t: Timestamp = "2025-01-01T03:30:00Z".parse().expect("time");
+        // Asia/Kolkata's offset, without a time zone database.
+        let kolkata = TimeZone::fixed(jiff::tz::Offset::from_seconds(19_800).expect("offset"));
+        assert_eq!(hour_in(t, &TimeZone::UTC), "2025-01-01T03");
+        assert_eq!(hour_in(t, &kolkata), "2025-01-01T09");
+    }
 }
