@@ -55,7 +55,6 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::BuildHasherDefault;
 
-mod agents;
 mod billing;
 mod calendar;
 mod grouping;
@@ -235,21 +234,10 @@ impl Stats {
 
     /// Whether an input of `dialect` may be counted in blocks, each by its own
     /// accumulator merged in order: not when its records inherit context from earlier ones
-    /// (Codex items and Gemini events their session, Copilot events its model, Qwen
-    /// results their session's last model), which a block's first records cannot know.
+    /// ([`crate::dialect::facts::inherits_context`]), which a block's first records cannot
+    /// know.
     pub fn counts_in_blocks(dialect: Option<Dialect>) -> bool {
-        !matches!(
-            dialect,
-            Some(
-                Dialect::Codex
-                    | Dialect::CodexLog
-                    | Dialect::JsonRpc
-                    | Dialect::Gemini
-                    | Dialect::GeminiLog
-                    | Dialect::Qwen
-                    | Dialect::Copilot
-            )
-        )
+        !dialect.is_some_and(crate::dialect::facts::inherits_context)
     }
 
     /// Stats whose days are counted in `clock.tz` and whose records are those in

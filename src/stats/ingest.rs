@@ -10,7 +10,8 @@ mod codex;
 use super::calendar::time_of;
 use super::intern::{Attr, INHERIT, NONE};
 use super::tokens::{pack, Tokens, BIG};
-use super::{agents, Dim, Key, MessageEntry, Stats, ToolEntry};
+use super::{Dim, Key, MessageEntry, Stats, ToolEntry};
+use crate::dialect::facts::{self, Fact};
 use crate::dialect::Dialect;
 use crate::json::Json;
 use crate::pipeline::Record;
@@ -189,7 +190,7 @@ impl Stats {
         let day = timestamp.map_or(NONE, |t| self.hour_id(t, time));
 
         match info.dialect {
-            Some(d) if agents::handles(Some(d)) => self.add_agent(d, v, ty, ctx, day),
+            Some(d) if facts::handles(d) => self.add_agent(d, v, ty, ctx, day),
             Some(Dialect::Codex) => self.add_codex(v, ty, ctx, day),
             Some(Dialect::CodexLog) => self.add_codex_log(v, ty, ctx, day),
             _ => {
@@ -238,7 +239,8 @@ impl Stats {
         }
     }
 
-    /// The other agents' records (see [`agents`]): their facts applied to the state.
+    /// The other agents' records, read by their dialect modules into neutral facts
+    /// ([`crate::dialect::facts`]), applied to the state.
     pub(super) fn add_agent(
         &mut self,
         dialect: Dialect,
@@ -248,9 +250,9 @@ impl Stats {
         day: u32,
     ) {
         let session = self.strings.get(ctx.session).unwrap_or("").to_string();
-        let mut facts = Vec::new();
-        agents::facts(dialect, v, ty, &session, &mut |fact| facts.push(fact));
-        for fact in facts {
+        let mut said = Vec::new();
+        facts::read(dialect, v, ty, &session, &mut |fact| said.push(fact));
+        for fact in said {
             let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
                 s.attrs.id(Attr {
                     session: ctx.session,
@@ -260,9 +262,9 @@ impl Stats {
                 })
             };
             match fact {
-                agents::Fact::Session(id) => ctx.session = self.session_id(id),
-                agents::Fact::Model(m) => ctx.model = self.strings.id(m),
-                agents::Fact::Usage { key, model, tokens } => {
+                Fact::Session(id) => ctx.session = self.session_id(id),
+                Fact::Model(m) => ctx.model = self.strings.id(m),
+                Fact::Usage { key, model, tokens } => {
                     let model = model.map_or(ctx.model, |m| self.strings.id(m));
                     if ctx.session != NONE && model != NONE {
                         // The session's last model: what only its result counts goes
@@ -273,13 +275,13 @@ impl Stats {
                     let a = attr(self, ctx, model);
                     self.add_usage(key, tokens, a);
                 }
-                agents::Fact::ToolCall { key, name } => {
+                Fact::ToolCall { key, name } => {
                     let name = self.strings.id(name);
                     let a = attr(self, ctx, ctx.model);
                     self.tool_calls.push(ToolEntry(key, name, a));
                 }
-                agents::Fact::ToolError { key } => self.tool_errors.push(key),
-                agents::Fact::Result {
+                Fact::ToolError { key } => self.tool_errors.push(key),
+                Fact::Result {
                     tokens,
                     duration_ms,
                     turns,
@@ -296,7 +298,7 @@ impl Stats {
                     entry.duration_ms = duration_ms.or(entry.duration_ms);
                     entry.turns = turns.or(entry.turns);
                 }
-                agents::Fact::StepCost { key, cost_usd } => {
+                Fact::StepCost { key, cost_usd } => {
                     // Reported, per step: summed per session like old transcripts'
                     // per-message `costUSD` (docs/REFERENCE.md "Token and cost rules").
                     let a = attr(self, ctx, ctx.model);
