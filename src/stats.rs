@@ -240,8 +240,6 @@ impl Stats {
         !dialect.is_some_and(crate::dialect::facts::inherits_context)
     }
 
-    /// Stats whose days are counted in `clock.tz` and whose records are those in
-    /// `clock.range` (a record without a time takes its input's last one).
     /// Sorts what the per-message and per-tool stores hold (a worker's part, before the
     /// merge takes it): the merge then sorts runs already in order, on one thread.
     pub fn settle_stores(&mut self) {
@@ -252,6 +250,8 @@ impl Stats {
         self.tool_errors.settle_pending();
     }
 
+    /// Stats whose days are counted in `clock.tz` and whose records are those in
+    /// `clock.range` (a record without a time takes its input's last one).
     pub fn with_clock(clock: Clock) -> Self {
         Stats {
             clock,
@@ -264,6 +264,7 @@ impl Stats {
         &self.clock
     }
 
+    /// The string at index `i`, `(none)` for an unknown one.
     fn name(&self, i: u32) -> String {
         self.strings.get(i).unwrap_or("(none)").to_string()
     }
