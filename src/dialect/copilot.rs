@@ -9,8 +9,10 @@
 //! event of a known family (`assistant.something_new`) is known: the dotted suffix plays
 //! the part of a subtype.
 
+use super::facts::{num, str_of, Fact};
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use crate::stats::{Key, Tokens};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "session.start",
@@ -109,4 +111,64 @@ pub(crate) fn execution_failed(data: Option<Json<'_>>) -> bool {
     data.and_then(|d| d.get("success"))
         .and_then(|s| s.as_bool())
         == Some(false)
+}
+
+/// The stats facts of a Copilot CLI record: `assistant.message` `outputTokens` (the only
+/// count it prints), the model the session changes to, tool executions, and the
+/// `result`'s `sessionDurationMs`.
+pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+    let data = v.get("data");
+    let data_str = |k: &str| data.and_then(|d| str_of(d, k));
+    match ty {
+        Some("session.tools_updated" | "session.model_change" | "session.start") => {
+            if let Some(m) = data_str("model")
+                .or_else(|| data_str("newModel"))
+                .or_else(|| data_str("selectedModel"))
+            {
+                f(Fact::Model(m));
+            }
+        }
+        Some("assistant.message") => {
+            if let (Some(id), Some(out)) = (
+                data_str("messageId"),
+                num(data.and_then(|d| d.get("outputTokens"))),
+            ) {
+                f(Fact::Usage {
+                    key: Key::of(&["copilot message", id]),
+                    model: data_str("model"),
+                    tokens: Tokens {
+                        output: out,
+                        ..Tokens::default()
+                    },
+                });
+            }
+        }
+        Some("tool.execution_start") => {
+            if let Some(id) = data_str("toolCallId") {
+                f(Fact::ToolCall {
+                    key: Key::of(&[id]),
+                    name: data_str("toolName").unwrap_or("(unknown)"),
+                });
+            }
+        }
+        Some("tool.execution_complete") => {
+            let failed = execution_failed(data);
+            if let (true, Some(id)) = (failed, data_str("toolCallId")) {
+                f(Fact::ToolError {
+                    key: Key::of(&[id]),
+                });
+            }
+        }
+        Some("result") => {
+            if let Some(s) = str_of(v, "sessionId") {
+                f(Fact::Session(s));
+            }
+            f(Fact::Result {
+                tokens: None,
+                duration_ms: num(v.path(&["usage", "sessionDurationMs"])),
+                turns: None,
+            });
+        }
+        _ => {}
+    }
 }

@@ -8,9 +8,11 @@
 //! by its own types, or by its init: Cursor's has `apiKeySource` and no `tools` list
 //! (every Claude Code init has one; a hand-made Claude init with neither stays Claude).
 
+use super::facts::{at, claude_shaped, num, str_of, Fact};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -90,4 +92,50 @@ pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsStri
 /// Cursor's stream is Claude's shape: its init and result tell a supervisor the same.
 pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
     super::claude::run_facts(obj, ty, subtype)
+}
+
+/// The stats facts of a Cursor record: Claude's shape ([`claude_shaped`]), its `tool_call`
+/// started/completed, and `result.usage{inputTokens, outputTokens, cacheReadTokens,
+/// cacheWriteTokens}` where newer versions write it (the session's billed totals, as a
+/// Claude result's: Cursor prints no per-message usage).
+pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+    claude_shaped(v, ty, result_tokens, f);
+    if ty != Some("tool_call") {
+        return;
+    }
+    let Some(id) = str_of(v, "call_id") else {
+        return;
+    };
+    let key = Key::of(&[id]);
+    let Some(call) = v.get("tool_call") else {
+        return;
+    };
+    let mut first = true;
+    call.for_each_entry(|name, inner| {
+        if !std::mem::take(&mut first) {
+            return;
+        }
+        match str_of(v, "subtype") {
+            Some("started") => f(Fact::ToolCall {
+                key,
+                name: name.strip_suffix("ToolCall").unwrap_or(name),
+            }),
+            Some("completed") if tool_call_failed(inner.get("result")) => {
+                f(Fact::ToolError { key });
+            }
+            _ => {}
+        }
+    });
+}
+
+/// A Cursor `result`'s `usage`, where newer versions print it.
+fn result_tokens(u: Json<'_>) -> Option<Tokens> {
+    num(u.get("inputTokens"))?;
+    Some(Tokens {
+        input: at(u, &["inputTokens"]),
+        output: at(u, &["outputTokens"]),
+        cache_creation: at(u, &["cacheWriteTokens"]),
+        cache_read: at(u, &["cacheReadTokens"]),
+        ..Tokens::default()
+    })
 }

@@ -12,9 +12,11 @@
 //! framing reads it whole (see `crate::pipeline`); here it is recognised by its keys and its
 //! fields checked under the pseudo-type [`DOCUMENT`].
 
+use super::facts::{at, from_prompt, num, str_of, Fact};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -133,4 +135,138 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
         _ => {}
     }
     facts
+}
+
+/// A Gemini `tokens` object (-o json model tokens, session-log message tokens): `input` or
+/// `prompt` is the whole prompt, `candidates` or `output` the answer, `thoughts` apart.
+pub(super) fn model_tokens(t: Json<'_>) -> Tokens {
+    let prompt = num(t.get("prompt"))
+        .or_else(|| num(t.get("input")))
+        .unwrap_or(0);
+    let answer = num(t.get("candidates"))
+        .or_else(|| num(t.get("output")))
+        .unwrap_or(0);
+    let thoughts = at(t, &["thoughts"]);
+    let cached = at(t, &["cached"]);
+    Tokens {
+        reasoning_output: thoughts,
+        ..from_prompt(prompt, cached, answer.saturating_add(thoughts))
+    }
+}
+
+/// The stats facts of a Gemini CLI record (docs/REFERENCE.md "Stats of the other agents"):
+/// the `result`'s `stats`, per model from `stats.models` (the CLI's own totals: the routing
+/// model's call included); `input` there is the non-cached part, `input_tokens` the whole
+/// prompt. Older versions have no `stats.models`: the init's model, unless it is an alias
+/// (`auto`), names the totals. Keyed by the result's timestamp and model, so a resumed run
+/// (a new process, its own totals) adds up and the same stream twice counts once. The
+/// `-o json` document: `stats.models.<m>.tokens` (`prompt` whole, `cached`, `candidates`,
+/// `thoughts`), and its tool counts from `stats.tools.byName`.
+pub(crate) fn facts<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
+    match ty {
+        None if is_document(v) => {
+            let own = str_of(v, "session_id");
+            if let Some(s) = own {
+                f(Fact::Session(s));
+            }
+            let session = own.unwrap_or(session);
+            if let Some(models) = v.path(&["stats", "models"]) {
+                models.for_each_entry(|model, m| {
+                    let Some(t) = m.get("tokens") else { return };
+                    f(Fact::Usage {
+                        key: Key::of(&["gemini document", session, model]),
+                        model: Some(model),
+                        tokens: model_tokens(t),
+                    });
+                });
+            }
+            if let Some(by_name) = v.path(&["stats", "tools", "byName"]) {
+                by_name.for_each_entry(|name, t| {
+                    let calls = at(t, &["count"]);
+                    let fails = at(t, &["fail"]).min(calls);
+                    for i in 0..calls {
+                        let n = i.to_string();
+                        let key = Key::of(&["gemini document tool", session, name, &n]);
+                        f(Fact::ToolCall { key, name });
+                        if i < fails {
+                            f(Fact::ToolError { key });
+                        }
+                    }
+                });
+            }
+            f(Fact::Result {
+                tokens: None,
+                duration_ms: None,
+                turns: None,
+            });
+        }
+        Some("init") => {
+            if let Some(s) = str_of(v, "session_id") {
+                f(Fact::Session(s));
+            }
+            // A real model (not an alias such as `auto` or `pro`) names the tokens of a
+            // result without `stats.models` (older versions), so they can be priced.
+            if let Some(m) = str_of(v, "model").filter(|m| m.starts_with("gemini-")) {
+                f(Fact::Model(m));
+            }
+        }
+        Some("tool_use") => {
+            if let Some(id) = str_of(v, "tool_id") {
+                f(Fact::ToolCall {
+                    key: Key::of(&[id]),
+                    name: str_of(v, "tool_name").unwrap_or("(unknown)"),
+                });
+            }
+        }
+        Some("tool_result") => {
+            let failed = tool_result_failed(v);
+            if let (true, Some(id)) = (failed, str_of(v, "tool_id")) {
+                f(Fact::ToolError {
+                    key: Key::of(&[id]),
+                });
+            }
+        }
+        Some("result") => {
+            let Some(stats) = v.get("stats") else {
+                return;
+            };
+            let when = str_of(v, "timestamp").unwrap_or("");
+            let tokens_of = |s: Json<'_>| {
+                let cached = at(s, &["cached"]);
+                let input = num(s.get("input"))
+                    .unwrap_or_else(|| at(s, &["input_tokens"]).saturating_sub(cached));
+                Tokens {
+                    input,
+                    output: at(s, &["output_tokens"]),
+                    cache_read: cached,
+                    ..Tokens::default()
+                }
+            };
+            match stats.get("models").filter(Json::is_object) {
+                Some(models) => models.for_each_entry(|model, m| {
+                    f(Fact::Usage {
+                        key: Key::of(&["gemini result", session, when, model]),
+                        model: Some(model),
+                        tokens: tokens_of(m),
+                    });
+                }),
+                None => f(Fact::Usage {
+                    key: Key::of(&["gemini result", session, when]),
+                    model: None,
+                    tokens: tokens_of(stats),
+                }),
+            }
+            f(Fact::Result {
+                tokens: None,
+                duration_ms: num(stats.get("duration_ms")),
+                turns: None,
+            });
+        }
+        _ => {}
+    }
 }

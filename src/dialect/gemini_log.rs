@@ -9,8 +9,10 @@
 //! message). A message is written again, whole, when it changes (a `gemini` line gains its
 //! `toolCalls`): the same `id` twice is one message, the last line wins.
 
+use super::facts::{str_of, Fact};
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use crate::stats::Key;
 
 pub(super) const KNOWN_TYPES: &[&str] = &["user", "gemini", "info", "error", "warning"];
 
@@ -45,4 +47,46 @@ pub(crate) fn tool_call_failed(call: Json<'_>) -> bool {
         .path(&["result", "0", "functionResponse", "response", "output"])
         .and_then(|o| o.as_str())
         .is_some_and(super::output_reports_failure)
+}
+
+/// The stats facts of a Gemini CLI session-log record: each `gemini` message's `tokens`
+/// (the last line of a message id wins: a message is written again when it changes), its
+/// `toolCalls`.
+pub(crate) fn facts<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
+    match ty {
+        None if v.has("projectHash") => {
+            if let Some(s) = str_of(v, "sessionId") {
+                f(Fact::Session(s));
+            }
+        }
+        Some("gemini") => {
+            let id = str_of(v, "id").unwrap_or("");
+            if let Some(t) = v.get("tokens").filter(Json::is_object) {
+                f(Fact::Usage {
+                    key: Key::of(&["gemini message", session, id]),
+                    model: str_of(v, "model"),
+                    tokens: super::gemini::model_tokens(t),
+                });
+            }
+            if let Some(calls) = v.get("toolCalls") {
+                calls.for_each_element(|c| {
+                    let Some(cid) = str_of(c, "id") else { return };
+                    let key = Key::of(&[cid]);
+                    f(Fact::ToolCall {
+                        key,
+                        name: str_of(c, "name").unwrap_or("(unknown)"),
+                    });
+                    if tool_call_failed(c) {
+                        f(Fact::ToolError { key });
+                    }
+                });
+            }
+        }
+        _ => {}
+    }
 }

@@ -1,6 +1,7 @@
 //! `jsonrpc`: JSON-RPC 2.0 over stdio (Codex `app-server`), where the `jsonrpc` member may
 //! be absent on the wire (SCHEMA-NOTES.md section 4). Messages have no `type`.
 
+use super::facts::Fact;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
 
@@ -48,4 +49,12 @@ pub(crate) fn session(v: Json<'_>) -> Option<&str> {
     ]
     .iter()
     .find_map(|path| v.path(path).and_then(|s| s.as_str()))
+}
+
+/// The stats facts of a JSON-RPC record: the session it names, nothing else (its usage is
+/// not reported).
+pub(crate) fn facts<'a>(v: Json<'a>, f: &mut dyn FnMut(Fact<'a>)) {
+    if let Some(id) = session(v) {
+        f(Fact::Session(id));
+    }
 }

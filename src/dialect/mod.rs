@@ -55,6 +55,7 @@ fn str_field<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
 }
 mod copilot;
 mod cursor;
+pub(crate) mod facts;
 pub mod gemini;
 mod gemini_log;
 mod generic;

@@ -8,9 +8,11 @@
 //! versions end with `done`. There is no init and no final result: a run ends well when
 //! its last `step_finish` has reason `stop`.
 
+use super::facts::{at, str_of, Fact};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -113,4 +115,56 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
         facts.begins = true;
     }
     facts
+}
+
+/// The stats facts of an OpenCode record: each `step_finish` (`tokens.input` is already
+/// non-cached; `reasoning` apart from `output`) and its `cost` (summed per session: the
+/// reported cost, as old Claude transcripts' per-message `costUSD`); tool parts by `callID`.
+pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+    if let Some(s) = str_of(v, "sessionID") {
+        f(Fact::Session(s));
+    }
+    let Some(part) = v.get("part") else {
+        return;
+    };
+    match ty {
+        Some("tool_use") => {
+            let Some(id) = str_of(part, "callID") else {
+                return;
+            };
+            let key = Key::of(&[id]);
+            f(Fact::ToolCall {
+                key,
+                name: str_of(part, "tool").unwrap_or("(unknown)"),
+            });
+            if tool_failed(part.get("state")) {
+                f(Fact::ToolError { key });
+            }
+        }
+        Some("step_finish") => {
+            let id = str_of(part, "id").unwrap_or("");
+            if let Some(t) = part.get("tokens").filter(Json::is_object) {
+                let reasoning = at(t, &["reasoning"]);
+                f(Fact::Usage {
+                    key: Key::of(&["opencode step", id]),
+                    model: None,
+                    tokens: Tokens {
+                        input: at(t, &["input"]),
+                        output: at(t, &["output"]).saturating_add(reasoning),
+                        cache_creation: at(t, &["cache", "write"]),
+                        cache_read: at(t, &["cache", "read"]),
+                        reasoning_output: reasoning,
+                        cache_creation_1h: 0,
+                    },
+                });
+            }
+            if let Some(cost) = part.get("cost").and_then(|c| c.as_cost()) {
+                f(Fact::StepCost {
+                    key: Key::of(&["opencode step", id]),
+                    cost_usd: cost,
+                });
+            }
+        }
+        _ => {}
+    }
 }

@@ -14,9 +14,11 @@
 //! cachedContentTokenCount, thoughtsTokenCount}` on assistant lines, `tool_result` lines
 //! with `toolCallResult`, and `system` lines (`ui_telemetry`, `attribution_snapshot`).
 
+use super::facts::{at, claude_shaped, from_prompt, num, str_of, Fact};
 use super::RunFacts;
 use super::{claude, expect, SchemaProblem, Want};
 use crate::json::Json;
+use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = claude::KNOWN_TYPES;
@@ -81,4 +83,82 @@ pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsStri
 /// Qwen Code's stream is Claude's shape: its init and result tell a supervisor the same.
 pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
     super::claude::run_facts(obj, ty, subtype)
+}
+
+/// The stats facts of a Qwen Code stream record: Claude's shape ([`claude_shaped`]); each
+/// assistant message's `usage` (`input_tokens` includes the cached part). The `result`'s
+/// `usage`, converted the same way, is the session's billed totals (as a Claude result's:
+/// it also counts calls no message shows, such as the memory extraction after a text-only
+/// turn; the difference goes to the session's last model).
+pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+    claude_shaped(v, ty, result_tokens, f);
+}
+
+/// A Qwen `result`'s `usage`, where it has integer input tokens.
+fn result_tokens(u: Json<'_>) -> Option<Tokens> {
+    num(u.get("input_tokens"))?;
+    let cached = at(u, &["cache_read_input_tokens"]);
+    Some(from_prompt(
+        at(u, &["input_tokens"]),
+        cached,
+        at(u, &["output_tokens"]),
+    ))
+}
+
+/// The stats facts of a Qwen Code session-log record: `usageMetadata` of assistant lines
+/// (`promptTokenCount` includes `cachedContentTokenCount`; `thoughtsTokenCount` apart),
+/// `functionCall` parts and the `toolCallResult` of tool_result lines.
+pub(crate) fn log_facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+    // The per-session usage summary (no type) repeats the chats' totals: not counted.
+    let Some(ty) = ty else { return };
+    if let Some(s) = str_of(v, "sessionId") {
+        f(Fact::Session(s));
+    }
+    match ty {
+        "assistant" => {
+            if let (Some(id), Some(u)) = (
+                str_of(v, "uuid"),
+                v.get("usageMetadata").filter(Json::is_object),
+            ) {
+                let thoughts = at(u, &["thoughtsTokenCount"]);
+                f(Fact::Usage {
+                    key: Key::of(&["qwen message", id]),
+                    model: str_of(v, "model"),
+                    tokens: Tokens {
+                        reasoning_output: thoughts,
+                        ..from_prompt(
+                            at(u, &["promptTokenCount"]),
+                            at(u, &["cachedContentTokenCount"]),
+                            at(u, &["candidatesTokenCount"]).saturating_add(thoughts),
+                        )
+                    },
+                });
+            }
+            if let Some(parts) = v.path(&["message", "parts"]) {
+                parts.for_each_element(|p| {
+                    let Some(call) = p.get("functionCall") else {
+                        return;
+                    };
+                    if let Some(id) = str_of(call, "id") {
+                        f(Fact::ToolCall {
+                            key: Key::of(&[id]),
+                            name: str_of(call, "name").unwrap_or("(unknown)"),
+                        });
+                    }
+                });
+            }
+        }
+        "tool_result" => {
+            let Some(r) = v.get("toolCallResult") else {
+                return;
+            };
+            let failed = log_tool_result_failed(r);
+            if let (true, Some(id)) = (failed, str_of(r, "callId")) {
+                f(Fact::ToolError {
+                    key: Key::of(&[id]),
+                });
+            }
+        }
+        _ => {}
+    }
 }

@@ -1,0 +1,207 @@
+//! What an agent's record says, in neutral terms: the [`Fact`]s a dialect's reader gives
+//! (a session id, the model, a usage snapshot under its dedupe key, a tool call, a failed
+//! call, a session's result, a reported step cost), which `stats` applies without naming
+//! the agent (docs/DESIGN.md "The stats rooms"). Each agent's reader lives in its own
+//! module (`gemini::facts`, `qwen::log_facts`, ...), next to its failure rules; this module
+//! holds the type, the one dispatch on the dialect, and the reader the agents that write
+//! Claude's shape share.
+//!
+//! Tokens are in one meaning (docs/REFERENCE.md "Token and cost rules"): `input` is the
+//! non-cached input, `cache_read` the cached, `output` includes reasoning, and
+//! `reasoning_output` (Gemini `thoughts`, OpenCode `reasoning`) is also given apart. A tool
+//! call is an error when the agent says so, or when a command's output or exit code says
+//! it failed: Gemini CLI prints `status: "success"` for a failing shell command.
+//!
+//! Claude's own records and Codex's are read by `stats` itself (`stats::ingest`): their
+//! usage needs request ids, `message_delta` links, turns and cumulative totals.
+
+use super::Dialect;
+use crate::json::Json;
+use crate::stats::{Key, Tokens};
+
+/// One thing a record says, in no agent's terms.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Fact<'a> {
+    /// The session the record (and the records after it in its input) belongs to.
+    Session(&'a str),
+    /// The model the records after this one use (Copilot names it apart).
+    Model(&'a str),
+    /// A usage snapshot: the last one under a key counts.
+    Usage {
+        key: Key,
+        model: Option<&'a str>,
+        /// `reasoning_output` set where the agent reports it apart.
+        tokens: Tokens,
+    },
+    ToolCall {
+        key: Key,
+        name: &'a str,
+    },
+    ToolError {
+        key: Key,
+    },
+    /// The session's result: its billed totals where the agent gives them, its length.
+    Result {
+        tokens: Option<Tokens>,
+        duration_ms: Option<u64>,
+        turns: Option<u64>,
+    },
+    /// A cost the agent reported for one step, under a key (summed per session).
+    StepCost {
+        key: Key,
+        cost_usd: f64,
+    },
+}
+
+/// Whether the dialect's records are read into [`Fact`]s (by [`read`]).
+pub(crate) fn handles(dialect: Dialect) -> bool {
+    matches!(
+        dialect,
+        Dialect::Gemini
+            | Dialect::GeminiLog
+            | Dialect::Qwen
+            | Dialect::QwenLog
+            | Dialect::Cursor
+            | Dialect::OpenCode
+            | Dialect::Copilot
+            | Dialect::JsonRpc
+    )
+}
+
+/// Whether a record of `dialect` means something only with what earlier records of its
+/// input said: Codex items and Gemini events their session, Copilot events their model,
+/// Qwen results their session's last model. Such an input is read in one piece, never in
+/// blocks counted apart.
+pub(crate) fn inherits_context(dialect: Dialect) -> bool {
+    matches!(
+        dialect,
+        Dialect::Codex
+            | Dialect::CodexLog
+            | Dialect::JsonRpc
+            | Dialect::Gemini
+            | Dialect::GeminiLog
+            | Dialect::Qwen
+            | Dialect::Copilot
+    )
+}
+
+/// The facts of one valid object record of `dialect`, handed to `f` in order; `session` is
+/// the session the record's input is in so far (keys of agents whose ids are per session).
+pub(crate) fn read<'a>(
+    dialect: Dialect,
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
+    match dialect {
+        Dialect::Gemini => super::gemini::facts(v, ty, session, f),
+        Dialect::GeminiLog => super::gemini_log::facts(v, ty, session, f),
+        Dialect::Qwen => super::qwen::facts(v, ty, f),
+        Dialect::QwenLog => super::qwen::log_facts(v, ty, f),
+        Dialect::Cursor => super::cursor::facts(v, ty, f),
+        Dialect::OpenCode => super::opencode::facts(v, ty, f),
+        Dialect::Copilot => super::copilot::facts(v, ty, f),
+        Dialect::JsonRpc => super::jsonrpc::facts(v, f),
+        _ => {}
+    }
+}
+
+pub(super) fn str_of<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(|s| s.as_str())
+}
+
+pub(super) fn num(v: Option<Json<'_>>) -> Option<u64> {
+    v?.as_count()
+}
+
+pub(super) fn at(v: Json<'_>, path: &[&str]) -> u64 {
+    num(v.path(path)).unwrap_or(0)
+}
+
+/// Tokens from a whole prompt that includes its cached part.
+pub(super) fn from_prompt(prompt: u64, cached: u64, output: u64) -> Tokens {
+    Tokens {
+        input: prompt.saturating_sub(cached),
+        output,
+        cache_read: cached,
+        ..Tokens::default()
+    }
+}
+
+/// The facts of a record in Claude's shape (Qwen Code, Cursor): its `session_id`, each
+/// assistant message's usage (`input_tokens` including the cached part) and `tool_use`
+/// blocks, failed `tool_result` blocks (`is_error`, or an exit code in the content), and
+/// the `result` (its usage read by `result_tokens`: the session's billed totals).
+pub(super) fn claude_shaped<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    result_tokens: fn(Json<'_>) -> Option<Tokens>,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
+    if let Some(s) = str_of(v, "session_id") {
+        f(Fact::Session(s));
+    }
+    match ty {
+        Some("assistant") => {
+            let Some(message) = v.get("message") else {
+                return;
+            };
+            if let (Some(id), Some(u)) = (
+                str_of(message, "id"),
+                message.get("usage").filter(Json::is_object),
+            ) {
+                let cached = at(u, &["cache_read_input_tokens"]);
+                let mut tokens =
+                    from_prompt(at(u, &["input_tokens"]), cached, at(u, &["output_tokens"]));
+                tokens.cache_creation = at(u, &["cache_creation_input_tokens"]);
+                f(Fact::Usage {
+                    key: Key::of(&[id, ""]),
+                    model: str_of(message, "model"),
+                    tokens,
+                });
+            }
+            if let Some(content) = message.get("content") {
+                content.for_each_element(|b| {
+                    if str_of(b, "type") == Some("tool_use") {
+                        if let Some(id) = str_of(b, "id") {
+                            f(Fact::ToolCall {
+                                key: Key::of(&[id]),
+                                name: str_of(b, "name").unwrap_or("(unknown)"),
+                            });
+                        }
+                    }
+                });
+            }
+        }
+        Some("user") => {
+            let Some(content) = v.path(&["message", "content"]) else {
+                return;
+            };
+            content.for_each_element(|b| {
+                if str_of(b, "type") != Some("tool_result") {
+                    return;
+                }
+                let failed = b.get("is_error").and_then(|e| e.as_bool()) == Some(true)
+                    || str_of(b, "content").is_some_and(super::output_reports_failure);
+                if let (true, Some(id)) = (failed, str_of(b, "tool_use_id")) {
+                    f(Fact::ToolError {
+                        key: Key::of(&[id]),
+                    });
+                }
+            });
+        }
+        Some("result") => {
+            let tokens = v
+                .get("usage")
+                .filter(Json::is_object)
+                .and_then(result_tokens);
+            f(Fact::Result {
+                tokens,
+                duration_ms: num(v.get("duration_ms")),
+                turns: num(v.get("num_turns")),
+            });
+        }
+        _ => {}
+    }
+}

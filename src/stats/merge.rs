@@ -1,0 +1,318 @@
+//! Combining stats: [`Stats::merge`] of consecutive parts (batch shards, `--merge`) equals
+//! the stats of the whole; the serialisable [`State`] a `--mergeable` report carries and
+//! [`Stats::from_report`] reads back.
+
+use super::intern::{Attr, INHERIT, NONE};
+use super::report::Report;
+use super::store::{Key, LastWins, View};
+use super::tokens::{Tokens, BIG};
+use super::{DeltaEntry, Dim, Link, MessageEntry, SessionResult, Stats, ToolEntry};
+use crate::diagnostic::Code;
+use crate::summary::Summary;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+impl Stats {
+    /// Adds the stats of the records that came after this one's (batch shards, `--merge`):
+    /// counters add up, sets unite, and for a key both know, `later`'s last value wins.
+    pub fn merge(&mut self, later: Stats) {
+        self.merge_with(later, false);
+    }
+
+    /// [`Stats::merge`] of a part that continues this one's last input (`stats --merge`):
+    /// what the later part's first input had before it named a session or a model (a
+    /// Codex rollout or another agent's log split mid-session) is this part's last
+    /// session and model, so a split's merge equals the whole (docs/REFERENCE.md).
+    pub fn merge_continued(&mut self, later: Stats) {
+        self.merge_with(later, true);
+    }
+
+    pub(super) fn merge_with(&mut self, later: Stats, continued: bool) {
+        self.summary.merge(&later.summary);
+        self.parts_pricing
+            .extend(later.parts_pricing.iter().cloned());
+        for (k, n) in later.dialects {
+            let e = self.dialects.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
+        }
+        for (k, n) in later.types {
+            let e = self.types.entry(k).or_insert(0);
+            *e = e.saturating_add(n);
+        }
+        // Re-index the later side's strings and attributions into this side's tables.
+        let map: Vec<u32> = later
+            .strings
+            .names
+            .iter()
+            .map(|s| self.strings.id(s))
+            .collect();
+        let re = |i: u32| -> u32 {
+            if i == INHERIT {
+                return INHERIT;
+            }
+            map.get(i as usize).copied().unwrap_or(NONE)
+        };
+        // An inherited session or model: this part's last, when the later part continues it.
+        let (tail_session, tail_model) = match (continued, self.tail) {
+            (true, Some(t)) => t,
+            _ => (INHERIT, INHERIT),
+        };
+        let rs = |i: u32| -> u32 {
+            if i == INHERIT {
+                tail_session
+            } else {
+                re(i)
+            }
+        };
+        let rm = |i: u32| -> u32 {
+            if i == INHERIT {
+                tail_model
+            } else {
+                re(i)
+            }
+        };
+        let amap: Vec<u32> = later
+            .attrs
+            .list
+            .iter()
+            .map(|a| {
+                self.attrs.id(Attr {
+                    session: rs(a.session),
+                    model: rm(a.model),
+                    file: re(a.file),
+                    day: re(a.day),
+                })
+            })
+            .collect();
+        let ra = |i: u32| -> u32 { amap.get(i as usize).copied().unwrap_or(NONE) };
+        self.sessions.extend(later.sessions.into_iter().map(re));
+        self.messages
+            .extend_later(later.messages, |m| MessageEntry(m.0, m.1, ra(m.2)));
+        self.big_tokens.extend(later.big_tokens);
+        self.deltas.extend_later(later.deltas, |d| d);
+        self.links.extend_later(later.links, |l| l);
+        for (s, m) in later.last_model {
+            self.last_model.insert(rs(s), rm(m));
+        }
+        for (s, c) in later.session_cwd {
+            self.session_cwd.entry(rs(s)).or_insert(re(c));
+        }
+        for (k, (a, c)) in later.message_costs {
+            self.message_costs.insert(k, (ra(a), c));
+        }
+        for (a, t) in later.extra_usage {
+            *self.extra_usage.entry(ra(a)).or_default() += t;
+        }
+        // Cumulative totals: the later snapshot of a session replaces the earlier one.
+        for (s, (t, a)) in later.codex_totals {
+            self.codex_totals.insert(rs(s), (t, ra(a)));
+        }
+        for (s, r) in later.results {
+            let entry = self.results.entry(rs(s)).or_default();
+            entry.file = re(r.file);
+            entry.day = re(r.day);
+            if r.tokens.is_some() {
+                entry.model_usage = r
+                    .model_usage
+                    .map(|l| l.into_iter().map(|(m, t)| (re(m), t)).collect());
+            }
+            entry.tokens = r.tokens.or(entry.tokens);
+            entry.cost_usd = r.cost_usd.or(entry.cost_usd);
+            entry.turns = r.turns.or(entry.turns);
+            entry.duration_ms = r.duration_ms.or(entry.duration_ms);
+        }
+        for (k, a) in later.codex_turns {
+            self.codex_turns.insert(k, ra(a));
+        }
+        self.tool_calls
+            .extend_later(later.tool_calls, |c| ToolEntry(c.0, re(c.1), ra(c.2)));
+        self.tool_errors.extend_later(later.tool_errors, |k| k);
+        for ((d, i), n) in later.records_by {
+            let i = if d == Dim::Session { rs(i) } else { re(i) };
+            let e = self.records_by.entry((d, i)).or_insert(0);
+            *e = e.saturating_add(n);
+        }
+        // The later part's last input is now the last one (a block of an input, which
+        // began no input, leaves it).
+        if later.summary.files > 0 {
+            match later.tail {
+                Some((s, m)) => self.tail = Some((rs(s), rm(m))),
+                // A continuing part that never named a session or model goes on in this
+                // part's (a rollout cut in three).
+                None if continued => {}
+                None => self.tail = None,
+            }
+        }
+        if let (Some(mine), Some(theirs)) = (self.context.as_mut(), later.context) {
+            mine.records = mine.records.saturating_add(theirs.records);
+            mine.dialect = theirs.dialect.or(mine.dialect);
+        }
+    }
+
+    /// The state a later merge needs, in a serialisable form. The large lists are shared
+    /// with this accumulator, not copied.
+    pub fn to_state(&self) -> State {
+        let messages = self.messages.settled();
+        // Only the exact counts an entry still refers to.
+        let mut big: Vec<(Key, Tokens)> = Vec::new();
+        if !self.big_tokens.is_empty() {
+            for m in messages.iter().filter(|m| m.1 == BIG) {
+                if let Some(t) = self.big_tokens.get(&m.0) {
+                    big.push((m.0, *t));
+                }
+            }
+        }
+        State {
+            strings: self.strings.names.clone(),
+            attrs: self.attrs.list.clone(),
+            sessions: sorted(self.sessions.iter().copied()),
+            messages,
+            big_tokens: big,
+            deltas: self.deltas.settled(),
+            links: self.links.settled(),
+            last_model: sorted(self.last_model.iter().map(|(s, m)| (*s, *m))),
+            session_cwd: sorted(self.session_cwd.iter().map(|(s, c)| (*s, *c))),
+            message_costs: {
+                let mut v: Vec<(Key, u32, f64)> = self
+                    .message_costs
+                    .iter()
+                    .map(|(k, (a, c))| (*k, *a, *c))
+                    .collect();
+                v.sort_by_key(|e| e.0);
+                v
+            },
+            extra_usage: sorted(self.extra_usage.iter().map(|(a, t)| (*a, *t))),
+            codex_totals: sorted(self.codex_totals.iter().map(|(s, (t, a))| (*s, *t, *a))),
+            results: {
+                let mut v: Vec<(u32, SessionResult)> =
+                    self.results.iter().map(|(s, r)| (*s, r.clone())).collect();
+                v.sort_by_key(|(s, _)| *s);
+                v
+            },
+            codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
+            tool_calls: self.tool_calls.settled(),
+            tool_errors: self.tool_errors.settled(),
+            records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
+            tail: self.tail,
+        }
+    }
+
+    /// Rebuilds stats from a report written by `ndjq stats -f json`. Fails on a diagnostic
+    /// code this version does not know (rather than dropping its count).
+    pub fn from_report(report: Report) -> Result<Stats, String> {
+        let mut summary = Summary {
+            files: report.files,
+            records: report.lines,
+            bytes: report.bytes,
+            valid: report.valid,
+            invalid: report.invalid,
+            empty: report.empty,
+            ..Summary::default()
+        };
+        for (name, n) in &report.diagnostics {
+            let code =
+                Code::parse(name).ok_or_else(|| format!("unknown diagnostic code `{name}`"))?;
+            summary.add_diagnostics(code, *n);
+        }
+        let s = report.state.ok_or_else(|| {
+            "no merge state: produce the partial stats with `ndjq stats -f json --mergeable`"
+                .to_string()
+        })?;
+        let mut parts_pricing: BTreeSet<String> = report.parts_pricing.into_iter().collect();
+        parts_pricing.extend(report.pricing);
+        let mut stats = Stats {
+            parts_pricing,
+            summary,
+            dialects: report.dialects,
+            types: report.types,
+            ..Stats::default()
+        };
+        for name in &s.strings {
+            stats.strings.id(name);
+        }
+        // Indexes must keep their meaning: the list as written, the first of a twin.
+        for (i, a) in s.attrs.iter().enumerate() {
+            let i = u32::try_from(i).map_err(|_| "too many attributions".to_string())?;
+            stats.attrs.index.entry(*a).or_insert(i);
+        }
+        stats.attrs.list = s.attrs;
+        stats.sessions = s.sessions.into_iter().collect();
+        stats.messages = LastWins::from_entries(s.messages.into_vec());
+        stats.big_tokens = s.big_tokens.into_iter().collect();
+        stats.deltas = LastWins::from_entries(s.deltas.into_vec());
+        stats.links = LastWins::from_entries(s.links.into_vec());
+        stats.last_model = s.last_model.into_iter().collect();
+        stats.session_cwd = s.session_cwd.into_iter().collect();
+        stats.message_costs = s
+            .message_costs
+            .into_iter()
+            .map(|(k, a, c)| (k, (a, c)))
+            .collect();
+        stats.extra_usage = s.extra_usage.into_iter().collect();
+        stats.codex_totals = s
+            .codex_totals
+            .into_iter()
+            .map(|(k, tokens, attr)| (k, (tokens, attr)))
+            .collect();
+        stats.results = s.results.into_iter().collect();
+        stats.codex_turns = s.codex_turns.into_iter().collect();
+        stats.tool_calls = LastWins::from_entries(s.tool_calls.into_vec());
+        stats.tool_errors = LastWins::from_entries(s.tool_errors.into_vec());
+        stats.records_by = s
+            .records_by
+            .into_iter()
+            .map(|(d, i, n)| ((d, i), n))
+            .collect();
+        stats.tail = s.tail;
+        Ok(stats)
+    }
+}
+
+pub(super) fn sorted<T: Ord + Copy, I: Iterator<Item = T>>(it: I) -> Vec<T> {
+    let mut v: Vec<T> = it.collect();
+    v.sort_unstable();
+    v
+}
+
+/// What a merge needs beyond the totals; part of the JSON report under `state`. Entries
+/// name strings and attributions by their index in `strings` and `attrs`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct State {
+    /// Shared with the accumulator's table, not copied.
+    pub(super) strings: Vec<std::sync::Arc<str>>,
+    pub(super) attrs: Vec<Attr>,
+    pub(super) sessions: Vec<u32>,
+    /// `[key, [input, output, cache_creation, cache_read, reasoning_output,
+    /// cache_creation_1h], attribution]`,
+    /// sorted by key.
+    pub(super) messages: View<MessageEntry>,
+    /// The exact counts of the messages whose counts do not fit 32 bits.
+    pub(super) big_tokens: Vec<(Key, Tokens)>,
+    /// Claude `message_delta` usage: `[key, tokens, mask of the counts it carries]`.
+    #[serde(default)]
+    pub(super) deltas: View<DeltaEntry>,
+    /// Stream messages: `[key of the message id alone, message key]`.
+    #[serde(default)]
+    pub(super) links: View<Link>,
+    /// Each session's last model: `[session, model]`.
+    #[serde(default)]
+    pub(super) last_model: Vec<(u32, u32)>,
+    /// Each session's working directory: `[session, cwd]`.
+    #[serde(default)]
+    pub(super) session_cwd: Vec<(u32, u32)>,
+    /// Costs reported per message (old transcripts' `costUSD`) or per step (OpenCode
+    /// `step_finish.cost`): `[key, attribution, cost]`.
+    #[serde(default)]
+    pub(super) message_costs: Vec<(Key, u32, f64)>,
+    pub(super) extra_usage: Vec<(u32, Tokens)>,
+    pub(super) codex_totals: Vec<(u32, Tokens, u32)>,
+    pub(super) results: Vec<(u32, SessionResult)>,
+    pub(super) codex_turns: Vec<(Key, u32)>,
+    /// `[key, tool name, attribution]`, sorted by key.
+    pub(super) tool_calls: View<ToolEntry>,
+    pub(super) tool_errors: View<Key>,
+    pub(super) records_by: Vec<(Dim, u32, u64)>,
+    /// The session and model the last input ended in (see [`Stats::merge_continued`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) tail: Option<(u32, u32)>,
+}
