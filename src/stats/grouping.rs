@@ -58,6 +58,22 @@ pub struct Group {
 }
 
 impl Stats {
+    /// Where a session's reported cost goes in a breakdown: the file and hour of its last
+    /// result carrying a cost, under the session's last model (one rule for the `--by`
+    /// rows and the live view's).
+    fn reported_cost_attr(&self, session: u32) -> Option<Attr> {
+        let r = self
+            .results
+            .get(&session)
+            .filter(|r| r.cost_usd.is_some())?;
+        Some(Attr {
+            session,
+            model: self.last_model.get(&session).copied().unwrap_or(NONE),
+            file: r.file,
+            day: r.day,
+        })
+    }
+
     /// The project of attribution `a`: its session's working directory, else the
     /// `~/.claude/projects` folder its file is in.
     pub(super) fn project_of(&self, a: Attr) -> String {
@@ -216,14 +232,8 @@ impl Stats {
             }
         }
         for (session, c) in &billing.reported {
-            let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+            let Some(a) = self.reported_cost_attr(*session) else {
                 continue;
-            };
-            let a = Attr {
-                session: *session,
-                model: self.last_model.get(session).copied().unwrap_or(NONE),
-                file: r.file,
-                day: r.day,
             };
             if let Some(k) = key(a) {
                 let g = rows.entry(k).or_default();
@@ -314,14 +324,8 @@ impl Stats {
             }
         }
         for (session, c) in &billing.reported {
-            let Some(r) = self.results.get(session).filter(|r| r.cost_usd.is_some()) else {
+            let Some(a) = self.reported_cost_attr(*session) else {
                 continue;
-            };
-            let a = Attr {
-                session: *session,
-                model: self.last_model.get(session).copied().unwrap_or(NONE),
-                file: r.file,
-                day: r.day,
             };
             if recent(a) {
                 if let Some(k) = self.group_key(by, a, &none) {
