@@ -148,14 +148,7 @@ impl Sources {
         let Some(id) = FileId::of_path(path) else {
             return Ok(());
         };
-        for input in self.paths().iter().filter(|p| p.as_os_str() != "-") {
-            if FileId::of_path(input) == Some(id) {
-                bail!(
-                    "input {} is the same file as {flag}: an input is never also an output",
-                    input::path_name(input)
-                );
-            }
-        }
+        refuse_as_inputs(self.paths(), true, &[(flag.to_string(), id)])?;
         self.own.add(id);
         Ok(())
     }
@@ -236,14 +229,23 @@ fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOut
     if named.is_empty() {
         return Ok(own);
     }
+    refuse_as_inputs(&input.paths, child.is_none(), &named)?;
+    Ok(own)
+}
+
+/// The usage error for an input that is one of `named` (flag, file) outputs: stdin (when
+/// `stdin_read` and it is read) or a path named on the command line. One check for every
+/// output a run writes (`--rejects`, `--tee`, stdout, `report -o`).
+fn refuse_as_inputs(paths: &[PathBuf], stdin_read: bool, named: &[(String, FileId)]) -> Result<()> {
+    use std::os::fd::AsFd;
     let output_of = |id: FileId| named.iter().find(|(_, o)| *o == id).map(|(n, _)| n.clone());
-    let reads_stdin = input.paths.is_empty() || input.paths.iter().any(|p| p.as_os_str() == "-");
-    if reads_stdin && child.is_none() {
+    let reads_stdin = paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-");
+    if reads_stdin && stdin_read {
         if let Some(output) = FileId::of_input_fd(std::io::stdin().as_fd()).and_then(output_of) {
             bail!("stdin is the same file as {output}: an input is never also an output");
         }
     }
-    for path in input.paths.iter().filter(|p| p.as_os_str() != "-") {
+    for path in paths.iter().filter(|p| p.as_os_str() != "-") {
         if let Some(output) = FileId::of_path(path).and_then(output_of) {
             bail!(
                 "input {} is the same file as {output}: an input is never also an output",
@@ -251,7 +253,7 @@ fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOut
             );
         }
     }
-    Ok(own)
+    Ok(())
 }
 
 /// The wrapped command and how to watch it, when `-- CMD` is given.
