@@ -461,6 +461,8 @@ pub struct Normalizer {
     /// The record's `usage.input_tokens` includes its cached part (Qwen Code, OpenAI's
     /// `prompt_tokens`): the cached part is taken out so `input` means the same everywhere.
     input_includes_cache: bool,
+    /// A tool result's text tells a failed command (Qwen Code, Cursor).
+    result_text_tells: bool,
     /// Gemini log messages and tool calls already mapped (a message is written again
     /// whole when it changes).
     seen: CappedSet,
@@ -541,6 +543,7 @@ impl Normalizer {
         };
         let dialect = record.info.dialect;
         self.input_includes_cache = dialect.is_some_and(Dialect::input_includes_cache);
+        self.result_text_tells = dialect.is_some_and(Dialect::result_text_tells_failure);
         let known = value.is_object() && !record.has_code(Code::UnknownType);
         match dialect {
             Some(d) if known && d.reads_as_claude_messages() => {
@@ -600,7 +603,7 @@ impl Normalizer {
     ) -> io::Result<()> {
         match str_of(v, "type").unwrap_or_default() {
             "assistant" => self.claude_assistant(o, v, file, emit),
-            "user" => claude_user(o, v, emit),
+            "user" => claude_user(o, v, self.result_text_tells, emit),
             "result" => {
                 self.flush_usage(emit)?;
                 let mut outcome = claude_result(v);
@@ -1019,18 +1022,16 @@ fn claude_block<'a>(
             input: block.get("input").map(Nested::Json),
         }),
         // Server tool results (web search, code execution) answer a server_tool_use.
-        _ if block.has("tool_use_id") => Some(tool_result_block(block)),
+        _ if block.has("tool_use_id") => Some(tool_result_block(block, false)),
         _ => None,
     }
 }
 
-fn tool_result_block(block: Json<'_>) -> Body<'_> {
+/// A tool result block; `text_tells`: see [`Dialect::result_text_tells_failure`].
+fn tool_result_block(block: Json<'_>, text_tells: bool) -> Body<'_> {
     Body::ToolResult {
         tool_use_id: str_of(block, "tool_use_id"),
-        is_error: block
-            .get("is_error")
-            .and_then(|e| e.as_bool())
-            .unwrap_or(false),
+        is_error: crate::dialect::claude_tool_result_failed(block, text_tells),
         content: block
             .get("content")
             .filter(|c| c.kind() != Kind::Null)
@@ -1039,7 +1040,12 @@ fn tool_result_block(block: Json<'_>) -> Body<'_> {
 }
 
 /// The events of a Claude user message: its text, and the tool results it carries.
-fn claude_user(o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+fn claude_user(
+    o: Origin<'_>,
+    v: Json<'_>,
+    text_tells: bool,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     let uuid = str_of(v, "uuid");
     let Some(content) = v.path(&["message", "content"]) else {
         return Ok(());
@@ -1060,7 +1066,7 @@ fn claude_user(o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()
                 uuid,
                 text: Text::of(block.get("text")),
             },
-            Some("tool_result") => tool_result_block(block),
+            Some("tool_result") => tool_result_block(block, text_tells),
             _ => return,
         };
         result = emit(&o.event(body));
@@ -1884,12 +1890,6 @@ fn sum_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
         (None, None) => None,
         (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
     }
-}
-
-/// Whether a tool's output text reports a failed command (the rule lives with the
-/// agents: [`crate::dialect::output_reports_failure`]).
-pub fn reports_failure(text: &str) -> bool {
-    crate::dialect::output_reports_failure(text)
 }
 
 /// Non-cached input and cache reads of Gemini stream stats (or one of its models):

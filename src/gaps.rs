@@ -1101,10 +1101,10 @@ fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text:
     if content.kind() != Kind::Array {
         return;
     }
+    let text_tells = info.dialect.is_some_and(Dialect::result_text_tells_failure);
     content.for_each_element(|block| {
         // One walk over the block for the fields either kind needs.
-        let [ty, id, name, use_id, is_error] =
-            block.get_many(["type", "id", "name", "tool_use_id", "is_error"]);
+        let [ty, id, name, use_id] = block.get_many(["type", "id", "name", "tool_use_id"]);
         match ty.and_then(|t| t.as_str()) {
             Some("tool_use") => {
                 if let Some(id) = id.and_then(|v| v.as_str()) {
@@ -1118,7 +1118,7 @@ fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text:
             }
             Some("tool_result") => {
                 if let Some(id) = use_id.and_then(|v| v.as_str()) {
-                    let failed = is_error.and_then(|v| v.as_bool()) == Some(true);
+                    let failed = crate::dialect::claude_tool_result_failed(block, text_tells);
                     ops.push(Op::CloseTool {
                         id: put(text, id),
                         failed,

@@ -162,3 +162,34 @@ fn the_captures_hold_tool_errors_of_several_agents() {
         );
     }
 }
+
+/// A Qwen Code (or Cursor) tool result whose text says the command failed is an error in
+/// every command, though `is_error` is false; the same block in a Claude stream is not
+/// (Claude sets `is_error` itself). One rule: `dialect::claude::tool_result_failed`.
+#[test]
+fn a_failure_told_by_the_result_text_is_read_alike_and_only_where_the_agent_means_it() {
+    let dir = common::tempdir();
+    let stream = |init_extra: &str| {
+        [
+            format!(
+                r#"{{"type":"system","subtype":"init","session_id":"q1","model":"qwen3-coder","tools":[]{init_extra}}}"#
+            ),
+            r#"{"type":"assistant","session_id":"q1","message":{"id":"m1","role":"assistant","model":"qwen3-coder","content":[{"type":"tool_use","id":"t1","name":"run_shell_command","input":{"command":"false"}}],"usage":{"input_tokens":10,"output_tokens":2}}}"#.to_string(),
+            r#"{"type":"user","session_id":"q1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":false,"content":"Command: false\nExit Code: 1"}]}}"#.to_string(),
+            r#"{"type":"result","subtype":"success","session_id":"q1","is_error":false,"usage":{"input_tokens":10,"output_tokens":2}}"#.to_string(),
+        ]
+        .join("\n")
+            + "\n"
+    };
+    for (name, init_extra, errors) in [
+        ("qwen.jsonl", r#","qwen_code_version":"0.1.0""#, 1),
+        ("claude.jsonl", "", 0),
+    ] {
+        let path = common::write_file(dir.path(), name, stream(init_extra).as_bytes());
+        let stats = stats_reading(&path);
+        assert_eq!(stats.calls, 1, "{name}");
+        assert_eq!(stats.errors, errors, "{name}");
+        assert_eq!(events_reading(&path), stats, "{name}");
+        assert_eq!(gaps_tool_errors(&path), errors, "{name}");
+    }
+}

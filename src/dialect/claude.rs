@@ -113,3 +113,15 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> R
     }
     facts
 }
+
+/// Whether a `tool_result` block of Claude's shape reports a failed call: `is_error:
+/// true`, or (`text_tells`: [`super::Dialect::result_text_tells_failure`]) a text content
+/// that says the command failed. The one rule `stats`, `events` and `gaps` use.
+pub(crate) fn tool_result_failed(block: Json<'_>, text_tells: bool) -> bool {
+    block.get("is_error").and_then(|e| e.as_bool()) == Some(true)
+        || (text_tells
+            && block
+                .get("content")
+                .and_then(|c| c.as_str())
+                .is_some_and(super::output_reports_failure))
+}

@@ -182,8 +182,8 @@ pub(super) fn claude_shaped<'a>(
                 if str_of(b, "type") != Some("tool_result") {
                     return;
                 }
-                let failed = b.get("is_error").and_then(|e| e.as_bool()) == Some(true)
-                    || str_of(b, "content").is_some_and(super::output_reports_failure);
+                // Qwen Code and Cursor: the text tells too.
+                let failed = super::claude::tool_result_failed(b, true);
                 if let (true, Some(id)) = (failed, str_of(b, "tool_use_id")) {
                     f(Fact::ToolError {
                         key: Key::of(&[id]),

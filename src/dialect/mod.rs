@@ -13,6 +13,7 @@ mod claude;
 mod claude_log;
 mod codex;
 mod codex_log;
+pub(crate) use claude::tool_result_failed as claude_tool_result_failed;
 pub(crate) use codex::{item_failed as codex_item_failed, tool_name as codex_tool_name};
 pub(crate) use codex_log::tool_output::failed as codex_tool_failed;
 pub(crate) use copilot::execution_failed as copilot_execution_failed;
@@ -211,6 +212,13 @@ impl Dialect {
     /// Code), rather than beside it.
     pub fn input_includes_cache(self) -> bool {
         self == Dialect::Qwen
+    }
+
+    /// Whether a tool result's text tells a failed command even when `is_error` is false
+    /// (Qwen Code and Cursor print the shell's `Exit Code: N`); see
+    /// [`claude::tool_result_failed`].
+    pub fn result_text_tells_failure(self) -> bool {
+        matches!(self, Dialect::Qwen | Dialect::Cursor)
     }
 
     /// Whether a session named by one record carries to the records after it that name
