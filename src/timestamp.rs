@@ -184,7 +184,7 @@ mod tests {
     fn record_times_iso_or_epoch_ms() {
         let time = |line: &str| {
             let v: serde_json::Value = serde_json::from_str(line).expect("json");
-            record_time(Some(Dialect::ClaudeLog), Json::Serde(&v))
+            record_time(Dialect::parse("claude-log"), Json::Serde(&v))
         };
         assert_eq!(
             time(r#"{"timestamp":"2025-06-30T14:03:58.123Z"}"#),

@@ -561,7 +561,7 @@ mod tests {
             let mut args = os(&["-p", "go"]);
             args.extend(os(old));
             let argv = resume_command(
-                Some(Dialect::Claude),
+                Dialect::parse("claude"),
                 OsStr::new("/x/agent"),
                 &args,
                 "new",
@@ -588,7 +588,7 @@ mod tests {
         // No prompt: the id goes last; an old resume is replaced.
         let args = os(&["exec", "--json", "resume", "t-1"]);
         let argv = resume_command(
-            Some(Dialect::Codex),
+            Dialect::parse("codex"),
             OsStr::new("codex"),
             &args,
             "t-2",
@@ -600,7 +600,13 @@ mod tests {
         );
         // A model name is an option's value, not a prompt.
         let args = os(&["exec", "-m", "o3"]);
-        let argv = resume_command(Some(Dialect::Codex), OsStr::new("codex"), &args, "t", None);
+        let argv = resume_command(
+            Dialect::parse("codex"),
+            OsStr::new("codex"),
+            &args,
+            "t",
+            None,
+        );
         assert_eq!(
             argv,
             Some(os(&["codex", "exec", "-m", "o3", "resume", "t"]))
@@ -666,7 +672,7 @@ mod tests {
     #[test]
     fn a_template_wins_and_an_unknown_agent_has_no_way() {
         let argv = resume_command(
-            Some(Dialect::Claude),
+            Dialect::parse("claude"),
             OsStr::new("claude"),
             &[],
             "a b",
