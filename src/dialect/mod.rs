@@ -325,8 +325,8 @@ impl Dialect {
     }
 
     /// The agent's reader of its records into normalized events (its module's `events`);
-    /// `None` for `generic`, whose records are all `unknown` (docs/DESIGN.md, "Agent
-    /// modules").
+    /// `None` for `generic`, whose records are all `unknown` (docs/DESIGN.md, "What an
+    /// agent module holds").
     pub(crate) fn events(self) -> Option<&'static dyn crate::event::EventReader> {
         Some(match self {
             Dialect::Claude | Dialect::ClaudeLog => &claude::events::Claude,
