@@ -1,71 +1,18 @@
 //! Normalized events (docs/REFERENCE.md, "Normalized events"): the one shape every dialect's
 //! records are mapped to, and the [`Normalizer`] that maps them, one record at a time.
 //!
-//! This module owns the mapping, not the output: it hands each [`Event`] to a callback and
-//! `sink::events` writes it as json, csv or text. Events borrow from the record they come
-//! from, so nothing is copied unless it has to be (joined text, a parsed argument string).
-//! The normalizer's state is small and bounded: the session of the current input, the one
-//! usage snapshot waiting for its message to end, the Codex tool items started and not yet
-//! completed, and the JSON-RPC requests not yet answered.
+//! This module owns the engine, not the agents' meaning nor the output: each agent's module
+//! maps its records (`src/dialect/<agent>/events.rs`, an [`EventReader`] the registry
+//! names), this module carries the session, holds the usage and joined text an agent asks
+//! it to, and hands each [`Event`] to a callback; `sink::events` writes it as json, csv or
+//! text. Events borrow from the record they come from, so nothing is copied unless it has
+//! to be (joined text, a parsed argument string). The normalizer's state is small and
+//! bounded: the session of the current input and a [`Context`] (the one usage snapshot
+//! waiting for its message to end, the text being joined, the tool items started and not
+//! yet completed, the requests not yet answered).
 //!
-//! How each dialect maps, where the event table leaves a choice:
-//!
-//! - **claude / claude-log**: one event per content block. `system/init` is `init`; every
-//!   other `system` record is `system` with its subtype and a `message` (the first string of
-//!   `content`, `summary`, `message`, `error`, `status`, `operation`). Other known types
-//!   (`rate_limit_event`, `control_request`, and the transcript's `summary`,
-//!   `file-history-snapshot`, `queue-operation`, `attachment`, ...) are `system` with the
-//!   type as subtype. `stream_event` (partial deltas: the complete block follows on its
-//!   `assistant` line), `keep_alive` and the transcript's `progress` lines (hook and bash
-//!   progress, up to 70% of a transcript) produce nothing. Usage is deduplicated per
-//!   message id: the last snapshot is held and emitted when the message id changes, at a
-//!   `result` record, or at the end of the input; a usage without a message id is emitted
-//!   on its own line. A `result` also carries the result `text` (or the joined `errors`).
-//! - **codex** (`codex exec --json`): `thread.started` is `init` (the thread id is the
-//!   session, carried to the records after it). A tool item (command_execution,
-//!   mcp_tool_call, file_change, web_search) is one `tool_use` (at `item.started`, or at
-//!   `item.completed` when no start was seen) and one `tool_result` at `item.completed`.
-//!   `agent_message` is `text` (its item id as `message_id`), `reasoning` is `thinking`,
-//!   an `error` item or a top-level `error` line (a retry notice) is `system`/`error` with a
-//!   `message`, other item types are `system` with the item type as subtype.
-//!   `turn.completed` gives a `usage` and a `result`; `turn.failed` a failed `result` whose
-//!   `text` is the error message.
-//! - **codex-log** (rollouts): `session_meta` is `init`; the conversation is read from
-//!   `response_item` records only (`message` of role user or assistant, `reasoning`,
-//!   `function_call`, `custom_tool_call`, `local_shell_call`, `web_search_call` and their
-//!   outputs), because the `event_msg` copies (`user_message`, `agent_message`,
-//!   `agent_reasoning`, `item_completed`) repeat them; developer messages are skipped.
-//!   `event_msg/token_count` is `usage` (from `info.last_token_usage`, with the model of
-//!   the latest `turn_context`); `task_complete` is a successful `result`, `turn_aborted`
-//!   an unsuccessful one (subtype `aborted`, the reason as `text`); `error` and
-//!   `stream_error` are `system`/`error`. A `turn_context` naming a model different from the
-//!   one before is `system`/`turn_context` with that `model`. A function call's output is an
-//!   error when it reports a non-zero exit code (`metadata.exit_code`, or a `Process exited
-//!   with code N` / `Exit code: N` line) or a sandbox failure; the old JSON-wrapped output
-//!   `{"output":…,"metadata":…}` is unwrapped to its `output`.
-//! - **jsonrpc**: one `rpc` event per message; a response takes the `method` of the request
-//!   it answers (requests waiting for an answer are remembered, at most
-//!   [`MAX_PENDING_REQUESTS`]); the session is the thread the message names
-//!   (`params.threadId`, `params.thread.id`, `result.thread.id`, or the legacy
-//!   `params.conversationId`).
-//! - **gemini**: assistant `delta` chunks are joined into one `text` per turn (held, and
-//!   emitted at the next other record or the end of the input, at the line of the first
-//!   chunk); `tool_result` is an error when its status says so or its output reports a
-//!   non-zero exit code (Gemini says `success` for a failed command); `result` gives one
-//!   `usage` per model of `stats.models` and a `result`. The `-o json` document gives its
-//!   `response` as text, its models' usage and a result. **gemini-log**: a message
-//!   written again whole (same `id`) is mapped once, its tool calls once each.
-//! - **qwen** maps as claude (usage and result `input` without its cached part);
-//!   **qwen-log** maps its Gemini-style parts (text, thought, functionCall,
-//!   functionResponse). **cursor** maps as claude plus `tool_call` started/completed and
-//!   joined `thinking` deltas.
-//!   **opencode**: text, reasoning, a tool part (tool_use, and its result once completed),
-//!   `step_finish` usage and, with reason `stop`, a result; `error` a failed result.
-//!   **copilot**: messages, tool requests and executions, its `result` (see
-//!   docs/REFERENCE.md, "Events of the other agents", for the full table).
-//! - **generic**, an undecided dialect, a type the dialect does not know, or a JSON value
-//!   that is not an object: `unknown` with the whole record as `raw`.
-//!
+//! A generic record, one of an undecided dialect or of a type the dialect does not know,
+//! and a JSON value that is not an object are `unknown`, with the whole record as `raw`.
 //! Invalid and empty records produce no events.
 
 use crate::diagnostic::Code;
@@ -91,14 +38,14 @@ pub const MAX_OPEN_ITEMS: usize = 100_000;
 /// the newer is full it becomes the older, and the older is dropped. Which ids are kept
 /// depends only on the order they came in (the same on every `-j`).
 #[derive(Debug, Default, Clone, PartialEq)]
-struct CappedSet {
+pub(crate) struct CappedSet {
     newer: HashSet<String>,
     older: HashSet<String>,
 }
 
 impl CappedSet {
     /// Adds `id`; false when it is already there.
-    fn insert(&mut self, id: &str) -> bool {
+    pub(crate) fn insert(&mut self, id: &str) -> bool {
         if self.newer.contains(id) || self.older.contains(id) {
             return false;
         }
@@ -108,11 +55,12 @@ impl CappedSet {
         self.newer.insert(id.to_string())
     }
 
-    fn remove(&mut self, id: &str) -> bool {
+    /// Removes `id`; false when it was not there.
+    pub(crate) fn remove(&mut self, id: &str) -> bool {
         self.newer.remove(id) || self.older.remove(id)
     }
 
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.newer.clear();
         self.older.clear();
     }
@@ -406,7 +354,44 @@ impl Nested<'_> {
 /// Receives the events of a record.
 pub type Emit<'e> = dyn FnMut(&Event<'_>) -> io::Result<()> + 'e;
 
-/// A Claude usage snapshot waiting for the end of its message.
+/// Where an event comes from: the record's place and its session.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Origin<'a> {
+    pub(crate) line: u64,
+    pub(crate) file: &'a Arc<str>,
+    pub(crate) session: Option<&'a str>,
+}
+
+impl<'a> Origin<'a> {
+    /// The event of `body`, at this record.
+    pub(crate) fn event(&self, body: Body<'a>) -> Event<'a> {
+        Event {
+            line: self.line,
+            file: self.file,
+            session: self.session,
+            body,
+        }
+    }
+}
+
+/// One agent's mapping of its records to events (each agent's `events` module; the
+/// registry, [`crate::dialect::Dialect::events`], says which reads which dialect).
+pub(crate) trait EventReader {
+    /// Emits the events of one valid record of a type the dialect knows.
+    fn map<'a>(
+        &self,
+        cx: &mut Context,
+        o: Origin<'a>,
+        v: Json<'a>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()>;
+
+    /// Takes in what a record not mapped says of the records after it (their model), so
+    /// that the events of those still know it; most agents need nothing.
+    fn observe(&self, _cx: &mut Context, _ty: Option<&str>, _v: Json<'_>) {}
+}
+
+/// A usage snapshot waiting for the end of its message.
 #[derive(Debug, Clone, PartialEq)]
 struct PendingUsage {
     file: Arc<str>,
@@ -420,22 +405,137 @@ struct PendingUsage {
     cache_read: Option<u64>,
 }
 
-/// Where an event comes from: the record's place and its session.
-#[derive(Debug, Clone, Copy)]
-struct Origin<'a> {
+/// Text arriving in chunks (Gemini's assistant deltas, Cursor's thinking), joined into one
+/// event per turn.
+#[derive(Debug, Clone, PartialEq)]
+struct PendingText {
+    file: Arc<str>,
     line: u64,
-    file: &'a str,
-    session: Option<&'a str>,
+    session: Option<String>,
+    thinking: bool,
+    text: String,
 }
 
-impl<'a> Origin<'a> {
-    fn event(&self, body: Body<'a>) -> Event<'a> {
-        Event {
-            line: self.line,
-            file: self.file,
-            session: self.session,
+/// What the reading of one input remembers between its records, handed to the agents'
+/// readers: the held usage and joined text (emitted here, at the end of a message, a turn
+/// or the input), and the few ids and names an agent's later records need. All of it is
+/// bounded, and forgotten when the input ends.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(crate) struct Context {
+    /// The usage snapshot of the message being read (Claude-shaped messages).
+    pending: Option<PendingUsage>,
+    /// Text being joined from its chunks.
+    pending_text: Option<PendingText>,
+    /// Tool calls whose `tool_use` was emitted and whose completion has not come (Codex
+    /// exec items).
+    pub(crate) open_items: CappedSet,
+    /// The model in force, for usage records that do not name it (a Codex rollout's
+    /// latest `turn_context`).
+    pub(crate) model: Option<String>,
+    /// Requests waiting for a response: id (compact JSON) → method (JSON-RPC).
+    pub(crate) requests: HashMap<String, String>,
+    /// Entries already mapped, in a log that writes an entry again whole when it changes
+    /// (Gemini's session log).
+    pub(crate) seen: CappedSet,
+}
+
+impl Context {
+    /// Whether a usage snapshot of a message other than `id` is held.
+    pub(crate) fn holds_usage_other_than(&self, id: Option<&str>) -> bool {
+        self.pending
+            .as_ref()
+            .is_some_and(|p| Some(p.message_id.as_str()) != id)
+    }
+
+    /// Holds `usage`, the latest snapshot of message `id`, until the message ends: the
+    /// last snapshot of a message wins.
+    pub(crate) fn hold_usage(&mut self, o: Origin<'_>, id: &str, usage: &Usage<'_>) {
+        self.pending = Some(PendingUsage {
+            file: o.file.clone(),
+            line: o.line,
+            session: o.session.map(str::to_string),
+            message_id: id.to_string(),
+            model: usage.model.map(str::to_string),
+            input: usage.input,
+            output: usage.output,
+            cache_creation: usage.cache_creation,
+            cache_read: usage.cache_read,
+        });
+    }
+
+    /// Emits the held usage snapshot, if any.
+    pub(crate) fn flush_usage(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
+        let Some(p) = self.pending.take() else {
+            return Ok(());
+        };
+        emit(&Event {
+            line: p.line,
+            file: &p.file,
+            session: p.session.as_deref(),
+            body: Body::Usage(Usage {
+                message_id: Some(&p.message_id),
+                model: p.model.as_deref(),
+                input: p.input,
+                output: p.output,
+                cache_creation: p.cache_creation,
+                cache_read: p.cache_read,
+            }),
+        })
+    }
+
+    /// Emits the text being joined, if any.
+    pub(crate) fn flush_text(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
+        let Some(p) = self.pending_text.take() else {
+            return Ok(());
+        };
+        let body = if p.thinking {
+            Body::Thinking {
+                text: Text::from(p.text),
+            }
+        } else {
+            Body::Text {
+                uuid: None,
+                message_id: None,
+                text: Text::from(p.text),
+            }
+        };
+        emit(&Event {
+            line: p.line,
+            file: &p.file,
+            session: p.session.as_deref(),
             body,
+        })
+    }
+
+    /// Adds a chunk to the text being joined (a chunk of the other kind ends it first); the
+    /// joined event is at the line of its first chunk.
+    pub(crate) fn push_text(
+        &mut self,
+        o: Origin<'_>,
+        thinking: bool,
+        chunk: &str,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        if self
+            .pending_text
+            .as_ref()
+            .is_some_and(|p| p.thinking != thinking)
+        {
+            self.flush_text(emit)?;
         }
+        match &mut self.pending_text {
+            Some(p) => p.text.push_str(chunk),
+            None => {
+                self.pending_text = Some(PendingText {
+                    file: o.file.clone(),
+                    line: o.line,
+                    session: o.session.map(str::to_string),
+                    thinking,
+                    text: chunk.to_string(),
+                })
+            }
+        }
+        Ok(())
     }
 }
 
@@ -448,24 +548,8 @@ impl<'a> Origin<'a> {
 pub struct Normalizer {
     /// The session of the current input, carried to records that do not name it.
     session: Option<String>,
-    /// The Claude usage snapshot of the message being read.
-    pending: Option<PendingUsage>,
-    /// Codex tool items whose `tool_use` was emitted and whose completion has not come.
-    open_items: CappedSet,
-    /// The model of the latest Codex `turn_context`.
-    model: Option<String>,
-    /// JSON-RPC requests waiting for a response: id (compact JSON) → method.
-    requests: HashMap<String, String>,
-    /// Gemini assistant text (or Cursor thinking) being joined from its chunks.
-    pending_text: Option<PendingText>,
-    /// The record's `usage.input_tokens` includes its cached part (Qwen Code, OpenAI's
-    /// `prompt_tokens`): the cached part is taken out so `input` means the same everywhere.
-    input_includes_cache: bool,
-    /// A tool result's text tells a failed command (Qwen Code, Cursor).
-    result_text_tells: bool,
-    /// Gemini log messages and tool calls already mapped (a message is written again
-    /// whole when it changes).
-    seen: CappedSet,
+    /// What the agent's reader remembers between the input's records.
+    cx: Context,
 }
 
 impl Normalizer {
@@ -493,26 +577,22 @@ impl Normalizer {
     pub fn observe(&mut self, record: &Record<'_>) {
         if let (Status::Valid, Some(value)) = (record.status, record.value) {
             self.session = self.take_session(record.info.dialect, value);
-            if record.info.dialect == Some(Dialect::CodexLog)
-                && record.info.ty == Some("turn_context")
-            {
-                if let Some(m) = value.path(&["payload", "model"]).and_then(|m| m.as_str()) {
-                    if self.model.as_deref() != Some(m) {
-                        self.model = Some(m.to_string());
-                    }
-                }
+            if let Some(reader) = record.info.dialect.and_then(Dialect::events) {
+                reader.observe(&mut self.cx, record.info.ty, value);
             }
         }
     }
 
-    /// The input ended: emits the usage still held and forgets the input's context.
+    /// The input ended: emits the usage and text still held and forgets the input's
+    /// context.
     pub fn end_input(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
-        let result = self.flush_text(emit).and(self.flush_usage(emit));
-        self.seen.clear();
+        let cx = &mut self.cx;
+        let result = cx.flush_text(emit).and(cx.flush_usage(emit));
+        cx.seen.clear();
         self.session = None;
-        self.open_items.clear();
-        self.model = None;
-        self.requests.clear();
+        cx.open_items.clear();
+        cx.model = None;
+        cx.requests.clear();
         result
     }
 
@@ -541,23 +621,11 @@ impl Normalizer {
             file: record.file,
             session: carried,
         };
-        let dialect = record.info.dialect;
-        self.input_includes_cache = dialect.is_some_and(Dialect::input_includes_cache);
-        self.result_text_tells = dialect.is_some_and(Dialect::result_text_tells_failure);
         let known = value.is_object() && !record.has_code(Code::UnknownType);
-        match dialect {
-            Some(d) if known && d.reads_as_claude_messages() => {
-                self.claude(origin, value, record.file, emit)
-            }
-            Some(Dialect::Gemini) if known => self.gemini(origin, value, record.file, emit),
-            Some(Dialect::GeminiLog) if known => self.gemini_log(origin, value, emit),
-            Some(Dialect::QwenLog) if known => self.qwen_log(origin, value, emit),
-            Some(Dialect::Cursor) if known => self.cursor(origin, value, record.file, emit),
-            Some(Dialect::OpenCode) if known => self.opencode(origin, value, emit),
-            Some(Dialect::Copilot) if known => self.copilot(origin, value, emit),
-            Some(Dialect::Codex) if known => self.codex(origin, value, emit),
-            Some(Dialect::CodexLog) if known => self.codex_log(origin, value, emit),
-            Some(Dialect::JsonRpc) if known => self.rpc(origin, value, emit),
+        match record.info.dialect.and_then(Dialect::events) {
+            Some(reader) if known => reader.map(&mut self.cx, origin, value, emit),
+            // Generic, an undecided dialect, a type the dialect does not know, or a value
+            // that is not an object: shown whole.
             _ => {
                 if origin.session.is_none() {
                     origin.session = ["session_id", "sessionId", "thread_id"]
@@ -571,386 +639,17 @@ impl Normalizer {
             }
         }
     }
-
-    /// Emits the held usage snapshot, if any.
-    fn flush_usage(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
-        let Some(p) = self.pending.take() else {
-            return Ok(());
-        };
-        emit(&Event {
-            line: p.line,
-            file: &p.file,
-            session: p.session.as_deref(),
-            body: Body::Usage(Usage {
-                message_id: Some(&p.message_id),
-                model: p.model.as_deref(),
-                input: p.input,
-                output: p.output,
-                cache_creation: p.cache_creation,
-                cache_read: p.cache_read,
-            }),
-        })
-    }
-
-    // ---- Claude stream-json and transcripts ----
-
-    fn claude(
-        &mut self,
-        o: Origin<'_>,
-        v: Json<'_>,
-        file: &Arc<str>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        match str_of(v, "type").unwrap_or_default() {
-            "assistant" => self.claude_assistant(o, v, file, emit),
-            "user" => claude_user(o, v, self.result_text_tells, emit),
-            "result" => {
-                self.flush_usage(emit)?;
-                let mut outcome = claude_result(v);
-                if self.input_includes_cache {
-                    // The billed totals, in the usage events' meaning (docs/REFERENCE.md,
-                    // "Normalized events": `input` is the input not read from cache).
-                    let cached = uint(v.path(&["usage", "cache_read_input_tokens"]));
-                    outcome.input = outcome.input.map(|i| i.saturating_sub(cached.unwrap_or(0)));
-                }
-                emit(&o.event(Body::Result(outcome)))
-            }
-            "system" if str_of(v, "subtype") == Some("init") => emit(&o.event(Body::Init {
-                model: str_of(v, "model"),
-                cwd: str_of(v, "cwd"),
-                tools: v.get("tools").filter(|t| t.kind() != Kind::Null),
-                permission_mode:
-                    str_of(v, "permissionMode").or_else(|| str_of(v, "permission_mode")),
-            })),
-            "system" => emit(&o.event(Body::System {
-                subtype: str_of(v, "subtype"),
-                message: system_message(v),
-                model: None,
-            })),
-            "stream_event" | "keep_alive" | "progress" => Ok(()),
-            other => emit(&o.event(Body::System {
-                subtype: Some(other),
-                message: system_message(v),
-                model: None,
-            })),
-        }
-    }
-
-    fn claude_assistant(
-        &mut self,
-        o: Origin<'_>,
-        v: Json<'_>,
-        file: &Arc<str>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        let Some(message) = v.get("message") else {
-            return Ok(());
-        };
-        let id = str_of(message, "id");
-        if self
-            .pending
-            .as_ref()
-            .is_some_and(|p| Some(p.message_id.as_str()) != id)
-        {
-            self.flush_usage(emit)?;
-        }
-        let uuid = str_of(v, "uuid");
-        let mut result = Ok(());
-        if let Some(content) = message.get("content") {
-            content.for_each_element(|block| {
-                if result.is_ok() {
-                    if let Some(body) = claude_block(block, uuid, id) {
-                        result = emit(&o.event(body));
-                    }
-                }
-            });
-        }
-        result?;
-        let Some(usage) = message.get("usage").filter(Json::is_object) else {
-            return Ok(());
-        };
-        let model = str_of(message, "model");
-        let cache_read = uint(usage.get("cache_read_input_tokens"));
-        let mut input = uint(usage.get("input_tokens"));
-        if self.input_includes_cache {
-            input = input.map(|i| i.saturating_sub(cache_read.unwrap_or(0)));
-        }
-        let counts = Usage {
-            message_id: id,
-            model,
-            input,
-            output: uint(usage.get("output_tokens")),
-            cache_creation: uint(usage.get("cache_creation_input_tokens")),
-            cache_read,
-        };
-        match id {
-            // The last snapshot of a message wins: held until the message ends.
-            Some(id) => {
-                self.pending = Some(PendingUsage {
-                    file: file.clone(),
-                    line: o.line,
-                    session: o.session.map(str::to_string),
-                    message_id: id.to_string(),
-                    model: model.map(str::to_string),
-                    input: counts.input,
-                    output: counts.output,
-                    cache_creation: counts.cache_creation,
-                    cache_read: counts.cache_read,
-                });
-                Ok(())
-            }
-            None => emit(&o.event(Body::Usage(counts))),
-        }
-    }
-
-    // ---- codex exec --json ----
-
-    fn codex(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-        match str_of(v, "type").unwrap_or_default() {
-            "thread.started" => {
-                // Item ids restart with every process, and so with every thread.started.
-                self.open_items.clear();
-                emit(&o.event(Body::Init {
-                    model: None,
-                    cwd: None,
-                    tools: None,
-                    permission_mode: None,
-                }))
-            }
-            "item.started" => {
-                let Some(item) = v.get("item") else {
-                    return Ok(());
-                };
-                let Some((name, input)) = codex_tool(item) else {
-                    return Ok(());
-                };
-                let id = str_of(item, "id");
-                if let Some(id) = id {
-                    if !self.open_items.insert(id) {
-                        return Ok(());
-                    }
-                }
-                emit(&o.event(Body::ToolUse { id, name, input }))
-            }
-            "item.completed" => match v.get("item") {
-                Some(item) => self.codex_item_completed(o, item, emit),
-                None => Ok(()),
-            },
-            "turn.completed" => {
-                let usage = v.get("usage");
-                let at = |k: &str| uint(usage.and_then(|u| u.get(k)));
-                emit(&o.event(Body::Usage(Usage {
-                    message_id: None,
-                    model: None,
-                    input: codex_input(at),
-                    output: at("output_tokens"),
-                    cache_creation: at("cache_write_input_tokens"),
-                    cache_read: at("cached_input_tokens"),
-                })))?;
-                emit(&o.event(Body::Result(Outcome {
-                    success: true,
-                    input: codex_input(at),
-                    output: at("output_tokens"),
-                    per_turn: true,
-                    ..Outcome::default()
-                })))
-            }
-            "turn.failed" => emit(
-                &o.event(Body::Result(Outcome {
-                    success: false,
-                    is_error: true,
-                    text: v
-                        .path(&["error", "message"])
-                        .and_then(|m| m.as_str())
-                        .map(Cow::Borrowed),
-                    ..Outcome::default()
-                })),
-            ),
-            "error" => emit(&o.event(Body::System {
-                subtype: Some("error"),
-                message: str_of(v, "message"),
-                model: None,
-            })),
-            _ => Ok(()),
-        }
-    }
-
-    fn codex_item_completed(
-        &mut self,
-        o: Origin<'_>,
-        item: Json<'_>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        let id = str_of(item, "id");
-        let ty = str_of(item, "type").unwrap_or_default();
-        if let Some((name, input)) = codex_tool(item) {
-            let started = id.is_some_and(|id| self.open_items.remove(id));
-            if !started {
-                emit(&o.event(Body::ToolUse { id, name, input }))?;
-            }
-            let failed = crate::dialect::codex_item_failed(item);
-            let content = match ty {
-                "command_execution" => item.get("aggregated_output").map(Nested::Json),
-                "mcp_tool_call" => match item.get("error").filter(|e| e.kind() != Kind::Null) {
-                    Some(e) => Some(Nested::Json(e.get("message").unwrap_or(e))),
-                    None => item
-                        .get("result")
-                        .filter(|r| r.kind() != Kind::Null)
-                        .map(|r| match r.get("content") {
-                            Some(c) => tool_content(c),
-                            None => Nested::Json(r),
-                        }),
-                },
-                _ => None,
-            };
-            return emit(&o.event(Body::ToolResult {
-                tool_use_id: id,
-                is_error: failed,
-                content,
-            }));
-        }
-        let body = match ty {
-            "agent_message" => Body::Text {
-                uuid: None,
-                message_id: id,
-                text: Text::of(item.get("text")),
-            },
-            "reasoning" => Body::Thinking {
-                text: Text::of(item.get("text")),
-            },
-            "error" => Body::System {
-                subtype: Some("error"),
-                message: str_of(item, "message"),
-                model: None,
-            },
-            "" => return Ok(()),
-            other => Body::System {
-                subtype: Some(other),
-                message: None,
-                model: None,
-            },
-        };
-        emit(&o.event(body))
-    }
-
-    // ---- Codex session rollouts ----
-
-    fn codex_log(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-        let Some(p) = v.get("payload") else {
-            return Ok(());
-        };
-        match str_of(v, "type").unwrap_or_default() {
-            "session_meta" => emit(&o.event(Body::Init {
-                model: str_of(p, "model"),
-                cwd: str_of(p, "cwd"),
-                tools: None,
-                permission_mode: None,
-            })),
-            "turn_context" => {
-                let Some(model) = str_of(p, "model") else {
-                    return Ok(());
-                };
-                if self.model.as_deref() == Some(model) {
-                    return Ok(());
-                }
-                self.model = Some(model.to_string());
-                emit(&o.event(Body::System {
-                    subtype: Some("turn_context"),
-                    message: None,
-                    model: Some(model),
-                }))
-            }
-            "response_item" => codex_log_item(o, p, emit),
-            "event_msg" => match str_of(p, "type").unwrap_or_default() {
-                "token_count" => {
-                    let Some(last) = p.path(&["info", "last_token_usage"]) else {
-                        return Ok(());
-                    };
-                    let at = |k: &str| uint(last.get(k));
-                    emit(&o.event(Body::Usage(Usage {
-                        message_id: None,
-                        model: self.model.as_deref(),
-                        input: codex_input(at),
-                        output: at("output_tokens"),
-                        cache_creation: at("cache_write_input_tokens"),
-                        cache_read: at("cached_input_tokens"),
-                    })))
-                }
-                "task_complete" => emit(&o.event(Body::Result(Outcome {
-                    success: true,
-                    duration_ms: uint(p.get("duration_ms")),
-                    ..Outcome::default()
-                }))),
-                "turn_aborted" => emit(&o.event(Body::Result(Outcome {
-                    success: false,
-                    subtype: Some("aborted"),
-                    text: str_of(p, "reason").map(Cow::Borrowed),
-                    ..Outcome::default()
-                }))),
-                "error" | "stream_error" => emit(&o.event(Body::System {
-                    subtype: Some("error"),
-                    message: str_of(p, "message"),
-                    model: None,
-                })),
-                _ => Ok(()),
-            },
-            "compacted" => emit(&o.event(Body::System {
-                subtype: Some("compacted"),
-                message: str_of(p, "message"),
-                model: None,
-            })),
-            _ => Ok(()),
-        }
-    }
-
-    // ---- JSON-RPC ----
-
-    fn rpc<'a>(&mut self, mut o: Origin<'a>, v: Json<'a>, emit: &mut Emit<'_>) -> io::Result<()> {
-        o.session = crate::dialect::jsonrpc_session(v);
-        let id = v.get("id");
-        let error = v.get("error").filter(|e| e.kind() != Kind::Null);
-        if let Some(method) = str_of(v, "method") {
-            let direction = match id {
-                Some(id) => {
-                    if self.requests.len() >= MAX_PENDING_REQUESTS {
-                        self.requests.clear();
-                    }
-                    self.requests
-                        .insert(id.to_compact_string(), method.to_string());
-                    Direction::Request
-                }
-                None => Direction::Notification,
-            };
-            return emit(&o.event(Body::Rpc {
-                id,
-                method: Some(method),
-                direction,
-                error,
-            }));
-        }
-        match id {
-            Some(id) if v.has("result") || error.is_some() => {
-                let method = self.requests.remove(&id.to_compact_string());
-                emit(&o.event(Body::Rpc {
-                    id: Some(id),
-                    method: method.as_deref(),
-                    direction: Direction::Response,
-                    error,
-                }))
-            }
-            // Neither a request, a notification nor a response: shown whole.
-            _ => emit(&o.event(Body::Unknown { ty: None, raw: v })),
-        }
-    }
 }
 
+// ---- Helpers the agents' readers share ----
+
 /// The string at `key` of an object.
-fn str_of<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
+pub(crate) fn str_of<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
     v.get(key).and_then(|s| s.as_str())
 }
 
 /// A non-negative integer (a whole float counts too: some writers emit `12.0`).
-fn uint(v: Option<Json<'_>>) -> Option<u64> {
+pub(crate) fn uint(v: Option<Json<'_>>) -> Option<u64> {
     let v = v?;
     v.as_u64().or_else(|| {
         v.as_f64()
@@ -959,29 +658,18 @@ fn uint(v: Option<Json<'_>>) -> Option<u64> {
     })
 }
 
-/// Whether a number is present and not zero (an exit code).
-/// The short message of a `system`-mapped record: its first string among a few keys, or
-/// the status of a rate-limit event.
-fn system_message(v: Json<'_>) -> Option<&str> {
-    [
-        "content",
-        "summary",
-        "message",
-        "error",
-        "status",
-        "operation",
-    ]
-    .iter()
-    .find_map(|k| str_of(v, k))
-    .or_else(|| {
-        v.path(&["rate_limit_info", "status"])
-            .and_then(|s| s.as_str())
-    })
+/// `a + b` where either is known.
+pub(crate) fn sum_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (None, None) => None,
+        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
+    }
 }
 
-/// A tool result's content: a string as it is, a list of text blocks joined by newlines,
-/// anything else (images, mixed blocks) as its JSON.
-fn tool_content(c: Json<'_>) -> Nested<'_> {
+/// A tool result's content (a Claude `tool_result` block's, an MCP result's): a string as
+/// it is, a list of text blocks joined by newlines, anything else (images, mixed blocks)
+/// as its JSON.
+pub(crate) fn tool_content(c: Json<'_>) -> Nested<'_> {
     if c.kind() != Kind::Array {
         return Nested::Json(c);
     }
@@ -996,1004 +684,6 @@ fn tool_content(c: Json<'_>) -> Nested<'_> {
     } else {
         Nested::Json(c)
     }
-}
-
-/// The event of one content block of a Claude assistant message.
-fn claude_block<'a>(
-    block: Json<'a>,
-    uuid: Option<&'a str>,
-    message_id: Option<&'a str>,
-) -> Option<Body<'a>> {
-    match str_of(block, "type")? {
-        "text" => Some(Body::Text {
-            uuid,
-            message_id,
-            text: Text::of(block.get("text")),
-        }),
-        "thinking" => Some(Body::Thinking {
-            text: Text::of(block.get("thinking")),
-        }),
-        "redacted_thinking" => Some(Body::Thinking {
-            text: Text::from(""),
-        }),
-        "tool_use" | "server_tool_use" | "mcp_tool_use" => Some(Body::ToolUse {
-            id: str_of(block, "id"),
-            name: str_of(block, "name"),
-            input: block.get("input").map(Nested::Json),
-        }),
-        // Server tool results (web search, code execution) answer a server_tool_use.
-        _ if block.has("tool_use_id") => Some(tool_result_block(block, false)),
-        _ => None,
-    }
-}
-
-/// A tool result block; `text_tells`: see [`Dialect::result_text_tells_failure`].
-fn tool_result_block(block: Json<'_>, text_tells: bool) -> Body<'_> {
-    Body::ToolResult {
-        tool_use_id: str_of(block, "tool_use_id"),
-        is_error: crate::dialect::claude_tool_result_failed(block, text_tells),
-        content: block
-            .get("content")
-            .filter(|c| c.kind() != Kind::Null)
-            .map(tool_content),
-    }
-}
-
-/// The events of a Claude user message: its text, and the tool results it carries.
-fn claude_user(
-    o: Origin<'_>,
-    v: Json<'_>,
-    text_tells: bool,
-    emit: &mut Emit<'_>,
-) -> io::Result<()> {
-    let uuid = str_of(v, "uuid");
-    let Some(content) = v.path(&["message", "content"]) else {
-        return Ok(());
-    };
-    if content.kind() == Kind::String {
-        return emit(&o.event(Body::User {
-            uuid,
-            text: Text::of(Some(content)),
-        }));
-    }
-    let mut result = Ok(());
-    content.for_each_element(|block| {
-        if result.is_err() {
-            return;
-        }
-        let body = match str_of(block, "type") {
-            Some("text") => Body::User {
-                uuid,
-                text: Text::of(block.get("text")),
-            },
-            Some("tool_result") => tool_result_block(block, text_tells),
-            _ => return,
-        };
-        result = emit(&o.event(body));
-    });
-    result
-}
-
-fn claude_result(v: Json<'_>) -> Outcome<'_> {
-    let subtype = str_of(v, "subtype");
-    let error_subtype = subtype.is_some_and(|s| s.starts_with("error"));
-    // Claude reports API failures as subtype `success` with is_error: the flag decides.
-    let is_error = v
-        .get("is_error")
-        .and_then(|e| e.as_bool())
-        .unwrap_or(error_subtype);
-    let text = match str_of(v, "result") {
-        Some(t) => Some(Cow::Borrowed(t)),
-        None => {
-            let mut errors = Vec::new();
-            if let Some(list) = v.get("errors") {
-                list.for_each_element(|e| errors.extend(e.as_str()));
-            }
-            if errors.is_empty() {
-                // Qwen Code: `error{message}`.
-                v.path(&["error", "message"])
-                    .and_then(|m| m.as_str())
-                    .map(Cow::Borrowed)
-            } else {
-                Some(Cow::Owned(errors.join("; ")))
-            }
-        }
-    };
-    let usage = v.get("usage");
-    Outcome {
-        success: !is_error && !error_subtype,
-        is_error,
-        subtype,
-        cost_usd: ["total_cost_usd", "cost_usd", "costUSD"]
-            .iter()
-            .find_map(|k| v.get(k).and_then(|c| c.as_f64())),
-        duration_ms: uint(v.get("duration_ms")),
-        turns: uint(v.get("num_turns")),
-        input: uint(usage.and_then(|u| u.get("input_tokens"))),
-        output: uint(usage.and_then(|u| u.get("output_tokens"))),
-        per_turn: false,
-        text,
-    }
-}
-
-/// The name and input of a Codex exec tool item, or `None` for other items.
-fn codex_tool(item: Json<'_>) -> Option<(Option<&str>, Option<Nested<'_>>)> {
-    let name = crate::dialect::codex_tool_name(item)?;
-    Some(match str_of(item, "type")? {
-        "command_execution" => (
-            Some(name),
-            item.get("command").map(|c| Nested::Wrapped("command", c)),
-        ),
-        "mcp_tool_call" => (Some(name), item.get("arguments").map(Nested::Json)),
-        "file_change" => (Some("file_change"), item.get("changes").map(Nested::Json)),
-        "web_search" => (
-            Some("web_search"),
-            item.get("query")
-                .map(|q| Nested::Wrapped("query", q))
-                .or_else(|| item.get("action").map(Nested::Json)),
-        ),
-        _ => return None,
-    })
-}
-
-/// The events of a rollout `response_item`.
-fn codex_log_item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-    match str_of(p, "type").unwrap_or_default() {
-        "message" => {
-            let role = str_of(p, "role");
-            let id = str_of(p, "id");
-            let mut result = Ok(());
-            if let Some(content) = p.get("content") {
-                content.for_each_element(|block| {
-                    if result.is_err() {
-                        return;
-                    }
-                    let Some(text) = str_of(block, "text") else {
-                        return;
-                    };
-                    let body = match role {
-                        Some("user") => Body::User {
-                            uuid: None,
-                            text: Text::from(text),
-                        },
-                        Some("assistant") => Body::Text {
-                            uuid: None,
-                            message_id: id,
-                            text: Text::from(text),
-                        },
-                        // Developer and system instructions are not the conversation.
-                        _ => return,
-                    };
-                    result = emit(&o.event(body));
-                });
-            }
-            result
-        }
-        "reasoning" => {
-            let mut texts = Vec::new();
-            for key in ["summary", "content"] {
-                if let Some(list) = p.get(key) {
-                    list.for_each_element(|b| texts.extend(str_of(b, "text")));
-                }
-            }
-            if texts.is_empty() {
-                // Encrypted reasoning only: it happened, its text is not in the log.
-                texts.push("");
-            }
-            for text in texts {
-                emit(&o.event(Body::Thinking {
-                    text: Text::from(text),
-                }))?;
-            }
-            Ok(())
-        }
-        "function_call" => {
-            let input = p.get("arguments").map(|a| match a.as_str() {
-                Some(s) => match serde_json::from_str::<serde_json::Value>(s) {
-                    Ok(parsed) => Nested::Owned(parsed),
-                    Err(_) => Nested::Json(a),
-                },
-                None => Nested::Json(a),
-            });
-            emit(&o.event(Body::ToolUse {
-                id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
-                name: str_of(p, "name"),
-                input,
-            }))
-        }
-        "custom_tool_call" => emit(&o.event(Body::ToolUse {
-            id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
-            name: str_of(p, "name"),
-            input: p.get("input").map(Nested::Json),
-        })),
-        "local_shell_call" => emit(&o.event(Body::ToolUse {
-            id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
-            name: Some("local_shell"),
-            input: p.get("action").map(Nested::Json),
-        })),
-        "web_search_call" => emit(&o.event(Body::ToolUse {
-            id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
-            name: Some("web_search"),
-            input: p.get("action").map(Nested::Json),
-        })),
-        "function_call_output" | "custom_tool_call_output" => {
-            let (content, is_error) = match p.get("output") {
-                Some(out) => function_output(out),
-                None => (None, false),
-            };
-            emit(&o.event(Body::ToolResult {
-                tool_use_id: str_of(p, "call_id"),
-                is_error,
-                content,
-            }))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// The content of a rollout function call's output, and whether it reports a failure
-/// (the Codex rule, [`crate::dialect::codex_tool_failed`], that `stats` and `gaps` use too).
-fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
-    let failed = crate::dialect::codex_tool_failed(out);
-    if out.is_object() {
-        // {content, success}: the structured form.
-        let content = out
-            .get("content")
-            .map(Nested::Json)
-            .unwrap_or(Nested::Json(out));
-        return (Some(content), failed);
-    }
-    // The old form is a JSON document in the string: {"output": …, "metadata": {…}}; its
-    // output is the content.
-    if let Some(text) = out.as_str().filter(|t| t.starts_with('{')) {
-        if let Ok(serde_json::Value::Object(mut doc)) =
-            serde_json::from_str::<serde_json::Value>(text)
-        {
-            if let Some(serde_json::Value::String(inner)) = doc.remove("output") {
-                return (
-                    Some(Nested::Owned(serde_json::Value::String(inner))),
-                    failed,
-                );
-            }
-        }
-    }
-    (Some(Nested::Json(out)), failed)
-}
-
-// ---- Gemini CLI, Qwen Code, Cursor, OpenCode, Copilot ----
-
-/// Assistant text (or Cursor thinking) arriving in chunks, joined into one event per turn.
-#[derive(Debug, Clone, PartialEq)]
-struct PendingText {
-    file: Arc<str>,
-    line: u64,
-    session: Option<String>,
-    thinking: bool,
-    text: String,
-}
-
-impl Normalizer {
-    /// Emits the assistant text being joined, if any.
-    fn flush_text(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
-        let Some(p) = self.pending_text.take() else {
-            return Ok(());
-        };
-        let body = if p.thinking {
-            Body::Thinking {
-                text: Text::from(p.text),
-            }
-        } else {
-            Body::Text {
-                uuid: None,
-                message_id: None,
-                text: Text::from(p.text),
-            }
-        };
-        emit(&Event {
-            line: p.line,
-            file: &p.file,
-            session: p.session.as_deref(),
-            body,
-        })
-    }
-
-    /// Adds a chunk to the text being joined (a chunk of the other kind ends it first).
-    fn push_text(
-        &mut self,
-        o: Origin<'_>,
-        file: &Arc<str>,
-        thinking: bool,
-        chunk: &str,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        if self
-            .pending_text
-            .as_ref()
-            .is_some_and(|p| p.thinking != thinking)
-        {
-            self.flush_text(emit)?;
-        }
-        match &mut self.pending_text {
-            Some(p) => p.text.push_str(chunk),
-            None => {
-                self.pending_text = Some(PendingText {
-                    file: file.clone(),
-                    line: o.line,
-                    session: o.session.map(str::to_string),
-                    thinking,
-                    text: chunk.to_string(),
-                })
-            }
-        }
-        Ok(())
-    }
-
-    fn gemini(
-        &mut self,
-        o: Origin<'_>,
-        v: Json<'_>,
-        file: &Arc<str>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        let ty = str_of(v, "type");
-        if ty == Some("message")
-            && str_of(v, "role") == Some("assistant")
-            && v.get("delta").and_then(|d| d.as_bool()) == Some(true)
-        {
-            let chunk = str_of(v, "content").unwrap_or_default();
-            return self.push_text(o, file, false, chunk, emit);
-        }
-        self.flush_text(emit)?;
-        match ty {
-            None if crate::dialect::gemini::is_document(v) => {
-                if let Some(text) = str_of(v, "response") {
-                    emit(&o.event(Body::Text {
-                        uuid: None,
-                        message_id: None,
-                        text: Text::from(text),
-                    }))?;
-                }
-                gemini_model_usage(o, v.path(&["stats", "models"]), emit)?;
-                let error = v.get("error").filter(Json::is_object);
-                let (input, output) = gemini_document_totals(v);
-                emit(&o.event(Body::Result(Outcome {
-                    success: error.is_none(),
-                    is_error: error.is_some(),
-                    subtype: Some(if error.is_some() { "error" } else { "success" }),
-                    input,
-                    output,
-                    text: error.and_then(|e| str_of(e, "message")).map(Cow::Borrowed),
-                    ..Outcome::default()
-                })))
-            }
-            Some("init") => emit(&o.event(Body::Init {
-                model: str_of(v, "model"),
-                cwd: None,
-                tools: None,
-                permission_mode: None,
-            })),
-            Some("message") => {
-                let text = Text::of(v.get("content"));
-                emit(&o.event(match str_of(v, "role") {
-                    Some("assistant") => Body::Text {
-                        uuid: None,
-                        message_id: None,
-                        text,
-                    },
-                    _ => Body::User { uuid: None, text },
-                }))
-            }
-            Some("tool_use") => emit(&o.event(Body::ToolUse {
-                id: str_of(v, "tool_id"),
-                name: str_of(v, "tool_name"),
-                input: v.get("parameters").map(Nested::Json),
-            })),
-            Some("tool_result") => emit(
-                &o.event(Body::ToolResult {
-                    tool_use_id: str_of(v, "tool_id"),
-                    is_error: crate::dialect::gemini::tool_result_failed(v),
-                    content: v
-                        .path(&["error", "message"])
-                        .or_else(|| v.get("output"))
-                        .map(Nested::Json),
-                }),
-            ),
-            Some("error") => emit(&o.event(Body::System {
-                subtype: Some("error"),
-                message: str_of(v, "message"),
-                model: None,
-            })),
-            Some("result") => {
-                let stats = v.get("stats");
-                let at = |k: &str| uint(stats.and_then(|s| s.get(k)));
-                match stats.and_then(|s| s.get("models")) {
-                    Some(models) => gemini_model_usage(o, Some(models), emit)?,
-                    None if stats.is_some() => {
-                        let (input, cached) = gemini_input(stats);
-                        emit(&o.event(Body::Usage(Usage {
-                            input,
-                            output: at("output_tokens"),
-                            cache_read: cached,
-                            ..Usage::default()
-                        })))?
-                    }
-                    None => {}
-                }
-                let status = str_of(v, "status");
-                let failed = status != Some("success");
-                emit(
-                    &o.event(Body::Result(Outcome {
-                        success: !failed,
-                        is_error: failed,
-                        subtype: status,
-                        duration_ms: at("duration_ms"),
-                        input: gemini_input(stats).0,
-                        output: at("output_tokens"),
-                        text: v
-                            .path(&["error", "message"])
-                            .and_then(|m| m.as_str())
-                            .map(Cow::Borrowed),
-                        ..Outcome::default()
-                    })),
-                )
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn gemini_log(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-        let Some(ty) = str_of(v, "type") else {
-            if v.has("projectHash") {
-                return emit(&o.event(Body::Init {
-                    model: None,
-                    cwd: None,
-                    tools: None,
-                    permission_mode: None,
-                }));
-            }
-            if let Some(to) = v.get("$rewindTo") {
-                return emit(&o.event(Body::System {
-                    subtype: Some("rewind"),
-                    message: to.as_str(),
-                    model: None,
-                }));
-            }
-            return Ok(());
-        };
-        let id = str_of(v, "id");
-        match ty {
-            "user" => {
-                let Some(content) = v.get("content") else {
-                    return Ok(());
-                };
-                if let Some(text) = content.as_str() {
-                    return emit(&o.event(Body::User {
-                        uuid: id,
-                        text: Text::from(text),
-                    }));
-                }
-                // Function responses repeat the tool results of the `gemini` line before.
-                let mut result = Ok(());
-                content.for_each_element(|part| {
-                    if let (Ok(()), Some(text)) = (&result, str_of(part, "text")) {
-                        result = emit(&o.event(Body::User {
-                            uuid: id,
-                            text: Text::from(text),
-                        }));
-                    }
-                });
-                result
-            }
-            "gemini" => {
-                // A message is written again whole when it changes: each part once.
-                let first = id.is_none_or(|id| self.seen.insert(&format!("m:{id}")));
-                if first {
-                    if let Some(thoughts) = v.get("thoughts") {
-                        let mut result = Ok(());
-                        thoughts.for_each_element(|t| {
-                            let text = str_of(t, "description").or_else(|| str_of(t, "subject"));
-                            if let (Ok(()), Some(text)) = (&result, text) {
-                                result = emit(&o.event(Body::Thinking {
-                                    text: Text::from(text),
-                                }));
-                            }
-                        });
-                        result?;
-                    }
-                    if let Some(text) = str_of(v, "content").filter(|t| !t.is_empty()) {
-                        emit(&o.event(Body::Text {
-                            uuid: id,
-                            message_id: id,
-                            text: Text::from(text),
-                        }))?;
-                    }
-                    if let Some(tokens) = v.get("tokens").filter(Json::is_object) {
-                        let (input, cached) = gemini_log_input(tokens);
-                        emit(&o.event(Body::Usage(Usage {
-                            message_id: id,
-                            model: str_of(v, "model"),
-                            input,
-                            output: gemini_log_output(tokens),
-                            cache_creation: None,
-                            cache_read: cached,
-                        })))?;
-                    }
-                }
-                let Some(calls) = v.get("toolCalls") else {
-                    return Ok(());
-                };
-                let mut fresh = Vec::new();
-                calls.for_each_element(|c| {
-                    let new =
-                        str_of(c, "id").is_none_or(|cid| self.seen.insert(&format!("t:{cid}")));
-                    if new {
-                        fresh.push(c);
-                    }
-                });
-                for call in fresh {
-                    let cid = str_of(call, "id");
-                    emit(&o.event(Body::ToolUse {
-                        id: cid,
-                        name: str_of(call, "name"),
-                        input: call.get("args").map(Nested::Json),
-                    }))?;
-                    let output = call
-                        .path(&["result", "0", "functionResponse", "response", "output"])
-                        .or_else(|| {
-                            call.path(&["result", "0", "functionResponse", "response", "error"])
-                        });
-                    let status = str_of(call, "status");
-                    if status.is_some() || output.is_some() {
-                        let failed = crate::dialect::gemini_log_tool_failed(call);
-                        emit(
-                            &o.event(Body::ToolResult {
-                                tool_use_id: cid,
-                                is_error: failed,
-                                content: call
-                                    .get("resultDisplay")
-                                    .filter(|d| d.as_str().is_some())
-                                    .or(output)
-                                    .map(Nested::Json),
-                            }),
-                        )?;
-                    }
-                }
-                Ok(())
-            }
-            other => emit(&o.event(Body::System {
-                subtype: Some(other),
-                message: str_of(v, "content"),
-                model: None,
-            })),
-        }
-    }
-
-    fn qwen_log(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-        let uuid = str_of(v, "uuid");
-        let ty = str_of(v, "type").unwrap_or_default();
-        if ty == "system" {
-            return match str_of(v, "subtype") {
-                // Telemetry and snapshots are bookkeeping, not the conversation.
-                Some("ui_telemetry" | "attribution_snapshot") | None => Ok(()),
-                sub => emit(&o.event(Body::System {
-                    subtype: sub,
-                    message: None,
-                    model: None,
-                })),
-            };
-        }
-        let Some(parts) = v.path(&["message", "parts"]) else {
-            return Ok(());
-        };
-        let failed = v
-            .get("toolCallResult")
-            .is_some_and(crate::dialect::qwen_log_tool_failed);
-        let mut result = Ok(());
-        parts.for_each_element(|part| {
-            if result.is_err() {
-                return;
-            }
-            let body = if let Some(text) = str_of(part, "text") {
-                let thought = part.get("thought").and_then(|t| t.as_bool()) == Some(true);
-                match ty {
-                    _ if thought => Body::Thinking {
-                        text: Text::from(text),
-                    },
-                    "assistant" => Body::Text {
-                        uuid,
-                        message_id: uuid,
-                        text: Text::from(text),
-                    },
-                    "user" => Body::User {
-                        uuid,
-                        text: Text::from(text),
-                    },
-                    _ => return,
-                }
-            } else if let Some(call) = part.get("functionCall") {
-                Body::ToolUse {
-                    id: str_of(call, "id"),
-                    name: str_of(call, "name"),
-                    input: call.get("args").map(Nested::Json),
-                }
-            } else if let Some(resp) = part.get("functionResponse") {
-                // The command's own output where the log keeps it apart from the wrapper
-                // the model saw (`Command: …\nOutput: …\nExit Code: …`).
-                let content = v
-                    .path(&["toolCallResult", "resultDisplay", "output"])
-                    .filter(|o| o.as_str().is_some())
-                    .or_else(|| resp.path(&["response", "output"]))
-                    .or_else(|| resp.path(&["response", "error"]))
-                    .or_else(|| resp.get("response"));
-                Body::ToolResult {
-                    tool_use_id: str_of(resp, "id"),
-                    is_error: failed,
-                    content: content.map(Nested::Json),
-                }
-            } else {
-                return;
-            };
-            result = emit(&o.event(body));
-        });
-        result?;
-        if let Some(u) = v.get("usageMetadata").filter(Json::is_object) {
-            let at = |k: &str| uint(u.get(k));
-            let cached = at("cachedContentTokenCount");
-            emit(&o.event(Body::Usage(Usage {
-                message_id: uuid,
-                model: str_of(v, "model"),
-                input: at("promptTokenCount").map(|p| p.saturating_sub(cached.unwrap_or(0))),
-                output: sum_some(at("candidatesTokenCount"), at("thoughtsTokenCount")),
-                cache_creation: None,
-                cache_read: cached,
-            })))?;
-        }
-        Ok(())
-    }
-
-    fn cursor(
-        &mut self,
-        o: Origin<'_>,
-        v: Json<'_>,
-        file: &Arc<str>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        let ty = str_of(v, "type").unwrap_or_default();
-        if ty == "thinking" {
-            if let Some(chunk) = str_of(v, "text") {
-                self.push_text(o, file, true, chunk, emit)?;
-            }
-            if str_of(v, "subtype") == Some("completed") {
-                self.flush_text(emit)?;
-            }
-            return Ok(());
-        }
-        self.flush_text(emit)?;
-        match ty {
-            "tool_call" => {
-                let Some(call) = v.get("tool_call") else {
-                    return Ok(());
-                };
-                // {"<name>ToolCall": {args, result}}: the one key names the tool.
-                let mut named = None;
-                call.for_each_entry(|k, inner| {
-                    if named.is_none() {
-                        named = Some((k, inner));
-                    }
-                });
-                let Some((key, inner)) = named else {
-                    return Ok(());
-                };
-                let name = key.strip_suffix("ToolCall").unwrap_or(key);
-                let id = str_of(v, "call_id");
-                match str_of(v, "subtype") {
-                    Some("started") => emit(&o.event(Body::ToolUse {
-                        id,
-                        name: Some(name),
-                        input: inner.get("args").map(Nested::Json),
-                    })),
-                    Some("completed") => {
-                        let res = inner.get("result");
-                        let failure = res.and_then(|r| r.get("failure").or_else(|| r.get("error")));
-                        let success = res.and_then(|r| r.get("success"));
-                        emit(&o.event(Body::ToolResult {
-                            tool_use_id: id,
-                            is_error: crate::dialect::cursor_tool_failed(res),
-                            content: failure.or(success).or(res).map(Nested::Json),
-                        }))
-                    }
-                    _ => Ok(()),
-                }
-            }
-            "connection" | "retry" => emit(&o.event(Body::System {
-                subtype: Some(ty),
-                message: system_message(v).or_else(|| str_of(v, "subtype")),
-                model: None,
-            })),
-            "result" => emit(&o.event(Body::Result(cursor_result(v)))),
-            _ => self.claude(o, v, file, emit),
-        }
-    }
-
-    fn opencode(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-        let part = v.get("part");
-        let at = |k: &str| part.and_then(|p| str_of(p, k));
-        match str_of(v, "type").unwrap_or_default() {
-            "text" => emit(&o.event(Body::Text {
-                uuid: at("id"),
-                message_id: at("messageID"),
-                text: Text::from(at("text").unwrap_or_default()),
-            })),
-            "reasoning" => emit(&o.event(Body::Thinking {
-                text: Text::from(at("text").unwrap_or_default()),
-            })),
-            "tool_use" => {
-                let Some(part) = part else { return Ok(()) };
-                let state = part.get("state");
-                let id = str_of(part, "callID");
-                emit(&o.event(Body::ToolUse {
-                    id,
-                    name: str_of(part, "tool"),
-                    input: state.and_then(|s| s.get("input")).map(Nested::Json),
-                }))?;
-                let status = state.and_then(|s| str_of(s, "status"));
-                if matches!(status, Some("completed" | "error")) {
-                    emit(
-                        &o.event(Body::ToolResult {
-                            tool_use_id: id,
-                            is_error: crate::dialect::opencode::tool_failed(state),
-                            content: state
-                                .and_then(|s| s.get("output").or_else(|| s.get("error")))
-                                .map(Nested::Json),
-                        }),
-                    )?;
-                }
-                Ok(())
-            }
-            "step_finish" => {
-                let tokens = part.and_then(|p| p.get("tokens"));
-                let t = |path: &[&str]| uint(tokens.and_then(|t| t.path(path)));
-                emit(&o.event(Body::Usage(Usage {
-                    message_id: at("messageID"),
-                    model: None,
-                    input: t(&["input"]),
-                    output: sum_some(t(&["output"]), t(&["reasoning"])),
-                    cache_creation: t(&["cache", "write"]),
-                    cache_read: t(&["cache", "read"]),
-                })))?;
-                let reason = at("reason");
-                if reason == Some("stop") {
-                    emit(&o.event(Body::Result(Outcome {
-                        success: true,
-                        subtype: reason,
-                        cost_usd: part.and_then(|p| p.get("cost")).and_then(|c| c.as_f64()),
-                        ..Outcome::default()
-                    })))?;
-                }
-                Ok(())
-            }
-            "error" => {
-                let error = v.get("error");
-                let message = error
-                    .and_then(|e| e.path(&["data", "message"]))
-                    .and_then(|m| m.as_str())
-                    .or_else(|| error.and_then(|e| str_of(e, "name")));
-                emit(&o.event(Body::Result(Outcome {
-                    success: false,
-                    is_error: true,
-                    subtype: error.and_then(|e| str_of(e, "name")).or(Some("error")),
-                    text: message.map(Cow::Borrowed),
-                    ..Outcome::default()
-                })))
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn copilot(&mut self, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-        let ty = str_of(v, "type").unwrap_or_default();
-        let data = v.get("data");
-        let at = |k: &str| data.and_then(|d| str_of(d, k));
-        match ty {
-            "session.start" | "session.resume" => emit(
-                &o.event(Body::Init {
-                    model: at("selectedModel").or_else(|| at("model")),
-                    cwd: data
-                        .and_then(|d| d.path(&["context", "cwd"]))
-                        .and_then(|c| c.as_str()),
-                    tools: None,
-                    permission_mode: None,
-                }),
-            ),
-            "user.message" => emit(&o.event(Body::User {
-                uuid: str_of(v, "id"),
-                text: Text::from(at("content").unwrap_or_default()),
-            })),
-            "assistant.message" => {
-                let message_id = at("messageId");
-                if let Some(text) = at("content").filter(|t| !t.is_empty()) {
-                    emit(&o.event(Body::Text {
-                        uuid: str_of(v, "id"),
-                        message_id,
-                        text: Text::from(text),
-                    }))?;
-                }
-                if let Some(requests) = data.and_then(|d| d.get("toolRequests")) {
-                    let mut result = Ok(());
-                    requests.for_each_element(|r| {
-                        if result.is_ok() {
-                            result = emit(&o.event(Body::ToolUse {
-                                id: str_of(r, "toolCallId"),
-                                name: str_of(r, "name"),
-                                input: r.get("arguments").map(Nested::Json),
-                            }));
-                        }
-                    });
-                    result?;
-                }
-                match uint(data.and_then(|d| d.get("outputTokens"))) {
-                    Some(output) => emit(&o.event(Body::Usage(Usage {
-                        message_id,
-                        model: at("model"),
-                        output: Some(output),
-                        ..Usage::default()
-                    }))),
-                    None => Ok(()),
-                }
-            }
-            "assistant.reasoning" => emit(&o.event(Body::Thinking {
-                text: Text::from(at("content").unwrap_or_default()),
-            })),
-            "tool.execution_complete" => {
-                let failed = crate::dialect::copilot_execution_failed(data);
-                let content = data.and_then(|d| {
-                    d.path(&["result", "content"])
-                        .or_else(|| d.path(&["error", "message"]))
-                        .or_else(|| d.get("result"))
-                });
-                emit(&o.event(Body::ToolResult {
-                    tool_use_id: at("toolCallId"),
-                    is_error: failed,
-                    content: content.map(Nested::Json),
-                }))
-            }
-            "session.error" | "abort" => emit(&o.event(Body::System {
-                subtype: Some("error"),
-                message: at("message").or_else(|| at("reason")),
-                model: None,
-            })),
-            "session.model_change" | "session.tools_updated" => emit(&o.event(Body::System {
-                subtype: Some(ty),
-                message: None,
-                model: at("model").or_else(|| at("newModel")),
-            })),
-            "result" => {
-                let code = v.get("exitCode").and_then(|c| c.as_f64());
-                let failed = code.is_none_or(|c| c != 0.0);
-                emit(&o.event(Body::Result(Outcome {
-                    success: !failed,
-                    is_error: failed,
-                    subtype: Some(if failed { "error" } else { "success" }),
-                    duration_ms: uint(v.path(&["usage", "sessionDurationMs"])),
-                    ..Outcome::default()
-                })))
-            }
-            // Deltas repeat the message that follows; turn marks and the rest are framing.
-            _ => Ok(()),
-        }
-    }
-}
-
-/// `a + b` where either is known.
-fn sum_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (None, None) => None,
-        (a, b) => Some(a.unwrap_or(0).saturating_add(b.unwrap_or(0))),
-    }
-}
-
-/// Non-cached input and cache reads of Gemini stream stats (or one of its models):
-/// Codex's `input_tokens` includes its cached part (`cached_input_tokens`): the part not read
-/// from cache, so `input` means the same for every agent (as in `stats`).
-fn codex_input(at: impl Fn(&str) -> Option<u64>) -> Option<u64> {
-    at("input_tokens").map(|i| i.saturating_sub(at("cached_input_tokens").unwrap_or(0)))
-}
-
-/// `input` is the non-cached part where the CLI gives it, else `input_tokens - cached`.
-fn gemini_input(stats: Option<Json<'_>>) -> (Option<u64>, Option<u64>) {
-    let at = |k: &str| uint(stats.and_then(|s| s.get(k)));
-    let cached = at("cached");
-    let input =
-        at("input").or_else(|| at("input_tokens").map(|i| i.saturating_sub(cached.unwrap_or(0))));
-    (input, cached)
-}
-
-/// Non-cached input and cache reads of a session-log `tokens` (or `-o json` model
-/// tokens): `input` there is the whole prompt.
-fn gemini_log_input(tokens: Json<'_>) -> (Option<u64>, Option<u64>) {
-    let cached = uint(tokens.get("cached"));
-    let prompt = uint(tokens.get("input")).or_else(|| uint(tokens.get("prompt")));
-    (
-        prompt.map(|p| p.saturating_sub(cached.unwrap_or(0))),
-        cached,
-    )
-}
-
-/// Output tokens of a session-log `tokens`: the answer and the thoughts.
-fn gemini_log_output(tokens: Json<'_>) -> Option<u64> {
-    sum_some(
-        uint(tokens.get("output")).or_else(|| uint(tokens.get("candidates"))),
-        uint(tokens.get("thoughts")),
-    )
-}
-
-/// One `usage` per model of Gemini stats (`stats.models`), stream or document shape.
-fn gemini_model_usage(
-    o: Origin<'_>,
-    models: Option<Json<'_>>,
-    emit: &mut Emit<'_>,
-) -> io::Result<()> {
-    let Some(models) = models else { return Ok(()) };
-    let mut result = Ok(());
-    models.for_each_entry(|model, m| {
-        if result.is_err() {
-            return;
-        }
-        let usage = match m.get("tokens").filter(Json::is_object) {
-            // -o json: {tokens{input (whole prompt), candidates, cached, thoughts}}
-            Some(t) => {
-                let (input, cached) = gemini_log_input(t);
-                Usage {
-                    model: Some(model),
-                    input,
-                    output: gemini_log_output(t),
-                    cache_read: cached,
-                    ..Usage::default()
-                }
-            }
-            None => {
-                let (input, cached) = gemini_input(Some(m));
-                Usage {
-                    model: Some(model),
-                    input,
-                    output: uint(m.get("output_tokens")),
-                    cache_read: cached,
-                    ..Usage::default()
-                }
-            }
-        };
-        result = emit(&o.event(Body::Usage(usage)));
-    });
-    result
-}
-
-/// Non-cached input and output (thoughts included) totals of an `-o json` document, over
-/// its models.
-fn gemini_document_totals(v: Json<'_>) -> (Option<u64>, Option<u64>) {
-    let Some(models) = v.path(&["stats", "models"]) else {
-        return (None, None);
-    };
-    let (mut input, mut output) = (0u64, 0u64);
-    models.for_each_entry(|_, m| {
-        if let Some(t) = m.get("tokens") {
-            input = input.saturating_add(gemini_log_input(t).0.unwrap_or(0));
-            output = output.saturating_add(gemini_log_output(t).unwrap_or(0));
-        }
-    });
-    (Some(input), Some(output))
-}
-
-/// A Cursor `result`: Claude's, with `usage{inputTokens, outputTokens}`.
-fn cursor_result(v: Json<'_>) -> Outcome<'_> {
-    let mut outcome = claude_result(v);
-    let usage = v.get("usage");
-    outcome.input = outcome
-        .input
-        .or_else(|| uint(usage.and_then(|u| u.get("inputTokens"))));
-    outcome.output = outcome
-        .output
-        .or_else(|| uint(usage.and_then(|u| u.get("outputTokens"))));
-    outcome
 }
 
 #[cfg(test)]
@@ -2245,7 +935,7 @@ mod tests {
             ["init@1 s=s", "unknown@2 s=s", "unknown@3 s=s"]
         );
         assert_eq!(
-            events("{\"kind\":1}\n", Some(Dialect::Generic)),
+            events("{\"kind\":1}\n", Dialect::parse("generic")),
             ["unknown@1"]
         );
     }

@@ -187,7 +187,8 @@ fn for_each_block<'a>(value: Json<'a>, f: impl FnMut(Json<'a>)) {
 
 /// The tool call a record of the other agents holds outside Claude's content blocks: its
 /// id and, where the record names it, its tool (Gemini `tool_use`/`tool_result`, OpenCode
-/// tool parts, Copilot tool executions, Gemini log `toolCalls`).
+/// tool parts, Copilot tool executions, Gemini log `toolCalls`, Codex exec items and
+/// rollout calls, each tool by the name `events` and `stats` give it).
 fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, Option<&'a str>)) {
     let s = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.get(k)).and_then(|x| x.as_str());
     let v = Some(value);
@@ -205,6 +206,22 @@ fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, O
         Some("gemini") => {
             if let Some(calls) = value.get("toolCalls") {
                 calls.for_each_element(|c| f(s(Some(c), "id"), s(Some(c), "name")));
+            }
+        }
+        Some("item.started" | "item.completed") => {
+            if let Some(item) = value.get("item") {
+                if let Some(name) = crate::dialect::codex_tool_name(item) {
+                    f(s(Some(item), "id"), Some(name));
+                }
+            }
+        }
+        Some("response_item") => {
+            let payload = value.get("payload");
+            let ptype = s(payload, "type").unwrap_or_default();
+            match crate::dialect::codex_log_tool_name(ptype, s(payload, "name")) {
+                Some(name) => f(s(payload, "call_id"), Some(name)),
+                None if ptype.ends_with("_output") => f(s(payload, "call_id"), None),
+                None => {}
             }
         }
         _ => {}

@@ -11,7 +11,7 @@ mod common;
 
 use common::{ndjq_sub, testdata};
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Every capture: the agent logs and streams under testdata/, not the expected outputs,
@@ -137,6 +137,100 @@ fn stats_events_and_gaps_read_every_capture_alike() {
         captures.len(),
         disagreements.join("\n")
     );
+}
+
+/// The calls of each tool `stats` counts (`--by tool`'s rows, the report's `tools`); a
+/// row without calls (the errors of calls not in the input, `(unknown)`) names no call.
+fn stats_tool_names(path: &Path) -> BTreeMap<String, u64> {
+    let report = json_lines("stats", path).pop().expect("a stats report");
+    report["tools"].as_object().map_or_else(BTreeMap::new, |t| {
+        t.iter()
+            .map(|(name, v)| (name.clone(), v["calls"].as_u64().unwrap_or(0)))
+            .filter(|(_, calls)| *calls > 0)
+            .collect()
+    })
+}
+
+/// The calls of each tool `events` names: distinct `tool_use` events (by session and id),
+/// counted under their `name` (the first one an id is given).
+fn events_tool_names(path: &Path) -> BTreeMap<String, u64> {
+    let mut seen = BTreeSet::new();
+    let mut names = BTreeMap::new();
+    for e in json_lines("events", path) {
+        if e["kind"] == "tool_use" && seen.insert((e["session"].to_string(), e["id"].to_string())) {
+            let name = e["name"].as_str().unwrap_or("(unknown)").to_string();
+            *names.entry(name).or_insert(0) += 1;
+        }
+    }
+    names
+}
+
+/// A tool has one name in every command: the one its record gives (a Codex rollout's
+/// `exec_command` stays `exec_command`; the Codex exec stream names no function, its item
+/// type is the name), so `stats --by tool` counts under the name `events` shows and a user
+/// finds in the file (docs/REFERENCE.md, "One meaning everywhere").
+#[test]
+fn stats_and_events_name_every_tool_alike() {
+    let captures = captures();
+    let mut disagreements = Vec::new();
+    let mut named = 0;
+    for path in &captures {
+        let stats = stats_tool_names(path);
+        let events = events_tool_names(path);
+        named += usize::from(!stats.is_empty());
+        if stats != events {
+            disagreements.push(format!(
+                "{}: stats {stats:?}, events {events:?}",
+                path.display()
+            ));
+        }
+    }
+    assert!(named > 40, "only {named} captures name a tool");
+    assert!(
+        disagreements.is_empty(),
+        "{} of {} captures name their tools differently:\n{}",
+        disagreements.len(),
+        captures.len(),
+        disagreements.join("\n")
+    );
+    // The rollouts are among them, under their own function names.
+    let rollout = testdata().join("corpus/real-client/codex-tool.session-log.jsonl");
+    assert_eq!(
+        stats_tool_names(&rollout),
+        BTreeMap::from([("exec_command".to_string(), 1)])
+    );
+}
+
+/// `filter --tool NAME` takes the names `events` shows: every tool a capture's events name
+/// selects records (its call, its result). Qwen Code's session log is left out: `--tool`
+/// does not read its `functionCall` parts yet.
+#[test]
+fn filter_tool_takes_the_names_events_show() {
+    let mut missed = Vec::new();
+    let mut checked = 0;
+    for path in captures() {
+        let report = json_lines("stats", &path).pop().expect("a stats report");
+        if report["dialects"].get("qwen-log").is_some() {
+            continue;
+        }
+        for name in events_tool_names(&path).keys() {
+            let out = ndjq_sub("filter")
+                .args(["-q", "-c", "--tool", name])
+                .arg(&path)
+                .output()
+                .expect("run ndjq");
+            let count = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            checked += 1;
+            if count.parse::<u64>().unwrap_or(0) == 0 {
+                missed.push(format!(
+                    "{}: --tool {name} selects {count:?}",
+                    path.display()
+                ));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} tool names checked");
+    assert!(missed.is_empty(), "{}", missed.join("\n"));
 }
 
 /// The test is not vacuous: the captures hold tool calls, failed ones and sessions of

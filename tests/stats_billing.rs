@@ -173,17 +173,15 @@ fn codex_input_is_non_cached_in_the_stream_and_its_rollout_alike() {
     let rollout = stats(&[], &[real("codex-tool.session-log.jsonl")]);
     assert_eq!(stream.tokens, want);
     assert_eq!(rollout.tokens, want);
-    // One tool name for the same call in both: exec's item type.
+    // Each names the call as its record does, as `events` shows it: exec by its item type
+    // (the stream has no function name), the rollout by its function.
     assert_eq!(
         stream.tools.keys().collect::<Vec<_>>(),
         ["command_execution"]
     );
-    assert_eq!(
-        rollout.tools.keys().collect::<Vec<_>>(),
-        ["command_execution"]
-    );
+    assert_eq!(rollout.tools.keys().collect::<Vec<_>>(), ["exec_command"]);
     assert_eq!(stream.tools["command_execution"].calls, 1);
-    assert_eq!(rollout.tools["command_execution"].calls, 1);
+    assert_eq!(rollout.tools["exec_command"].calls, 1);
     // Both at once are one session, counted once: the rollout's total.
     let both = stats(
         &[],
@@ -200,10 +198,13 @@ fn codex_input_is_non_cached_in_the_stream_and_its_rollout_alike() {
 fn codex_rollout_tool_errors_come_from_the_exit_code() {
     let got = stats(&[], &[data("codex-rollout-errors.jsonl")]);
     // call_1 (exec_command, "Process exited with code 2") and call_2 (shell,
-    // metadata.exit_code 1) failed; call_3 exited 0; apply_patch is a file change.
-    let cmd = &got.tools["command_execution"];
-    assert_eq!((cmd.calls, cmd.errors), (3, 2));
-    let patch = &got.tools["file_change"];
+    // metadata.exit_code 1) failed; call_3 (exec_command) exited 0; apply_patch did not
+    // fail. Each tool under the name the rollout gives it.
+    let exec = &got.tools["exec_command"];
+    assert_eq!((exec.calls, exec.errors), (2, 1));
+    let shell = &got.tools["shell"];
+    assert_eq!((shell.calls, shell.errors), (1, 1));
+    let patch = &got.tools["apply_patch"];
     assert_eq!((patch.calls, patch.errors), (1, 0));
     // The rollout's token count: 5000 input of which 4000 cached.
     assert_eq!(four(&got.tokens), (1000, 300, 0, 4000));

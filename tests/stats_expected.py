@@ -439,21 +439,18 @@ class Expected:
 
     def add_response_item(self, v):
         # Codex rollouts: README "Codex tool calls are counted once per item (per call id
-        # in rollouts)": a `function_call` response item. Rule: "The same tool has the
-        # same name in a stream and in its session log": a shell call is
-        # `command_execution` (exec's item type) whatever the rollout calls it.
+        # in rollouts)": a `function_call` response item. Rule ("One meaning
+        # everywhere"): a tool is named as the record names it, the name `events` shows
+        # (`exec_command`, `shell`, `apply_patch`); a `local_shell_call` names none and is
+        # `local_shell`.
         payload = v.get("payload")
         ptype = get(payload, "type")
         if ptype in ("function_call", "custom_tool_call", "local_shell_call") \
                 and string(get(payload, "call_id")):
-            name = string(payload.get("name")) or ptype
-            if ptype == "local_shell_call" or name in (
-                    "shell", "exec_command", "shell_command", "container.exec", "unified_exec"):
-                name = "command_execution"
-            elif name == "apply_patch":
-                name = "file_change"
-            elif name in ("web_search", "web_search_call"):
-                name = "web_search"
+            if ptype == "local_shell_call":
+                name = "local_shell"
+            else:
+                name = string(payload.get("name")) or "(unknown)"
             self.tool_calls[("rollout", payload["call_id"])] = name
         # Rule: errors are also "Codex rollout function calls whose output reports a
         # non-zero exit (`Process exited with code N`, or `metadata.exit_code`)", a

@@ -4,6 +4,8 @@
 //! and the Agent SDK's documented message union. `session_id` is snake case here; the
 //! session transcripts (`claude-log`) use camel case `sessionId`.
 
+pub(super) mod events;
+
 use super::RunFacts;
 use super::{check_counts, check_value, expect, SchemaProblem, Want};
 use crate::json::Json;

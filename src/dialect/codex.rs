@@ -1,5 +1,7 @@
 //! `codex`: `codex exec --json` (SCHEMA-NOTES.md section 3): thread, turn and item events.
 
+pub(super) mod events;
+
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;

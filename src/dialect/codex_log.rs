@@ -3,6 +3,7 @@
 
 use super::{expect, SchemaProblem, Want};
 
+pub(crate) mod events;
 pub(crate) mod tool_output;
 use crate::json::Json;
 

@@ -9,6 +9,8 @@
 //! event of a known family (`assistant.something_new`) is known: the dotted suffix plays
 //! the part of a subtype.
 
+pub(super) mod events;
+
 use super::facts::{num, str_of, Fact};
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;

@@ -8,6 +8,8 @@
 //! by its own types, or by its init: Cursor's has `apiKeySource` and no `tools` list
 //! (every Claude Code init has one; a hand-made Claude init with neither stays Claude).
 
+pub(super) mod events;
+
 use super::facts::{at, claude_shaped, num, str_of, Fact};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};

@@ -12,6 +12,8 @@
 //! framing reads it whole (see `crate::pipeline`); here it is recognised by its keys and its
 //! fields checked under the pseudo-type [`DOCUMENT`].
 
+pub(super) mod events;
+
 use super::facts::{at, from_prompt, num, str_of, Fact};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};

@@ -9,6 +9,8 @@
 //! message). A message is written again, whole, when it changes (a `gemini` line gains its
 //! `toolCalls`): the same `id` twice is one message, the last line wins.
 
+pub(super) mod events;
+
 use super::facts::{str_of, Fact};
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;

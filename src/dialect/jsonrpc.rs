@@ -1,6 +1,8 @@
 //! `jsonrpc`: JSON-RPC 2.0 over stdio (Codex `app-server`), where the `jsonrpc` member may
 //! be absent on the wire (SCHEMA-NOTES.md section 4). Messages have no `type`.
 
+pub(super) mod events;
+
 use super::facts::Fact;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;

@@ -15,12 +15,10 @@ mod codex;
 mod codex_log;
 pub(crate) use claude::tool_result_failed as claude_tool_result_failed;
 pub(crate) use codex::{item_failed as codex_item_failed, tool_name as codex_tool_name};
+pub(crate) use codex_log::events::tool_name as codex_log_tool_name;
 pub(crate) use codex_log::tool_output::failed as codex_tool_failed;
 pub(crate) use copilot::execution_failed as copilot_execution_failed;
 pub(crate) use cursor::tool_call_failed as cursor_tool_failed;
-pub(crate) use gemini_log::tool_call_failed as gemini_log_tool_failed;
-pub(crate) use jsonrpc::session as jsonrpc_session;
-pub(crate) use qwen::log_tool_result_failed as qwen_log_tool_failed;
 
 /// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
 /// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.
@@ -323,6 +321,26 @@ impl Dialect {
             Dialect::OpenCode => opencode::run_facts(obj, ty),
             Dialect::Codex => codex::run_facts(obj, ty),
             _ => return None,
+        })
+    }
+
+    /// The agent's reader of its records into normalized events (its module's `events`);
+    /// `None` for `generic`, whose records are all `unknown` (docs/DESIGN.md, "What an
+    /// agent module holds").
+    pub(crate) fn events(self) -> Option<&'static dyn crate::event::EventReader> {
+        Some(match self {
+            Dialect::Claude | Dialect::ClaudeLog => &claude::events::Claude,
+            Dialect::Codex => &codex::events::Exec,
+            Dialect::CodexLog => &codex_log::events::Rollout,
+            Dialect::JsonRpc => &jsonrpc::events::Rpc,
+            Dialect::Gemini => &gemini::events::Stream,
+            Dialect::GeminiLog => &gemini_log::events::Log,
+            Dialect::Qwen => &qwen::events::Stream,
+            Dialect::QwenLog => &qwen::events::Log,
+            Dialect::Cursor => &cursor::events::Cursor,
+            Dialect::OpenCode => &opencode::events::OpenCode,
+            Dialect::Copilot => &copilot::events::Copilot,
+            Dialect::Generic => return None,
         })
     }
 

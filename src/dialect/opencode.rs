@@ -8,6 +8,8 @@
 //! versions end with `done`. There is no init and no final result: a run ends well when
 //! its last `step_finish` has reason `stop`.
 
+pub(super) mod events;
+
 use super::facts::{at, str_of, Fact};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};

@@ -14,6 +14,8 @@
 //! cachedContentTokenCount, thoughtsTokenCount}` on assistant lines, `tool_result` lines
 //! with `toolCallResult`, and `system` lines (`ui_telemetry`, `attribution_snapshot`).
 
+pub(super) mod events;
+
 use super::facts::{at, claude_shaped, from_prompt, num, str_of, Fact};
 use super::RunFacts;
 use super::{claude, expect, SchemaProblem, Want};

@@ -144,8 +144,8 @@ impl Stats {
                 Some("response_item"),
                 Some("function_call" | "custom_tool_call" | "local_shell_call"),
             ) => {
-                let name = str_of(name).unwrap_or(ptype.unwrap_or("(unknown)"));
-                let name = codex_tool_name(ptype.unwrap_or(""), name);
+                let name = crate::dialect::codex_log_tool_name(ptype.unwrap_or(""), str_of(name))
+                    .unwrap_or("(unknown)");
                 if let Some(id) = str_of(call_id) {
                     let name = self.strings.id(name);
                     self.tool_calls.push(ToolEntry(Key::of(&[id]), name, attr));
@@ -166,22 +166,6 @@ impl Stats {
             }
             _ => {}
         }
-    }
-}
-
-/// The one name of a Codex tool in a rollout and in `codex exec --json`: exec's item type
-/// (`command_execution`, `file_change`, `web_search`), which stays the same across Codex
-/// versions while the rollout's function names change (`shell`, `exec_command`,
-/// `shell_command`, `local_shell_call`, `apply_patch`); other functions keep their name.
-pub(super) fn codex_tool_name<'a>(payload_type: &'a str, name: &'a str) -> &'a str {
-    match (payload_type, name) {
-        ("local_shell_call", _) => "command_execution",
-        (_, "shell" | "exec_command" | "shell_command" | "container.exec" | "unified_exec") => {
-            "command_execution"
-        }
-        (_, "apply_patch") => "file_change",
-        (_, "web_search" | "web_search_call") => "web_search",
-        _ => name,
     }
 }
 

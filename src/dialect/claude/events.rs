@@ -1,0 +1,270 @@
+//! The events of Claude Code's records (docs/REFERENCE.md, "Normalized events"): its
+//! stream-json (`claude`), its transcripts (`claude-log`), and the message records of the
+//! agents that write Claude's shape (Qwen Code's stream, Cursor's messages).
+//!
+//! One event per content block. `system/init` is `init`; every other `system` record is
+//! `system` with its subtype and a `message` (the first string of `content`, `summary`,
+//! `message`, `error`, `status`, `operation`). Other known types (`rate_limit_event`,
+//! `control_request`, and the transcript's `summary`, `file-history-snapshot`,
+//! `queue-operation`, `attachment`, ...) are `system` with the type as subtype.
+//! `stream_event` (partial deltas: the complete block follows on its `assistant` line),
+//! `keep_alive` and the transcript's `progress` lines (hook and bash progress, up to 70% of
+//! a transcript) produce nothing. Usage is deduplicated per message id: the last snapshot
+//! is held and emitted when the message id changes, at a `result` record, or at the end of
+//! the input; a usage without a message id is emitted on its own line. A `result` also
+//! carries the result `text` (or the joined `errors`).
+
+use crate::dialect::Dialect;
+use crate::event::{str_of, tool_content, uint, Body, Context, Emit, EventReader};
+use crate::event::{Nested, Origin, Outcome, Text, Usage};
+use crate::json::{Json, Kind};
+use std::borrow::Cow;
+use std::io;
+
+/// Claude's stream and transcripts.
+pub(in crate::dialect) struct Claude;
+
+impl EventReader for Claude {
+    fn map<'a>(
+        &self,
+        cx: &mut Context,
+        o: Origin<'a>,
+        v: Json<'a>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        map(cx, o, v, Dialect::Claude, emit)
+    }
+}
+
+/// The events of a record of Claude's shape, written by `dialect`: whether its usage
+/// counts the cached input inside `input_tokens` ([`Dialect::input_includes_cache`]) and
+/// whether a tool result's text tells a failure ([`Dialect::result_text_tells_failure`])
+/// are the agent's.
+pub(in crate::dialect) fn map(
+    cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    dialect: Dialect,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
+    match str_of(v, "type").unwrap_or_default() {
+        "assistant" => assistant(cx, o, v, dialect.input_includes_cache(), emit),
+        "user" => user(o, v, dialect.result_text_tells_failure(), emit),
+        "result" => {
+            cx.flush_usage(emit)?;
+            let mut outcome = result(v);
+            if dialect.input_includes_cache() {
+                // The billed totals, in the usage events' meaning (docs/REFERENCE.md,
+                // "Normalized events": `input` is the input not read from cache).
+                let cached = uint(v.path(&["usage", "cache_read_input_tokens"]));
+                outcome.input = outcome.input.map(|i| i.saturating_sub(cached.unwrap_or(0)));
+            }
+            emit(&o.event(Body::Result(outcome)))
+        }
+        "system" if str_of(v, "subtype") == Some("init") => emit(&o.event(Body::Init {
+            model: str_of(v, "model"),
+            cwd: str_of(v, "cwd"),
+            tools: v.get("tools").filter(|t| t.kind() != Kind::Null),
+            permission_mode: str_of(v, "permissionMode").or_else(|| str_of(v, "permission_mode")),
+        })),
+        "system" => emit(&o.event(Body::System {
+            subtype: str_of(v, "subtype"),
+            message: system_message(v),
+            model: None,
+        })),
+        "stream_event" | "keep_alive" | "progress" => Ok(()),
+        other => emit(&o.event(Body::System {
+            subtype: Some(other),
+            message: system_message(v),
+            model: None,
+        })),
+    }
+}
+
+/// The events of an assistant message: one per content block, then its usage, held until
+/// the message ends.
+fn assistant(
+    cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    input_includes_cache: bool,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
+    let Some(message) = v.get("message") else {
+        return Ok(());
+    };
+    let id = str_of(message, "id");
+    if cx.holds_usage_other_than(id) {
+        cx.flush_usage(emit)?;
+    }
+    let uuid = str_of(v, "uuid");
+    let mut result = Ok(());
+    if let Some(content) = message.get("content") {
+        content.for_each_element(|block| {
+            if result.is_ok() {
+                if let Some(body) = content_block(block, uuid, id) {
+                    result = emit(&o.event(body));
+                }
+            }
+        });
+    }
+    result?;
+    let Some(usage) = message.get("usage").filter(Json::is_object) else {
+        return Ok(());
+    };
+    let model = str_of(message, "model");
+    let cache_read = uint(usage.get("cache_read_input_tokens"));
+    let mut input = uint(usage.get("input_tokens"));
+    if input_includes_cache {
+        input = input.map(|i| i.saturating_sub(cache_read.unwrap_or(0)));
+    }
+    let counts = Usage {
+        message_id: id,
+        model,
+        input,
+        output: uint(usage.get("output_tokens")),
+        cache_creation: uint(usage.get("cache_creation_input_tokens")),
+        cache_read,
+    };
+    match id {
+        // The last snapshot of a message wins: held until the message ends.
+        Some(id) => {
+            cx.hold_usage(o, id, &counts);
+            Ok(())
+        }
+        None => emit(&o.event(Body::Usage(counts))),
+    }
+}
+
+/// The short message of a `system`-mapped record: its first string among a few keys, or
+/// the status of a rate-limit event.
+pub(in crate::dialect) fn system_message(v: Json<'_>) -> Option<&str> {
+    [
+        "content",
+        "summary",
+        "message",
+        "error",
+        "status",
+        "operation",
+    ]
+    .iter()
+    .find_map(|k| str_of(v, k))
+    .or_else(|| {
+        v.path(&["rate_limit_info", "status"])
+            .and_then(|s| s.as_str())
+    })
+}
+
+/// The event of one content block of a Claude assistant message.
+fn content_block<'a>(
+    block: Json<'a>,
+    uuid: Option<&'a str>,
+    message_id: Option<&'a str>,
+) -> Option<Body<'a>> {
+    match str_of(block, "type")? {
+        "text" => Some(Body::Text {
+            uuid,
+            message_id,
+            text: Text::of(block.get("text")),
+        }),
+        "thinking" => Some(Body::Thinking {
+            text: Text::of(block.get("thinking")),
+        }),
+        "redacted_thinking" => Some(Body::Thinking {
+            text: Text::from(""),
+        }),
+        "tool_use" | "server_tool_use" | "mcp_tool_use" => Some(Body::ToolUse {
+            id: str_of(block, "id"),
+            name: str_of(block, "name"),
+            input: block.get("input").map(Nested::Json),
+        }),
+        // Server tool results (web search, code execution) answer a server_tool_use.
+        _ if block.has("tool_use_id") => Some(result_block(block, false)),
+        _ => None,
+    }
+}
+
+/// A tool result block; `text_tells`: see [`Dialect::result_text_tells_failure`].
+fn result_block(block: Json<'_>, text_tells: bool) -> Body<'_> {
+    Body::ToolResult {
+        tool_use_id: str_of(block, "tool_use_id"),
+        is_error: super::tool_result_failed(block, text_tells),
+        content: block
+            .get("content")
+            .filter(|c| c.kind() != Kind::Null)
+            .map(tool_content),
+    }
+}
+
+/// The events of a Claude user message: its text, and the tool results it carries.
+fn user(o: Origin<'_>, v: Json<'_>, text_tells: bool, emit: &mut Emit<'_>) -> io::Result<()> {
+    let uuid = str_of(v, "uuid");
+    let Some(content) = v.path(&["message", "content"]) else {
+        return Ok(());
+    };
+    if content.kind() == Kind::String {
+        return emit(&o.event(Body::User {
+            uuid,
+            text: Text::of(Some(content)),
+        }));
+    }
+    let mut result = Ok(());
+    content.for_each_element(|block| {
+        if result.is_err() {
+            return;
+        }
+        let body = match str_of(block, "type") {
+            Some("text") => Body::User {
+                uuid,
+                text: Text::of(block.get("text")),
+            },
+            Some("tool_result") => result_block(block, text_tells),
+            _ => return,
+        };
+        result = emit(&o.event(body));
+    });
+    result
+}
+
+/// How a `result` record says the session ended (Cursor's adds its own token fields).
+pub(in crate::dialect) fn result(v: Json<'_>) -> Outcome<'_> {
+    let subtype = str_of(v, "subtype");
+    let error_subtype = subtype.is_some_and(|s| s.starts_with("error"));
+    // Claude reports API failures as subtype `success` with is_error: the flag decides.
+    let is_error = v
+        .get("is_error")
+        .and_then(|e| e.as_bool())
+        .unwrap_or(error_subtype);
+    let text = match str_of(v, "result") {
+        Some(t) => Some(Cow::Borrowed(t)),
+        None => {
+            let mut errors = Vec::new();
+            if let Some(list) = v.get("errors") {
+                list.for_each_element(|e| errors.extend(e.as_str()));
+            }
+            if errors.is_empty() {
+                // Qwen Code: `error{message}`.
+                v.path(&["error", "message"])
+                    .and_then(|m| m.as_str())
+                    .map(Cow::Borrowed)
+            } else {
+                Some(Cow::Owned(errors.join("; ")))
+            }
+        }
+    };
+    let usage = v.get("usage");
+    Outcome {
+        success: !is_error && !error_subtype,
+        is_error,
+        subtype,
+        cost_usd: ["total_cost_usd", "cost_usd", "costUSD"]
+            .iter()
+            .find_map(|k| v.get(k).and_then(|c| c.as_f64())),
+        duration_ms: uint(v.get("duration_ms")),
+        turns: uint(v.get("num_turns")),
+        input: uint(usage.and_then(|u| u.get("input_tokens"))),
+        output: uint(usage.and_then(|u| u.get("output_tokens"))),
+        per_turn: false,
+        text,
+    }
+}

@@ -1,0 +1,96 @@
+//! The events of Cursor's stream (docs/REFERENCE.md, "Normalized events"): its messages
+//! map as Claude's, plus `tool_call` started/completed (a completed call an error by
+//! [`super::tool_call_failed`]) and joined `thinking` deltas.
+
+use crate::dialect::claude::events as claude;
+use crate::dialect::Dialect;
+use crate::event::{str_of, uint, Body, Context, Emit, EventReader};
+use crate::event::{Nested, Origin, Outcome};
+use crate::json::Json;
+use std::io;
+
+/// The stream.
+pub(in crate::dialect) struct Cursor;
+
+impl EventReader for Cursor {
+    fn map<'a>(
+        &self,
+        cx: &mut Context,
+        o: Origin<'a>,
+        v: Json<'a>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        map(cx, o, v, emit)
+    }
+}
+
+fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+    let ty = str_of(v, "type").unwrap_or_default();
+    if ty == "thinking" {
+        if let Some(chunk) = str_of(v, "text") {
+            cx.push_text(o, true, chunk, emit)?;
+        }
+        if str_of(v, "subtype") == Some("completed") {
+            cx.flush_text(emit)?;
+        }
+        return Ok(());
+    }
+    cx.flush_text(emit)?;
+    match ty {
+        "tool_call" => {
+            let Some(call) = v.get("tool_call") else {
+                return Ok(());
+            };
+            // {"<name>ToolCall": {args, result}}: the one key names the tool.
+            let mut named = None;
+            call.for_each_entry(|k, inner| {
+                if named.is_none() {
+                    named = Some((k, inner));
+                }
+            });
+            let Some((key, inner)) = named else {
+                return Ok(());
+            };
+            let name = key.strip_suffix("ToolCall").unwrap_or(key);
+            let id = str_of(v, "call_id");
+            match str_of(v, "subtype") {
+                Some("started") => emit(&o.event(Body::ToolUse {
+                    id,
+                    name: Some(name),
+                    input: inner.get("args").map(Nested::Json),
+                })),
+                Some("completed") => {
+                    let res = inner.get("result");
+                    let failure = res.and_then(|r| r.get("failure").or_else(|| r.get("error")));
+                    let success = res.and_then(|r| r.get("success"));
+                    emit(&o.event(Body::ToolResult {
+                        tool_use_id: id,
+                        is_error: super::tool_call_failed(res),
+                        content: failure.or(success).or(res).map(Nested::Json),
+                    }))
+                }
+                _ => Ok(()),
+            }
+        }
+        "connection" | "retry" => emit(&o.event(Body::System {
+            subtype: Some(ty),
+            message: claude::system_message(v).or_else(|| str_of(v, "subtype")),
+            model: None,
+        })),
+        "result" => emit(&o.event(Body::Result(result(v)))),
+        _ => claude::map(cx, o, v, Dialect::Cursor, emit),
+    }
+}
+
+/// A Cursor `result`: Claude's, with `usage{inputTokens, outputTokens}`.
+fn result(v: Json<'_>) -> Outcome<'_> {
+    let mut outcome = claude::result(v);
+    let usage = v.get("usage");
+    outcome.input = outcome
+        .input
+        .or_else(|| uint(usage.and_then(|u| u.get("inputTokens"))));
+    outcome.output = outcome
+        .output
+        .or_else(|| uint(usage.and_then(|u| u.get("outputTokens"))));
+    outcome
+}

@@ -1,0 +1,150 @@
+//! The events of Gemini CLI's session logs (`gemini-log`; docs/REFERENCE.md, "Normalized
+//! events"): a message written again whole (same `id`) is mapped once, its tool calls once
+//! each; a call's result is an error by [`super::tool_call_failed`].
+
+use crate::dialect::gemini::events::{log_input, log_output};
+use crate::event::{str_of, Body, Context, Emit, EventReader};
+use crate::event::{Nested, Origin, Text, Usage};
+use crate::json::Json;
+use std::io;
+
+/// The session logs.
+pub(in crate::dialect) struct Log;
+
+impl EventReader for Log {
+    fn map<'a>(
+        &self,
+        cx: &mut Context,
+        o: Origin<'a>,
+        v: Json<'a>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        map(cx, o, v, emit)
+    }
+}
+
+fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+    let Some(ty) = str_of(v, "type") else {
+        if v.has("projectHash") {
+            return emit(&o.event(Body::Init {
+                model: None,
+                cwd: None,
+                tools: None,
+                permission_mode: None,
+            }));
+        }
+        if let Some(to) = v.get("$rewindTo") {
+            return emit(&o.event(Body::System {
+                subtype: Some("rewind"),
+                message: to.as_str(),
+                model: None,
+            }));
+        }
+        return Ok(());
+    };
+    let id = str_of(v, "id");
+    match ty {
+        "user" => {
+            let Some(content) = v.get("content") else {
+                return Ok(());
+            };
+            if let Some(text) = content.as_str() {
+                return emit(&o.event(Body::User {
+                    uuid: id,
+                    text: Text::from(text),
+                }));
+            }
+            // Function responses repeat the tool results of the `gemini` line before.
+            let mut result = Ok(());
+            content.for_each_element(|part| {
+                if let (Ok(()), Some(text)) = (&result, str_of(part, "text")) {
+                    result = emit(&o.event(Body::User {
+                        uuid: id,
+                        text: Text::from(text),
+                    }));
+                }
+            });
+            result
+        }
+        "gemini" => {
+            // A message is written again whole when it changes: each part once.
+            let first = id.is_none_or(|id| cx.seen.insert(&format!("m:{id}")));
+            if first {
+                if let Some(thoughts) = v.get("thoughts") {
+                    let mut result = Ok(());
+                    thoughts.for_each_element(|t| {
+                        let text = str_of(t, "description").or_else(|| str_of(t, "subject"));
+                        if let (Ok(()), Some(text)) = (&result, text) {
+                            result = emit(&o.event(Body::Thinking {
+                                text: Text::from(text),
+                            }));
+                        }
+                    });
+                    result?;
+                }
+                if let Some(text) = str_of(v, "content").filter(|t| !t.is_empty()) {
+                    emit(&o.event(Body::Text {
+                        uuid: id,
+                        message_id: id,
+                        text: Text::from(text),
+                    }))?;
+                }
+                if let Some(tokens) = v.get("tokens").filter(Json::is_object) {
+                    let (input, cached) = log_input(tokens);
+                    emit(&o.event(Body::Usage(Usage {
+                        message_id: id,
+                        model: str_of(v, "model"),
+                        input,
+                        output: log_output(tokens),
+                        cache_creation: None,
+                        cache_read: cached,
+                    })))?;
+                }
+            }
+            let Some(calls) = v.get("toolCalls") else {
+                return Ok(());
+            };
+            let mut fresh = Vec::new();
+            calls.for_each_element(|c| {
+                let new = str_of(c, "id").is_none_or(|cid| cx.seen.insert(&format!("t:{cid}")));
+                if new {
+                    fresh.push(c);
+                }
+            });
+            for call in fresh {
+                let cid = str_of(call, "id");
+                emit(&o.event(Body::ToolUse {
+                    id: cid,
+                    name: str_of(call, "name"),
+                    input: call.get("args").map(Nested::Json),
+                }))?;
+                let output = call
+                    .path(&["result", "0", "functionResponse", "response", "output"])
+                    .or_else(|| {
+                        call.path(&["result", "0", "functionResponse", "response", "error"])
+                    });
+                let status = str_of(call, "status");
+                if status.is_some() || output.is_some() {
+                    let failed = super::tool_call_failed(call);
+                    emit(
+                        &o.event(Body::ToolResult {
+                            tool_use_id: cid,
+                            is_error: failed,
+                            content: call
+                                .get("resultDisplay")
+                                .filter(|d| d.as_str().is_some())
+                                .or(output)
+                                .map(Nested::Json),
+                        }),
+                    )?;
+                }
+            }
+            Ok(())
+        }
+        other => emit(&o.event(Body::System {
+            subtype: Some(other),
+            message: str_of(v, "content"),
+            model: None,
+        })),
+    }
+}
