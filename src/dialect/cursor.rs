@@ -139,3 +139,6 @@ fn result_tokens(u: Json<'_>) -> Option<Tokens> {
         ..Tokens::default()
     })
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;

@@ -326,6 +326,47 @@ impl Dialect {
         })
     }
 
+    /// What a record tells the gap trackers (`gaps`, `validate --gaps`), pushed onto `ops`
+    /// with their strings in `text`: each agent's `gaps` module reads its own records.
+    pub(crate) fn gap_ops(
+        self,
+        info: &RecordInfo<'_>,
+        value: Json<'_>,
+        ops: &mut Vec<crate::gaps::Op>,
+        text: &mut String,
+    ) {
+        match self {
+            // Cursor's `tool_call` records count in any Claude-shaped stream: one read as
+            // Claude's (forced, or before Cursor's own records tell it) keeps its calls.
+            Dialect::Claude | Dialect::Qwen | Dialect::Cursor => {
+                claude::gaps::stream(info, value, ops, text);
+                cursor::gaps::tool_call(info, value, ops, text);
+            }
+            Dialect::ClaudeLog => claude_log::gaps::ops(info, value, ops, text),
+            Dialect::Codex => codex::gaps::ops(info, value, ops, text),
+            Dialect::CodexLog => codex_log::gaps::ops(info, value, ops, text),
+            Dialect::JsonRpc => jsonrpc::gaps::ops(value, ops, text),
+            Dialect::Gemini => gemini::gaps::ops(info, value, ops, text),
+            Dialect::OpenCode => opencode::gaps::ops(info, value, ops, text),
+            Dialect::Copilot => copilot::gaps::ops(info, value, ops, text),
+            Dialect::GeminiLog | Dialect::QwenLog | Dialect::Generic => {}
+        }
+    }
+
+    /// What the end of an input leaves unfinished for the gap trackers: a session without
+    /// its result ([`Dialect::ends_sessions_with_result`]), or what the agent's process
+    /// left open (codex exec: a turn, started items).
+    pub(crate) fn input_end(self) -> crate::gaps::InputEnd {
+        use crate::gaps::InputEnd;
+        match self {
+            _ if self.ends_sessions_with_result() => InputEnd::SessionResult,
+            Dialect::Codex => InputEnd::Process {
+                turn_ends: codex::gaps::TURN_ENDS,
+            },
+            _ => InputEnd::Nothing,
+        }
+    }
+
     /// Whether a record of this dialect's signature was seen: decisive evidence only.
     fn recognises(self, obj: Json<'_>, ty: Option<&str>) -> bool {
         match self {
