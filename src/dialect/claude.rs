@@ -128,3 +128,6 @@ pub(crate) fn tool_result_failed(block: Json<'_>, text_tells: bool) -> bool {
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
+/// The human text of its records (`filter --grep`).
+pub(super) mod texts;

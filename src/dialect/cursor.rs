@@ -142,3 +142,6 @@ fn result_tokens(u: Json<'_>) -> Option<Tokens> {
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
+/// The human text of its records (`filter --grep`).
+pub(super) mod texts;

@@ -63,6 +63,7 @@ mod generic;
 mod jsonrpc;
 pub mod opencode;
 mod qwen;
+mod texts;
 
 use crate::json::{Json, Kind};
 use std::ffi::{OsStr, OsString};
@@ -364,6 +365,51 @@ impl Dialect {
                 turn_ends: codex::gaps::TURN_ENDS,
             },
             _ => InputEnd::Nothing,
+        }
+    }
+
+    /// Calls `f` with each piece of a record's human text (`filter --grep`), read by its
+    /// agent's `texts` module, until `f` returns true; whether it did. The agents whose
+    /// text is most of their strings, and JSON-RPC and generic records (no known text
+    /// fields), are searched in every string. A record read before its input's dialect is
+    /// decided (`None`: a transcript opening with file-history-snapshot lines) is read as
+    /// the dialect whose known types hold its type.
+    pub(crate) fn for_each_text<'a>(
+        dialect: Option<Dialect>,
+        value: Json<'a>,
+        f: &mut dyn FnMut(Json<'a>) -> bool,
+    ) -> bool {
+        match dialect {
+            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) => {
+                claude::texts::messages(value, f)
+            }
+            Some(Dialect::Cursor) => cursor::texts::each(value, f),
+            Some(Dialect::Codex) => codex::texts::each(value, f),
+            Some(Dialect::CodexLog) => codex_log::texts::each(value, f),
+            Some(
+                Dialect::JsonRpc
+                | Dialect::Gemini
+                | Dialect::GeminiLog
+                | Dialect::QwenLog
+                | Dialect::OpenCode
+                | Dialect::Copilot
+                | Dialect::Generic,
+            ) => texts::strings(Some(value), f),
+            None => {
+                let ty = texts::str_at(value, "type");
+                let guess = [
+                    Dialect::ClaudeLog,
+                    Dialect::Claude,
+                    Dialect::Codex,
+                    Dialect::CodexLog,
+                ]
+                .into_iter()
+                .find(|d| ty.is_some_and(|t| d.known_types().contains(&t)));
+                match guess {
+                    Some(_) => Dialect::for_each_text(guess, value, f),
+                    None => texts::strings(Some(value), f),
+                }
+            }
         }
     }
 
