@@ -38,8 +38,12 @@
 //!   side sent them.
 //!
 //! Tracking is two steps: what a record tells the trackers is taken from the record alone
-//! (its sequence values and a short list of operations: open a tool call, close one, end
-//! the session in an error, …), then applied to the trackers' state. [`GapTracker::track`]
+//! (its sequence values and a short list of operations, `Op`: open a tool call, close
+//! one, end the session in an error, …), then applied to the trackers' state. The
+//! operations of a record are its agent's to say: each agent's module reads its own
+//! records (`src/dialect/<agent>/gaps.rs`, through `Dialect::gap_ops`), and what an
+//! input's end leaves unfinished is a property of its dialect (`Dialect::input_end`); the
+//! trackers here know no agent. [`GapTracker::track`]
 //! does both at once. Batch mode does the first on the workers for a block of records
 //! ([`GapTracker::collect`] into [`Facts`]) and the second in order on one thread when the
 //! block is merged ([`GapTracker::replay`]), so the findings are those of one pass while
