@@ -38,8 +38,12 @@
 //!   side sent them.
 //!
 //! Tracking is two steps: what a record tells the trackers is taken from the record alone
-//! (its sequence values and a short list of operations: open a tool call, close one, end
-//! the session in an error, …), then applied to the trackers' state. [`GapTracker::track`]
+//! (its sequence values and a short list of operations, `Op`: open a tool call, close
+//! one, end the session in an error, …), then applied to the trackers' state. The
+//! operations of a record are its agent's to say: each agent's module reads its own
+//! records (`src/dialect/<agent>/gaps.rs`, through `Dialect::gap_ops`), and what an
+//! input's end leaves unfinished is a property of its dialect (`Dialect::input_end`); the
+//! trackers here know no agent. [`GapTracker::track`]
 //! does both at once. Batch mode does the first on the workers for a block of records
 //! ([`GapTracker::collect`] into [`Facts`]) and the second in order on one thread when the
 //! block is merged ([`GapTracker::replay`]), so the findings are those of one pass while
@@ -52,7 +56,7 @@
 
 use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
 use crate::dialect::{Dialect, RecordInfo};
-use crate::json::{Json, Kind};
+use crate::json::Json;
 use crate::pipeline::{Consumer, Flow, Record, Status};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
@@ -421,8 +425,8 @@ impl GapTracker {
     pub fn ending(&mut self, dialect: Option<Dialect>) -> Ending {
         self.following = false;
         let mut first = Vec::new();
-        match dialect {
-            Some(d) if d.ends_sessions_with_result() => {
+        match dialect.map_or(InputEnd::Nothing, Dialect::input_end) {
+            InputEnd::SessionResult => {
                 if let Some(s) = self.open_session.take() {
                     first.push(self.at_opened(
                         Code::SessNoResult,
@@ -434,8 +438,10 @@ impl GapTracker {
                     ));
                 }
             }
-            Some(Dialect::Codex) => self.close_codex_process(&mut first, "stream ended"),
-            _ => {}
+            InputEnd::Process { turn_ends } => {
+                self.close_process(&mut first, turn_ends, "stream ended")
+            }
+            InputEnd::Nothing => {}
         }
         self.uuids.clear();
         first.sort_by_key(|d| d.line);
@@ -553,23 +559,8 @@ impl GapTracker {
         if seq.iter().any(Option::is_some) {
             ops.push(Op::Seq(seq));
         }
-        match info.dialect {
-            Some(d) if d.is_claude_shaped() => {
-                claude_session(info, value, ops, text);
-                claude_tools(info, value, ops, text);
-                cursor_tool(info, value, ops, text);
-            }
-            Some(Dialect::Gemini) => gemini(info, value, ops, text),
-            Some(Dialect::OpenCode) => opencode(info, value, ops, text),
-            Some(Dialect::Copilot) => copilot(info, value, ops, text),
-            Some(Dialect::ClaudeLog) => {
-                chain(value, ops, text);
-                claude_tools(info, value, ops, text);
-            }
-            Some(Dialect::Codex) => codex(info, value, ops, text),
-            Some(Dialect::CodexLog) => codex_log(info, value, ops, text),
-            Some(Dialect::JsonRpc) => rpc(value, ops, text),
-            _ => {}
+        if let Some(d) = info.dialect {
+            d.gap_ops(info, value, ops, text);
         }
     }
 
@@ -659,11 +650,11 @@ impl GapTracker {
                         out.push(at.diag(Code::SessErrorResult, message));
                     }
                 }
-                Op::CodexThread => {
-                    // `exec resume` starts a new process: what the last one left open stays
-                    // open for good, and item ids start again from item_0.
+                Op::ProcessStart { turn_ends } => {
+                    // A resumed run (`codex exec resume`) is a new process: what the last
+                    // one left open stays open for good, and item ids start again.
                     if self.saw_init {
-                        self.close_codex_process(out, "the process ended");
+                        self.close_process(out, turn_ends, "the process ended");
                     }
                     self.answered.clear();
                     self.saw_init = true;
@@ -779,16 +770,14 @@ impl GapTracker {
         }
     }
 
-    /// What a codex process left open: its turn and its started items.
-    fn close_codex_process(&mut self, out: &mut Vec<Diagnostic>, why: &str) {
+    /// What an agent process left open: its turn (which lacks one of `turn_ends`) and its
+    /// started items.
+    fn close_process(&mut self, out: &mut Vec<Diagnostic>, turn_ends: &str, why: &str) {
         if let Some(s) = self.open_session.take() {
             out.push(self.at_opened(
                 Code::SessNoResult,
                 &s,
-                format!(
-                    "turn started at line {} has no turn.completed or turn.failed ({why})",
-                    s.line
-                ),
+                format!("turn started at line {} has no {turn_ends} ({why})", s.line),
             ));
         }
         for (id, o) in self.items.drain() {
@@ -885,21 +874,29 @@ impl GapTracker {
 /// first, else one per [`SEQ_FIELDS`].
 type SeqValues = [Option<u64>; 3];
 
-/// One thing a record tells the trackers, taken from the record alone.
+// ---- the vocabulary: what a record tells the trackers ----
+//
+// Each agent's module reads its own records into these operations
+// ([`Dialect::gap_ops`], `src/dialect/<agent>/gaps.rs`); the trackers above apply them
+// without knowing the agent.
+
+/// One thing a record tells the trackers, taken from the record alone. Its strings are
+/// [`Span`]s of the text buffer handed over with it ([`put`]).
 #[derive(Debug, Clone)]
-enum Op {
-    /// The record's sequence candidates (first, when it has any).
+pub(crate) enum Op {
+    /// The record's sequence candidates (first, when it has any; the trackers' own).
     Seq(SeqValues),
-    /// A Claude transcript's chain: the record is a sidechain's, names a parent, has a uuid.
+    /// A transcript's parent chain: the record is a sidechain's, names a parent, has a
+    /// uuid (a parent never seen is a broken chain).
     Chain {
         sidechain: bool,
         parent: Option<Span>,
         uuid: Option<Span>,
     },
-    /// A session start (system/init, init, the Gemini document).
+    /// A session start (an init record, a whole-session document).
     Init,
-    /// A Claude-shaped `system/init` naming its session: a session of another id still
-    /// open is cut off (SESS_NO_RESULT), as a second `thread.started` cuts a Codex one.
+    /// A session start naming its session: a session of another id still open is cut off
+    /// (SESS_NO_RESULT).
     SessionStart {
         id: Span,
     },
@@ -911,8 +908,12 @@ enum Op {
     },
     /// The session ends here, in an error when there is a message.
     End(Option<Span>),
-    /// A codex `thread.started`: a new process.
-    CodexThread,
+    /// A new agent process starts in the same stream (a resumed run): what the last one
+    /// left open (its turn, which lacks one of `turn_ends`, and its started items) stays
+    /// open for good, and ids start again.
+    ProcessStart {
+        turn_ends: &'static str,
+    },
     /// A tool call opens (`if_new`: unless one with that id is open).
     OpenTool {
         id: Span,
@@ -923,12 +924,12 @@ enum Op {
         id: Span,
         failed: bool,
     },
-    /// A codex item starts or completes.
+    /// An item of the process's work starts (`kind`: what it is).
     OpenItem {
         id: Span,
         kind: Span,
     },
-    /// A codex item completes: `failed` names a tool item that failed.
+    /// An item completes: `failed` names a tool item that failed.
     CloseItem {
         id: Span,
         failed: Option<Span>,
@@ -943,29 +944,46 @@ enum Op {
     },
 }
 
-/// A record of type `ty` came before any session start.
-#[derive(Debug, Clone)]
-enum NoInit {
-    Claude(&'static str),
-    Codex(&'static str),
-    Other(Span),
+/// A record of type `ty` came before any session start, the record named `start`
+/// (`system/init`, `thread.started`, `init`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NoInit {
+    pub(crate) ty: Name,
+    pub(crate) start: &'static str,
+}
+
+/// A name an operation carries: one the reader knows (a static string), or one read from
+/// the record ([`put`] in the text buffer).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Name {
+    Known(&'static str),
+    Read(Span),
 }
 
 impl NoInit {
     fn message(&self, text: &str) -> String {
-        match self {
-            NoInit::Claude(ty) => {
-                format!("`{ty}` before any system/init: the session has no start")
-            }
-            NoInit::Codex(ty) => {
-                format!("`{ty}` before any thread.started: the session has no start")
-            }
-            NoInit::Other(ty) => format!(
-                "`{}` before any init: the session has no start",
-                printable(ty.of(text))
-            ),
-        }
+        let ty = match self.ty {
+            Name::Known(ty) => ty,
+            Name::Read(ty) => ty.of(text),
+        };
+        format!(
+            "`{}` before any {}: the session has no start",
+            printable(ty),
+            self.start
+        )
     }
+}
+
+/// What the end of an input leaves unfinished, by dialect ([`Dialect::input_end`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum InputEnd {
+    /// A session still open has no result (SESS_NO_RESULT).
+    SessionResult,
+    /// The stream is an agent process's output: its open turn lacks one of `turn_ends`,
+    /// and its started items never completed.
+    Process { turn_ends: &'static str },
+    /// Nothing is owed at the end (transcripts, JSON-RPC, generic).
+    Nothing,
 }
 
 /// What the records of blocks of one input tell the trackers, in order: made by workers
@@ -997,7 +1015,7 @@ fn tracked_value<'a>(record: &Record<'a>) -> Option<Json<'a>> {
 }
 
 /// Keeps `s` in `text`, where the facts' strings are: one buffer, not an allocation each.
-fn put(text: &mut String, s: &str) -> Span {
+pub(crate) fn put(text: &mut String, s: &str) -> Span {
     let start = text.len();
     text.push_str(s);
     let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
@@ -1009,7 +1027,7 @@ fn put(text: &mut String, s: &str) -> Span {
 
 /// A string [`put`] in a text buffer.
 #[derive(Debug, Clone, Copy)]
-struct Span {
+pub(crate) struct Span {
     start: u32,
     len: u32,
 }
@@ -1023,401 +1041,26 @@ impl Span {
 }
 
 /// The message of a session that ended in an error (the reason cut to 160 characters).
-fn session_error(why: &str) -> String {
+pub(crate) fn session_error(why: &str) -> String {
     let why: String = why.chars().take(160).collect();
     format!("the session ended in an error: {}", printable(&why))
 }
 
-/// Claude transcripts: parentUuid chains.
-fn chain(value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let [sidechain, parent, uuid] = value.get_many(["isSidechain", "parentUuid", "uuid"]);
-    let sidechain = sidechain.and_then(|v| v.as_bool()) == Some(true);
-    let parent = parent.and_then(|v| v.as_str()).map(|s| put(text, s));
-    let uuid = uuid.and_then(|v| v.as_str()).map(|s| put(text, s));
-    if sidechain || parent.is_some() || uuid.is_some() {
-        ops.push(Op::Chain {
-            sidechain,
-            parent,
-            uuid,
-        });
-    }
-}
-
-/// Claude stream-json sessions (and Qwen's, Cursor's): system/init … result.
-fn claude_session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let ty = info.ty.unwrap_or_default();
-    let subtype = info.subtype.unwrap_or_default();
-    if ty == "system" && subtype == "init" {
-        ops.push(Op::Init);
-        if let Some(id) = value.get("session_id").and_then(|s| s.as_str()) {
-            ops.push(Op::SessionStart { id: put(text, id) });
-        }
-        ops.push(Op::Open { replace: false });
-        return;
-    }
-    let ty: &'static str = match ty {
-        "assistant" => "assistant",
-        "user" => "user",
-        "result" => "result",
-        "stream_event" => "stream_event",
-        _ => return,
-    };
-    ops.push(Op::NoInit(NoInit::Claude(ty)));
-    ops.push(Op::Open { replace: false });
-    if ty != "result" {
-        return;
-    }
-    let mut why = Vec::new();
-    if subtype.starts_with("error") {
-        why.push(format!("subtype `{}`", printable(subtype)));
-    }
-    let [is_error, api_error_status] = value.get_many(["is_error", "api_error_status"]);
-    if is_error.and_then(|v| v.as_bool()) == Some(true) {
-        if why.is_empty() {
-            why.push(format!("is_error true (subtype `{}`)", printable(subtype)));
-        } else {
-            why.push("is_error true".to_string());
-        }
-    }
-    if let Some(status) = api_error_status {
-        if status.kind() != Kind::Null {
-            why.push(format!("api_error_status {}", status.to_compact_string()));
-        }
-    }
-    let error =
-        (!why.is_empty()).then(|| format!("the session ended in an error: {}", why.join(", ")));
-    ops.push(Op::End(error.map(|e| put(text, &e))));
-}
-
-/// tool_use / tool_result content blocks (Claude stream-json and transcripts).
-fn claude_tools(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let ty = info.ty.unwrap_or_default();
-    if ty != "assistant" && ty != "user" {
-        return;
-    }
-    let Some(content) = value.get("message").and_then(|m| m.get("content")) else {
-        return;
-    };
-    if content.kind() != Kind::Array {
-        return;
-    }
-    let text_tells = info.dialect.is_some_and(Dialect::result_text_tells_failure);
-    content.for_each_element(|block| {
-        // One walk over the block for the fields either kind needs.
-        let [ty, id, name, use_id] = block.get_many(["type", "id", "name", "tool_use_id"]);
-        match ty.and_then(|t| t.as_str()) {
-            Some("tool_use") => {
-                if let Some(id) = id.and_then(|v| v.as_str()) {
-                    let name = name.and_then(|v| v.as_str()).unwrap_or("?");
-                    ops.push(Op::OpenTool {
-                        id: put(text, id),
-                        name: put(text, name),
-                        if_new: false,
-                    });
-                }
-            }
-            Some("tool_result") => {
-                if let Some(id) = use_id.and_then(|v| v.as_str()) {
-                    let failed = crate::dialect::claude_tool_result_failed(block, text_tells);
-                    ops.push(Op::CloseTool {
-                        id: put(text, id),
-                        failed,
-                    });
-                }
-            }
-            _ => {}
-        }
-    });
-}
-
-/// Cursor's tool_call started/completed.
-fn cursor_tool(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    if info.ty != Some("tool_call") {
-        return;
-    }
-    let Some(id) = value.get("call_id").and_then(|v| v.as_str()) else {
-        return;
-    };
-    let mut name = None;
-    let mut failed = false;
-    if let Some(call) = value.get("tool_call") {
-        call.for_each_entry(|k, inner| {
-            if name.is_none() {
-                name = Some(k.strip_suffix("ToolCall").unwrap_or(k));
-                failed = crate::dialect::cursor_tool_failed(inner.get("result"));
-            }
-        });
-    }
-    match info.subtype {
-        Some("started") => ops.push(Op::OpenTool {
-            id: put(text, id),
-            name: put(text, name.unwrap_or("?")),
-            if_new: false,
-        }),
-        Some("completed") => ops.push(Op::CloseTool {
-            id: put(text, id),
-            failed,
-        }),
-        _ => {}
-    }
-}
-
-/// codex exec: thread.started, turn.started … turn.completed / turn.failed, items.
-fn codex(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let ty: &'static str = match info.ty.unwrap_or_default() {
-        "thread.started" => {
-            ops.push(Op::CodexThread);
-            return;
-        }
-        "turn.started" => "turn.started",
-        "turn.completed" => "turn.completed",
-        "turn.failed" => "turn.failed",
-        "item.started" => "item.started",
-        "item.updated" => "item.updated",
-        "item.completed" => "item.completed",
-        _ => return,
-    };
-    ops.push(Op::NoInit(NoInit::Codex(ty)));
-    match ty {
-        "turn.started" => ops.push(Op::Open { replace: true }),
-        "turn.completed" => ops.push(Op::End(None)),
-        "turn.failed" => {
-            let message = value
-                .get("error")
-                .and_then(|e| e.get("message"))
-                .and_then(|m| m.as_str())
-                .map(|m| format!(": {}", printable(&m.chars().take(120).collect::<String>())))
-                .unwrap_or_default();
-            let message = put(text, &format!("the turn failed{message}"));
-            ops.push(Op::End(Some(message)));
-        }
-        "item.started" => {
-            let item = value.get("item");
-            let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
-            if let Some(id) = id {
-                let kind = item
-                    .and_then(|i| i.get("type"))
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?");
-                ops.push(Op::OpenItem {
-                    id: put(text, id),
-                    kind: put(text, kind),
-                });
-            }
-        }
-        "item.completed" => {
-            let item = value.get("item");
-            let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
-            if let Some(id) = id {
-                let failed = item
-                    .filter(|&i| crate::dialect::codex_item_failed(i))
-                    .and_then(crate::dialect::codex_tool_name)
-                    .map(|name| put(text, name));
-                ops.push(Op::CloseItem {
-                    id: put(text, id),
-                    failed,
-                });
-            }
-        }
-        _ => {}
-    }
-}
-
-/// Codex rollouts: a function call opens a tool call, its output closes it (failed by the
-/// Codex rule, [`crate::dialect::codex_tool_failed`]).
-fn codex_log(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    if info.ty != Some("response_item") {
-        return;
-    }
-    let Some(payload) = value.get("payload") else {
-        return;
-    };
-    let [ty, name, call_id, output] = payload.get_many(["type", "name", "call_id", "output"]);
-    let Some(id) = call_id.and_then(|c| c.as_str()) else {
-        return;
-    };
-    match ty.and_then(|t| t.as_str()) {
-        Some("function_call" | "custom_tool_call" | "local_shell_call") => {
-            let name = name.and_then(|n| n.as_str()).unwrap_or("local_shell");
-            ops.push(Op::OpenTool {
-                id: put(text, id),
-                name: put(text, name),
-                if_new: false,
-            });
-        }
-        Some("function_call_output" | "custom_tool_call_output" | "local_shell_call_output") => {
-            ops.push(Op::CloseTool {
-                id: put(text, id),
-                failed: output.is_some_and(crate::dialect::codex_tool_failed),
-            });
-        }
-        _ => {}
-    }
-}
-
-/// A record of a session that has begun: opens it if it is not open (after reporting a
-/// missing start once, where the dialect has one).
-fn session_record(info: &RecordInfo<'_>, has_init: bool, ops: &mut Vec<Op>, text: &mut String) {
-    if has_init {
-        ops.push(Op::NoInit(NoInit::Other(put(
-            text,
-            info.ty.unwrap_or("(none)"),
-        ))));
+/// A record of a session that has begun: opens it if it is not open, after reporting
+/// once a missing start where the dialect has one (`start`: the start record's name).
+pub(crate) fn session_record(
+    ty: Option<&str>,
+    start: Option<&'static str>,
+    ops: &mut Vec<Op>,
+    text: &mut String,
+) {
+    if let Some(start) = start {
+        ops.push(Op::NoInit(NoInit {
+            ty: Name::Read(put(text, ty.unwrap_or("(none)"))),
+            start,
+        }));
     }
     ops.push(Op::Open { replace: false });
-}
-
-/// Gemini CLI: init … result, tool_use / tool_result by `tool_id`; the `-o json` document.
-fn gemini(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let str_at = |k: &str| value.get(k).and_then(|v| v.as_str());
-    let Some(ty) = info.ty else {
-        // The `-o json` document: a whole session in one record.
-        if crate::dialect::gemini::is_document(value) {
-            let error = value
-                .get("error")
-                .filter(|e| e.kind() == Kind::Object)
-                .map(|e| {
-                    session_error(e.get("message").and_then(|m| m.as_str()).unwrap_or("error"))
-                });
-            ops.push(Op::Init);
-            ops.push(Op::Open { replace: false });
-            ops.push(Op::End(error.map(|e| put(text, &e))));
-        }
-        return;
-    };
-    if ty == "init" {
-        ops.push(Op::Init);
-        ops.push(Op::Open { replace: true });
-        return;
-    }
-    session_record(info, true, ops, text);
-    match ty {
-        "tool_use" => {
-            if let Some(id) = str_at("tool_id") {
-                ops.push(Op::OpenTool {
-                    id: put(text, id),
-                    name: put(text, str_at("tool_name").unwrap_or("?")),
-                    if_new: false,
-                });
-            }
-        }
-        "tool_result" => {
-            if let Some(id) = str_at("tool_id") {
-                let failed = crate::dialect::gemini::tool_result_failed(value);
-                ops.push(Op::CloseTool {
-                    id: put(text, id),
-                    failed,
-                });
-            }
-        }
-        "result" => {
-            let status = str_at("status").unwrap_or("?");
-            let error = (status != "success").then(|| {
-                let message = value
-                    .path(&["error", "message"])
-                    .and_then(|m| m.as_str())
-                    .unwrap_or("");
-                session_error(format!("status `{status}` {message}").trim_end())
-            });
-            ops.push(Op::End(error.map(|e| put(text, &e))));
-        }
-        _ => {}
-    }
-}
-
-/// OpenCode: no init and no result; a run ends at its last step or an error.
-fn opencode(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let ty = info.ty.unwrap_or_default();
-    // OpenCode has no init: every record belongs to the run it names.
-    session_record(info, false, ops, text);
-    match ty {
-        "tool_use" => {
-            let part = value.get("part");
-            let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
-            let Some(id) = id else { return };
-            let name = part
-                .and_then(|p| p.get("tool"))
-                .and_then(|v| v.as_str())
-                .unwrap_or("?");
-            let state = part.and_then(|p| p.get("state"));
-            let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
-            ops.push(Op::OpenTool {
-                id: put(text, id),
-                name: put(text, name),
-                if_new: true,
-            });
-            if matches!(status, Some("completed" | "error")) {
-                let failed = crate::dialect::opencode::tool_failed(state);
-                ops.push(Op::CloseTool {
-                    id: put(text, id),
-                    failed,
-                });
-            }
-        }
-        "error" => {
-            let e = value.get("error");
-            let message = e
-                .and_then(|e| e.path(&["data", "message"]))
-                .and_then(|m| m.as_str())
-                .or_else(|| e.and_then(|e| e.get("name")).and_then(|n| n.as_str()))
-                .unwrap_or("error");
-            ops.push(Op::End(Some(put(text, &session_error(message)))));
-        }
-        _ if crate::dialect::opencode::ends_run(value, ty) => ops.push(Op::End(None)),
-        _ => {}
-    }
-}
-
-/// Copilot CLI: tool executions, and the result's exit code.
-fn copilot(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let ty = info.ty.unwrap_or_default();
-    session_record(info, false, ops, text);
-    let data = value.get("data");
-    let data_str = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
-    match ty {
-        "tool.execution_start" => {
-            if let Some(id) = data_str("toolCallId") {
-                ops.push(Op::OpenTool {
-                    id: put(text, id),
-                    name: put(text, data_str("toolName").unwrap_or("?")),
-                    if_new: false,
-                });
-            }
-        }
-        "tool.execution_complete" => {
-            if let Some(id) = data_str("toolCallId") {
-                let failed = crate::dialect::copilot_execution_failed(data);
-                ops.push(Op::CloseTool {
-                    id: put(text, id),
-                    failed,
-                });
-            }
-        }
-        "result" => {
-            let code = value.get("exitCode").and_then(|c| c.as_f64());
-            let error = match code {
-                Some(c) => (c != 0.0).then(|| format!("exitCode {c}")),
-                None => Some("no exitCode".to_string()),
-            };
-            let error = error.as_deref().map(session_error);
-            ops.push(Op::End(error.map(|e| put(text, &e))));
-        }
-        _ => {}
-    }
-}
-
-/// JSON-RPC: requests and responses by id.
-fn rpc(value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
-    let Some(id) = value.get("id") else { return };
-    let key = put(text, &id.to_compact_string());
-    if let Some(method) = value.get("method") {
-        ops.push(Op::Request {
-            key,
-            method: put(text, method.as_str().unwrap_or("?")),
-        });
-    } else if value.has("result") || value.has("error") {
-        ops.push(Op::Response { key });
-    }
 }
 
 /// Where a diagnostic about a record points.

@@ -127,3 +127,9 @@ pub(crate) fn tool_result_failed(block: Json<'_>, text_tells: bool) -> bool {
                 .and_then(|c| c.as_str())
                 .is_some_and(super::output_reports_failure))
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;
+
+/// The human text of its records (`filter --grep`).
+pub(super) mod texts;

@@ -166,3 +166,9 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
     }
     facts
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;
+
+/// The human text of its records (`filter --grep`).
+pub(super) mod texts;

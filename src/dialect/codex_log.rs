@@ -56,3 +56,9 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         _ => {}
     }
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;
+
+/// The human text of its records (`filter --grep`).
+pub(super) mod texts;

@@ -174,3 +174,6 @@ pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact
         _ => {}
     }
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;

@@ -141,3 +141,9 @@ fn result_tokens(u: Json<'_>) -> Option<Tokens> {
         ..Tokens::default()
     })
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;
+
+/// The human text of its records (`filter --grep`).
+pub(super) mod texts;

@@ -272,3 +272,6 @@ pub(crate) fn facts<'a>(
         _ => {}
     }
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;

@@ -60,3 +60,6 @@ pub(crate) fn facts<'a>(v: Json<'a>, f: &mut dyn FnMut(Fact<'a>)) {
         f(Fact::Session(id));
     }
 }
+
+/// What its records tell the gap trackers (`gaps`, `validate --gaps`).
+pub(super) mod gaps;

@@ -13,12 +13,9 @@ mod claude;
 mod claude_log;
 mod codex;
 mod codex_log;
-pub(crate) use claude::tool_result_failed as claude_tool_result_failed;
 pub(crate) use codex::{item_failed as codex_item_failed, tool_name as codex_tool_name};
 pub(crate) use codex_log::events::tool_name as codex_log_tool_name;
 pub(crate) use codex_log::tool_output::failed as codex_tool_failed;
-pub(crate) use copilot::execution_failed as copilot_execution_failed;
-pub(crate) use cursor::tool_call_failed as cursor_tool_failed;
 
 /// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
 /// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.
@@ -61,6 +58,7 @@ mod generic;
 mod jsonrpc;
 pub mod opencode;
 mod qwen;
+mod texts;
 
 use crate::json::{Json, Kind};
 use std::ffi::{OsStr, OsString};
@@ -342,6 +340,92 @@ impl Dialect {
             Dialect::Copilot => &copilot::events::Copilot,
             Dialect::Generic => return None,
         })
+    }
+
+    /// What a record tells the gap trackers (`gaps`, `validate --gaps`), pushed onto `ops`
+    /// with their strings in `text`: each agent's `gaps` module reads its own records.
+    pub(crate) fn gap_ops(
+        self,
+        info: &RecordInfo<'_>,
+        value: Json<'_>,
+        ops: &mut Vec<crate::gaps::Op>,
+        text: &mut String,
+    ) {
+        match self {
+            // Cursor's `tool_call` records count in any Claude-shaped stream: one read as
+            // Claude's (forced, or before Cursor's own records tell it) keeps its calls.
+            Dialect::Claude | Dialect::Qwen | Dialect::Cursor => {
+                claude::gaps::stream(info, value, ops, text);
+                cursor::gaps::tool_call(info, value, ops, text);
+            }
+            Dialect::ClaudeLog => claude_log::gaps::ops(info, value, ops, text),
+            Dialect::Codex => codex::gaps::ops(info, value, ops, text),
+            Dialect::CodexLog => codex_log::gaps::ops(info, value, ops, text),
+            Dialect::JsonRpc => jsonrpc::gaps::ops(value, ops, text),
+            Dialect::Gemini => gemini::gaps::ops(info, value, ops, text),
+            Dialect::OpenCode => opencode::gaps::ops(info, value, ops, text),
+            Dialect::Copilot => copilot::gaps::ops(info, value, ops, text),
+            Dialect::GeminiLog | Dialect::QwenLog | Dialect::Generic => {}
+        }
+    }
+
+    /// What the end of an input leaves unfinished for the gap trackers: a session without
+    /// its result ([`Dialect::ends_sessions_with_result`]), or what the agent's process
+    /// left open (codex exec: a turn, started items).
+    pub(crate) fn input_end(self) -> crate::gaps::InputEnd {
+        use crate::gaps::InputEnd;
+        match self {
+            _ if self.ends_sessions_with_result() => InputEnd::SessionResult,
+            Dialect::Codex => InputEnd::Process {
+                turn_ends: codex::gaps::TURN_ENDS,
+            },
+            _ => InputEnd::Nothing,
+        }
+    }
+
+    /// Calls `f` with each piece of a record's human text (`filter --grep`), read by its
+    /// agent's `texts` module, until `f` returns true; whether it did. The agents whose
+    /// text is most of their strings, and JSON-RPC and generic records (no known text
+    /// fields), are searched in every string. A record read before its input's dialect is
+    /// decided (`None`: a transcript opening with file-history-snapshot lines) is read as
+    /// the dialect whose known types hold its type.
+    pub(crate) fn for_each_text<'a>(
+        dialect: Option<Dialect>,
+        value: Json<'a>,
+        f: &mut dyn FnMut(Json<'a>) -> bool,
+    ) -> bool {
+        match dialect {
+            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) => {
+                claude::texts::messages(value, f)
+            }
+            Some(Dialect::Cursor) => cursor::texts::each(value, f),
+            Some(Dialect::Codex) => codex::texts::each(value, f),
+            Some(Dialect::CodexLog) => codex_log::texts::each(value, f),
+            Some(
+                Dialect::JsonRpc
+                | Dialect::Gemini
+                | Dialect::GeminiLog
+                | Dialect::QwenLog
+                | Dialect::OpenCode
+                | Dialect::Copilot
+                | Dialect::Generic,
+            ) => texts::strings(Some(value), f),
+            None => {
+                let ty = texts::str_at(value, "type");
+                let guess = [
+                    Dialect::ClaudeLog,
+                    Dialect::Claude,
+                    Dialect::Codex,
+                    Dialect::CodexLog,
+                ]
+                .into_iter()
+                .find(|d| ty.is_some_and(|t| d.known_types().contains(&t)));
+                match guess {
+                    Some(_) => Dialect::for_each_text(guess, value, f),
+                    None => texts::strings(Some(value), f),
+                }
+            }
+        }
     }
 
     /// Whether a record of this dialect's signature was seen: decisive evidence only.

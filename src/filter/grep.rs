@@ -1,22 +1,10 @@
 //! `--grep REGEX`: records whose human text matches a regular expression.
 //!
-//! The human text of a record, per dialect:
-//!
-//! - **claude, claude-log**: `message.content` when it is a string; of its blocks, the
-//!   `text` of text blocks, the `thinking` of thinking blocks, every string in a
-//!   tool_use's `input`, a tool_result's `content` (a string, or the `text` of its text
-//!   blocks); a `result` record's `result`; a transcript `summary`'s `summary`.
-//! - **codex** (`exec --json`): of the `item`, `text` (agent messages, reasoning),
-//!   `command` and `aggregated_output` (commands), every string of `arguments` and
-//!   `result` (MCP calls), the `path` of each file change, `message` (error items); a
-//!   top-level `error`'s `message`; `turn.failed`'s `error.message`.
-//! - **codex-log** (rollouts): of the `payload`, the `text` of each `content` and
-//!   `summary` part (messages, reasoning), `arguments` and `input` (tool calls), `output`
-//!   (tool outputs: a string, or every string in it), every string of `action`
-//!   (`local_shell_call`), and the `message`, `text` and `last_agent_message` of
-//!   `event_msg` payloads.
-//! - **jsonrpc, generic**: every string value. A record read before its input's dialect
-//!   is decided is read as the dialect whose known types hold its type, else as generic.
+//! The human text of a record is its agent's to say: each agent's `texts` module
+//! (`src/dialect/<agent>/texts.rs`, through `Dialect::for_each_text`) hands over its
+//! pieces; the table of what each dialect's text is, is in docs/REFERENCE.md ("`--grep`
+//! human text, per dialect"). This module is the search: the patterns, the prefilter,
+//! and the escapes.
 //!
 //! Each piece of text is matched on its own (a match never spans two pieces). A literal
 //! prefilter runs on the raw line first: the literals that every match must contain are
@@ -31,7 +19,7 @@
 
 use super::expr::{check_syntax, regex_error, ExprError};
 use crate::dialect::Dialect;
-use crate::json::{Json, Kind};
+use crate::json::Json;
 use regex_syntax::hir::literal::{ExtractKind, Extractor};
 use regex_syntax::hir::Hir;
 
@@ -103,7 +91,7 @@ impl Grep {
         if !self.may_match(raw) {
             return false;
         }
-        for_each_text(dialect, value, &mut |piece| self.piece_matches(piece))
+        Dialect::for_each_text(dialect, value, &mut |piece| self.piece_matches(piece))
     }
 
     /// Whether one string value matches (anything else does not). A string with escapes
@@ -203,159 +191,6 @@ fn literal_matcher(literals: &[Vec<u8>]) -> Option<regex::bytes::Regex> {
     }
     pattern.push(')');
     regex::bytes::Regex::new(&pattern).ok()
-}
-
-/// Calls `f` with each piece of the record's human text (a value where a string is
-/// expected; `f` passes over anything else) until it returns true; returns whether it did.
-pub fn for_each_text<'a>(
-    dialect: Option<Dialect>,
-    value: Json<'a>,
-    f: &mut dyn FnMut(Json<'a>) -> bool,
-) -> bool {
-    match dialect {
-        // Claude's message shape: its message text.
-        Some(d) if d.reads_as_claude_messages() => claude_text(value, f),
-        Some(Dialect::Codex) => codex_text(value, f),
-        Some(Dialect::CodexLog) => codex_log_text(value, f),
-        // Cursor's messages as Claude's; its tool calls as all their strings.
-        Some(Dialect::Cursor) => match str_at(value, "type") {
-            Some("tool_call" | "thinking") => strings(Some(value), f),
-            _ => claude_text(value, f),
-        },
-        // The other agents' human text is most of their strings: all of them are searched
-        // (JSON-RPC and generic records have no known text fields: all of theirs too).
-        Some(_) => strings(Some(value), f),
-        // Before detection has decided (a transcript opening with file-history-snapshot
-        // lines): the dialect whose known types hold the record's type.
-        None => {
-            let ty = str_at(value, "type");
-            let guess = [
-                Dialect::ClaudeLog,
-                Dialect::Claude,
-                Dialect::Codex,
-                Dialect::CodexLog,
-            ]
-            .into_iter()
-            .find(|d| ty.is_some_and(|t| d.known_types().contains(&t)));
-            match guess {
-                Some(d) => for_each_text(Some(d), value, f),
-                None => strings(Some(value), f),
-            }
-        }
-    }
-}
-
-fn str_at<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(|s| s.as_str())
-}
-
-/// `f` on the value at `key`, if there is one.
-fn at<'a>(v: Json<'a>, key: &str, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
-    v.get(key).is_some_and(f)
-}
-
-/// `f` on every string value in `v`, at any depth (object keys excluded).
-fn strings<'a>(v: Option<Json<'a>>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
-    let Some(v) = v else {
-        return false;
-    };
-    let mut done = false;
-    match v.kind() {
-        Kind::String => return f(v),
-        Kind::Object => v.for_each_entry(|_, child| {
-            if !done {
-                done = strings(Some(child), f);
-            }
-        }),
-        Kind::Array => v.for_each_element(|child| {
-            if !done {
-                done = strings(Some(child), f);
-            }
-        }),
-        _ => {}
-    }
-    done
-}
-
-/// `f` on the `key` string of each element of an array.
-fn each_at<'a>(array: Option<Json<'a>>, key: &str, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
-    let mut done = false;
-    if let Some(a) = array {
-        a.for_each_element(|e| {
-            if !done {
-                done = at(e, key, f);
-            }
-        });
-    }
-    done
-}
-
-fn claude_text<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
-    if let Some(content) = v.get("message").and_then(|m| m.get("content")) {
-        if content.kind() == Kind::String {
-            return f(content);
-        }
-        let mut done = false;
-        content.for_each_element(|block| {
-            if done {
-                return;
-            }
-            done = match str_at(block, "type") {
-                Some("text") => at(block, "text", f),
-                Some("thinking") => at(block, "thinking", f),
-                Some("tool_use") => strings(block.get("input"), f),
-                Some("tool_result") => match block.get("content") {
-                    Some(c) if c.kind() == Kind::String => f(c),
-                    c => each_at(c, "text", f),
-                },
-                _ => false,
-            };
-        });
-        if done {
-            return true;
-        }
-    }
-    match str_at(v, "type") {
-        Some("result") => at(v, "result", f),
-        Some("summary") => at(v, "summary", f),
-        _ => false,
-    }
-}
-
-fn codex_text<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
-    if let Some(item) = v.get("item") {
-        return ["text", "command", "aggregated_output", "message"]
-            .iter()
-            .any(|k| at(item, k, f))
-            || strings(item.get("arguments"), f)
-            || strings(item.get("result"), f)
-            || each_at(item.get("changes"), "path", f);
-    }
-    match str_at(v, "type") {
-        Some("error") => at(v, "message", f),
-        Some("turn.failed") => v.get("error").is_some_and(|e| at(e, "message", f)),
-        _ => false,
-    }
-}
-
-fn codex_log_text<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
-    let Some(p) = v.get("payload") else {
-        return false;
-    };
-    match str_at(v, "type") {
-        Some("response_item") => {
-            each_at(p.get("content"), "text", f)
-                || each_at(p.get("summary"), "text", f)
-                || at(p, "arguments", f)
-                || at(p, "input", f)
-                || strings(p.get("output"), f)
-                || strings(p.get("action"), f)
-        }
-        Some("event_msg") => ["message", "text", "last_agent_message"]
-            .iter()
-            .any(|k| at(p, k, f)),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,56 @@
+//! What an OpenCode record tells the gap trackers: there is no init and no result, so a
+//! run is open from its first record to a `step_finish` that ends it ([`super::ends_run`])
+//! or an `error` (a failure); a `tool_use` part opens its call and, once `completed` or
+//! `error`, closes it (failed by [`super::tool_failed`]).
+
+use crate::dialect::RecordInfo;
+use crate::gaps::{put, session_error, session_record, Op};
+use crate::json::Json;
+
+/// OpenCode: no init and no result; a run ends at its last step or an error.
+pub(in crate::dialect) fn ops(
+    info: &RecordInfo<'_>,
+    value: Json<'_>,
+    ops: &mut Vec<Op>,
+    text: &mut String,
+) {
+    let ty = info.ty.unwrap_or_default();
+    // OpenCode has no init: every record belongs to the run it names.
+    session_record(info.ty, None, ops, text);
+    match ty {
+        "tool_use" => {
+            let part = value.get("part");
+            let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
+            let Some(id) = id else { return };
+            let name = part
+                .and_then(|p| p.get("tool"))
+                .and_then(|v| v.as_str())
+                .unwrap_or("?");
+            let state = part.and_then(|p| p.get("state"));
+            let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
+            ops.push(Op::OpenTool {
+                id: put(text, id),
+                name: put(text, name),
+                if_new: true,
+            });
+            if matches!(status, Some("completed" | "error")) {
+                let failed = super::tool_failed(state);
+                ops.push(Op::CloseTool {
+                    id: put(text, id),
+                    failed,
+                });
+            }
+        }
+        "error" => {
+            let e = value.get("error");
+            let message = e
+                .and_then(|e| e.path(&["data", "message"]))
+                .and_then(|m| m.as_str())
+                .or_else(|| e.and_then(|e| e.get("name")).and_then(|n| n.as_str()))
+                .unwrap_or("error");
+            ops.push(Op::End(Some(put(text, &session_error(message)))));
+        }
+        _ if super::ends_run(value, ty) => ops.push(Op::End(None)),
+        _ => {}
+    }
+}
