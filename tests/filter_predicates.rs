@@ -35,7 +35,7 @@ struct Case {
     out: Out,
 }
 
-/// The human text of a Claude record, as `--grep` reads it (src/filter/grep.rs).
+/// The human text of a Claude record, as `--grep` reads it (src/dialect/claude/texts.rs).
 const TEXTS: &str = r#"def texts:
   (.message.content
     | if type == "string" then .
