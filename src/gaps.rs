@@ -55,6 +55,13 @@ use crate::dialect::{Dialect, RecordInfo};
 use crate::json::{Json, Kind};
 use crate::pipeline::{Consumer, Flow, Record, Status};
 use std::collections::{HashMap, HashSet, VecDeque};
+
+/// The hasher of the trackers' keys (tool-call ids, uuids, request ids): foldhash, seeded
+/// per process. SipHash, the standard library's default, cost more than the sets' own
+/// work on a Claude stream (every record's uuid goes in, the oldest goes out); the keys
+/// are the input's own, so the per-process seed still keeps a crafted input from
+/// aiming at one bucket. See docs/PERFORMANCE.md.
+type Hasher = foldhash::fast::RandomState;
 use std::io;
 use std::sync::Arc;
 
@@ -97,7 +104,7 @@ pub struct Ending {
 #[derive(Debug)]
 struct Tracked {
     /// Key → age; the entry of age `a` is `slots[a - base]`.
-    by_key: HashMap<Arc<str>, u64>,
+    by_key: HashMap<Arc<str>, u64, Hasher>,
     slots: VecDeque<Option<(Arc<str>, Opened)>>,
     base: u64,
     cap: usize,
@@ -108,7 +115,7 @@ struct Tracked {
 impl Tracked {
     fn new(cap: usize) -> Self {
         Tracked {
-            by_key: HashMap::new(),
+            by_key: HashMap::default(),
             slots: VecDeque::new(),
             base: 0,
             cap: cap.max(1),
@@ -212,7 +219,7 @@ impl Tracked {
 /// Labels shared by the entries that carry them; a bounded table, so a stream of ever new
 /// names cannot grow it without end (past the bound, a label is just not shared).
 #[derive(Debug, Default)]
-struct Labels(HashSet<Arc<str>>);
+struct Labels(HashSet<Arc<str>, Hasher>);
 
 impl Labels {
     const MAX: usize = 4096;

@@ -76,8 +76,10 @@ impl Doc {
     }
 
     /// The unescaped text of string node `node` of record `src`.
-    pub(crate) fn text<'a>(&'a self, src: &'a str, node: &Node) -> &'a str {
-        let raw = src.get(node.a as usize..node.b as usize).unwrap_or("");
+    pub(crate) fn text<'a>(&'a self, src: &'a [u8], node: &Node) -> &'a str {
+        let raw = src
+            .get(node.a as usize..node.b as usize)
+            .map_or("", span_str);
         match node.tag {
             Tag::Escaped => match self.cache.get(node.slot as usize) {
                 Some(cell) => cell.get_or_init(|| unescape(raw, node.a as usize, &self.slashes)),
@@ -93,7 +95,7 @@ impl Doc {
     /// escape is the one serde_json would write ([`canonical_escape_len`]). Such a string
     /// can be copied to JSON output without being unescaped and escaped again; `None`
     /// sends the caller to [`Doc::text`] and an escaper.
-    pub(crate) fn canonical_raw<'a>(&self, src: &'a str, node: &Node) -> Option<&'a str> {
+    pub(crate) fn canonical_raw<'a>(&self, src: &'a [u8], node: &Node) -> Option<&'a [u8]> {
         let (a, b) = (node.a as usize, node.b as usize);
         let raw = src.get(a..b)?;
         match node.tag {
@@ -104,7 +106,7 @@ impl Doc {
                     return None;
                 }
                 for &u in within(&self.unicode, a, b) {
-                    canonical_escape_len(src.as_bytes(), (u as usize).saturating_sub(1))?;
+                    canonical_escape_len(src, (u as usize).saturating_sub(1))?;
                 }
                 Some(raw)
             }
@@ -124,15 +126,22 @@ impl Doc {
     /// `max_depth` deep. `false` when it is not JSON as serde_json reads it, or when the
     /// record is too big for the tape's 32-bit offsets (serde_json decides those).
     pub fn parse(&mut self, src: &str, max_depth: usize) -> bool {
+        self.parse_bytes(src.as_bytes(), max_depth)
+    }
+
+    /// As [`Doc::parse`], for bytes not yet known to be UTF-8: stage 1 checks them as it
+    /// makes its masks, so the record is read once, not once more by a UTF-8 validator
+    /// first. `false` also when they are not UTF-8.
+    pub fn parse_bytes(&mut self, src: &[u8], max_depth: usize) -> bool {
         self.nodes.clear();
         self.cache.clear();
         self.stack.clear();
-        if u32::try_from(src.len()).is_err() || !stage1(src.as_bytes(), self) {
+        if u32::try_from(src.len()).is_err() || !stage1(src, self) {
             return false;
         }
         // On failure the nodes are left as they are: only a parsed record is ever read.
         Parser {
-            b: src.as_bytes(),
+            b: src,
             i: 0,
             doc: self,
             max_depth,
@@ -420,6 +429,7 @@ macro_rules! stage1_body {
         let mut carry_escaped = 0u64;
         let mut carry_in_string = 0u64;
         let mut bad = 0u64;
+        let mut utf8 = Utf8::default();
         let mut last = [b' '; 64];
         for (k, block) in b.chunks(64).enumerate() {
             let block: &[u8; 64] = match block.first_chunk::<64>() {
@@ -429,6 +439,7 @@ macro_rules! stage1_body {
                     &last
                 }
             };
+            utf8.block(b, block, k * 64);
             let (quote, slash, control, n) = $masks(block);
             let escaped = escaped_bits(slash, &mut carry_escaped);
             let escaped_quote = quote & escaped;
@@ -452,7 +463,7 @@ macro_rules! stage1_body {
             doc.quotes.push(quote);
             doc.slashes.push(slash);
         }
-        bad == 0 && unicode_escapes_valid(b, &doc.unicode)
+        bad == 0 && utf8.valid(b) && unicode_escapes_valid(b, &doc.unicode)
     }};
 }
 
@@ -495,6 +506,111 @@ fn stage1_avx2(b: &[u8], doc: &mut Doc) -> bool {
 #[target_feature(enable = "sse2")]
 fn stage1_sse2(b: &[u8], doc: &mut Doc) -> bool {
     stage1_body!(b, doc, sse2_masks, prefix_xor)
+}
+
+/// The UTF-8 check of stage 1, a block at a time, in safe portable code: a block of ASCII
+/// (most of an agent's record) costs an OR of its eight words; in one with a few non-ASCII
+/// bytes (an arrow, an accent, an emoji in a message) each character is decoded where its
+/// lead byte is, reading on into the next block when it straddles the edge. A block dense
+/// with non-ASCII text (CJK) sends the whole record to simdutf8 at the end instead, which
+/// is faster on such text than one character at a time. (tests: `utf8_in_stage1_*`.)
+#[derive(Debug, Default)]
+struct Utf8 {
+    /// Where the next character starts: bytes before it were checked as parts of one.
+    next: usize,
+    /// An invalid sequence was found.
+    bad: bool,
+    /// A dense block was met: the record is checked whole by simdutf8 at the end.
+    whole: bool,
+}
+
+/// The high bit of every byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// More non-ASCII bytes than this in a block, and the record is checked whole.
+const DENSE: u32 = 16;
+
+impl Utf8 {
+    /// Checks the characters that start in `block` (bytes `at..at + 64` of `b`, padded
+    /// with spaces past its end).
+    #[inline(always)]
+    fn block(&mut self, b: &[u8], block: &[u8; 64], at: usize) {
+        let word = |w: &[u8]| w.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w));
+        let any = block.chunks_exact(8).fold(0, |acc, w| acc | word(w));
+        if any & HIGH == 0 || self.whole {
+            return;
+        }
+        self.mixed(b, block, at);
+    }
+
+    #[inline(never)]
+    fn mixed(&mut self, b: &[u8], block: &[u8; 64], at: usize) {
+        let mut count = 0;
+        for w in block.chunks_exact(8) {
+            count +=
+                (w.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w)) & HIGH).count_ones();
+        }
+        if count > DENSE {
+            self.whole = true;
+            return;
+        }
+        for (k, w) in block.chunks_exact(8).enumerate() {
+            let mut high = w.first_chunk::<8>().map_or(0, |w| u64::from_le_bytes(*w)) & HIGH;
+            while high != 0 {
+                let p = at + k * 8 + (high.trailing_zeros() / 8) as usize;
+                high &= high - 1;
+                if p < self.next {
+                    continue; // a continuation byte of a character checked already
+                }
+                match utf8_char_len(b, p) {
+                    Some(len) => self.next = p + len,
+                    None => {
+                        self.bad = true;
+                        self.next = usize::MAX;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The verdict on the whole record `b`.
+    fn valid(&self, b: &[u8]) -> bool {
+        if self.whole {
+            return simdutf8::basic::from_utf8(b).is_ok();
+        }
+        !self.bad
+    }
+}
+
+/// The length of the UTF-8 character whose lead byte (not ASCII) is `b[p]`, if it is a
+/// valid one: no overlong form, no UTF-16 surrogate, nothing past U+10FFFF, not cut
+/// short by the end of `b` (the table of the Unicode Standard, 3.9 D92).
+fn utf8_char_len(b: &[u8], p: usize) -> Option<usize> {
+    let (len, low, high) = match *b.get(p)? {
+        0xC2..=0xDF => (2, 0x80, 0xBF),
+        0xE0 => (3, 0xA0, 0xBF),
+        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
+        0xED => (3, 0x80, 0x9F),
+        0xF0 => (4, 0x90, 0xBF),
+        0xF1..=0xF3 => (4, 0x80, 0xBF),
+        0xF4 => (4, 0x80, 0x8F),
+        _ => return None,
+    };
+    let rest = b.get(p + 1..p + len)?;
+    let (&second, tail) = rest.split_first()?;
+    ((low..=high).contains(&second) && tail.iter().all(|&c| (0x80..=0xBF).contains(&c)))
+        .then_some(len)
+}
+
+/// The text of a span of a record the tape parser accepted: UTF-8 (stage 1 checked the
+/// whole record, and a span starts and ends next to ASCII bytes), so this only turns the
+/// bytes into a `&str` the safe way. Never `""` for a parsed record's span.
+pub(crate) fn span_str(b: &[u8]) -> &str {
+    if b.len() < 32 {
+        std::str::from_utf8(b).unwrap_or_default()
+    } else {
+        simdutf8::basic::from_utf8(b).unwrap_or_default()
+    }
 }
 
 /// Checks every `\u` escape one by one (`unicode` holds where their `u`s are): four hex
@@ -919,7 +1035,7 @@ mod tests {
             assert_eq!(doc.parse(&text, 128), theirs.is_ok(), "{text:?}");
             if let Ok(serde_json::Value::String(s)) = theirs {
                 accepted += 1;
-                assert_eq!(doc.text(&text, &doc.nodes[0]), s, "{text:?}");
+                assert_eq!(doc.text(text.as_bytes(), &doc.nodes[0]), s, "{text:?}");
             }
         }
         assert!(
@@ -980,11 +1096,12 @@ mod tests {
         for (literal, canonical) in cases {
             let mut doc = Doc::new();
             assert!(doc.parse(literal, 8), "{literal}");
-            let raw = doc.canonical_raw(literal, &doc.nodes[0]);
+            let raw = doc.canonical_raw(literal.as_bytes(), &doc.nodes[0]);
             assert_eq!(raw.is_some(), canonical, "{literal}");
             let value: String = serde_json::from_str(literal).expect("valid");
             let theirs = serde_json::to_string(&value).expect("serde_json writes");
             if let Some(raw) = raw {
+                let raw = std::str::from_utf8(raw).expect("UTF-8");
                 assert_eq!(format!("\"{raw}\""), theirs, "{literal}");
             }
         }
@@ -1000,7 +1117,7 @@ mod tests {
         let offered: Vec<Option<&str>> = doc.nodes[1..]
             .iter()
             .filter(|n| matches!(n.tag, Tag::Str | Tag::Escaped))
-            .map(|n| doc.canonical_raw(src, n))
+            .map(|n| doc.canonical_raw(src.as_bytes(), n).map(span_str))
             .collect();
         let expect = [
             Some(r"a\nb"),
@@ -1012,7 +1129,11 @@ mod tests {
             Some(r"\t"),
         ];
         assert_eq!(offered, expect);
-        assert_eq!(doc.canonical_raw(src, &doc.nodes[0]), None, "not a string");
+        assert_eq!(
+            doc.canonical_raw(src.as_bytes(), &doc.nodes[0]),
+            None,
+            "not a string"
+        );
     }
 
     #[test]
@@ -1021,9 +1142,143 @@ mod tests {
         let mut doc = Doc::new();
         assert!(doc.parse(src, 8));
         let expect: Vec<String> = serde_json::from_str(src).expect("valid");
-        let texts: Vec<&str> = doc.nodes[1..].iter().map(|n| doc.text(src, n)).collect();
+        let texts: Vec<&str> = doc.nodes[1..]
+            .iter()
+            .map(|n| doc.text(src.as_bytes(), n))
+            .collect();
         assert_eq!(texts, expect);
         assert_eq!(doc.nodes[0].a, 2, "two elements");
         assert_eq!(doc.nodes[0].b, 2, "two nodes after the array");
+    }
+
+    /// The verdict of the tape parser on bytes, against the standard library's UTF-8
+    /// check and serde_json's grammar.
+    fn agrees_with_std_and_serde(bytes: &[u8]) {
+        let theirs = std::str::from_utf8(bytes).is_ok()
+            && serde_json::from_slice::<serde_json::Value>(bytes).is_ok();
+        let mut doc = Doc::new();
+        assert_eq!(doc.parse_bytes(bytes, 128), theirs, "{bytes:x?}");
+    }
+
+    /// Sequences that are not UTF-8, and some that are, for the stage 1 check.
+    const UTF8_CASES: [&[u8]; 22] = [
+        b"\xC0\x80",         // overlong NUL
+        b"\xC1\xBF",         // overlong 2-byte
+        b"\xE0\x80\xAF",     // overlong 3-byte
+        b"\xE0\x9F\xBF",     // overlong 3-byte, top
+        b"\xF0\x80\x80\xAF", // overlong 4-byte
+        b"\xF0\x8F\xBF\xBF", // overlong 4-byte, top
+        b"\xED\xA0\x80",     // surrogate U+D800
+        b"\xED\xBF\xBF",     // surrogate U+DFFF
+        b"\xF4\x90\x80\x80", // U+110000
+        b"\xF5\x80\x80\x80", // lead byte past U+10FFFF
+        b"\xFF",             // never in UTF-8
+        b"\x80",             // lone continuation
+        b"\xC3",             // cut short
+        b"\xE2\x82",         // cut short
+        b"\xF0\x9F\x98",     // cut short
+        b"\xC3\xA9\xA9",     // one continuation too many
+        b"\xC3\xA9",         // valid: U+00E9
+        b"\xE2\x86\x92",     // valid: U+2192
+        b"\xED\x9F\xBF",     // valid: U+D7FF
+        b"\xEE\x80\x80",     // valid: U+E000
+        b"\xF0\x9F\x9A\x80", // valid: U+1F680
+        b"\xF4\x8F\xBF\xBF", // valid: U+10FFFF
+    ];
+
+    /// Each sequence at every position of a 64-byte block and across into the next, in a
+    /// string and outside one, alone and among other non-ASCII characters, in records
+    /// ending right after it (cut short at the block's end) and going on: the tape
+    /// parser's verdict is std's and serde_json's.
+    #[test]
+    fn utf8_in_stage1_agrees_with_std_at_every_position() {
+        for case in UTF8_CASES {
+            for pos in 1..140 {
+                for tail in ["", "x", "\"]", "\u{e9}\u{1f680}\"", "\u{2192}"] {
+                    for fill in [b'a', 0xA9] {
+                        // `"` + filler up to `pos` + the case + tail (+ closing quote).
+                        let mut rec = vec![b'"'];
+                        rec.extend(std::iter::repeat_n(b'a', pos - 1));
+                        if fill == 0xA9 && pos > 4 {
+                            // a valid é just before the case
+                            rec.truncate(pos - 2);
+                            rec.extend_from_slice(b"\xC3\xA9");
+                        }
+                        rec.extend_from_slice(case);
+                        rec.extend_from_slice(tail.as_bytes());
+                        agrees_with_std_and_serde(&rec);
+                        let mut closed = rec.clone();
+                        closed.push(b'"');
+                        agrees_with_std_and_serde(&closed);
+                        // outside a string: stage 2 refuses it anyway
+                        agrees_with_std_and_serde(&rec[1..]);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A block dense with non-ASCII text sends the record to the whole-record check: an
+    /// invalid sequence among CJK text is still found, wherever it is.
+    #[test]
+    fn utf8_in_stage1_dense_blocks() {
+        let dense = "\u{3059}\u{3067}".repeat(20); // 120 bytes of 3-byte characters
+        for case in UTF8_CASES {
+            for pos in [0, 1, 63, 64, 65, 130, 200] {
+                let mut rec = b"[\"".to_vec();
+                rec.extend(std::iter::repeat_n(b'a', pos));
+                rec.extend_from_slice(case);
+                rec.extend_from_slice(dense.as_bytes());
+                rec.extend_from_slice(b"\", \"");
+                rec.extend_from_slice(dense.as_bytes());
+                rec.extend_from_slice(case);
+                rec.extend_from_slice(b"\"]");
+                agrees_with_std_and_serde(&rec);
+            }
+        }
+    }
+
+    /// The lead-byte decoder against std on every 2- and 3-byte sequence and the 4-byte
+    /// ones at the edges of each byte's range.
+    #[test]
+    fn utf8_in_stage1_char_decoder_matches_std() {
+        let std_len = |s: &[u8]| match std::str::from_utf8(s) {
+            Ok(t) => t
+                .chars()
+                .next()
+                .map(char::len_utf8)
+                .filter(|&n| n == s.len()),
+            Err(_) => None,
+        };
+        for lead in 0x80..=0xFFu8 {
+            for second in 0..=0xFFu8 {
+                let two = [lead, second];
+                let mine = utf8_char_len(&two, 0);
+                if mine == Some(2) || std_len(&two) == Some(2) {
+                    assert_eq!(mine, std_len(&two), "{two:x?}");
+                }
+                let step = if cfg!(miri) { 51 } else { 1 };
+                for third in (0..=0xFFu8).step_by(step) {
+                    let three = [lead, second, third];
+                    let mine = utf8_char_len(&three, 0);
+                    let theirs = std_len(&three)
+                        .or_else(|| std_len(&three[..2]))
+                        .or_else(|| std_len(&three[..1]));
+                    assert_eq!(
+                        mine.filter(|&n| n > 1),
+                        theirs.filter(|&n| n > 1),
+                        "{three:x?}"
+                    );
+                }
+                for third in [0x7F, 0x80, 0xBF, 0xC0] {
+                    for fourth in [0x7F, 0x80, 0xBF, 0xC0] {
+                        let four = [lead, second, third, fourth];
+                        let mine = utf8_char_len(&four, 0);
+                        let theirs = (2..=4).rev().find_map(|n| std_len(&four[..n]));
+                        assert_eq!(mine, theirs, "{four:x?}");
+                    }
+                }
+            }
+        }
     }
 }
