@@ -612,7 +612,10 @@ impl GapTracker {
                             ));
                         }
                     }
-                    if let Some(uuid) = uuid.map(|u| u.of(text)) {
+                    // Once the set of uuids is full, parents are no longer checked (it
+                    // reported so), so nothing reads it again in this input: the uuids
+                    // after that are not kept, which on a long stream is most of them.
+                    if let Some(uuid) = uuid.map(|u| u.of(text)).filter(|_| !self.uuids.capped) {
                         let opened = at.opened(self.labels.get(""));
                         if self.uuids.insert(uuid, opened) {
                             out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
@@ -1591,5 +1594,29 @@ mod tests {
         assert!(got
             .iter()
             .any(|(_, _, m)| m.contains("more than 2 open requests")));
+    }
+
+    /// Once the uuid set is full (reported once, as info), later parents are not checked
+    /// and later uuids not kept: a parent that would be a broken chain below the cap is
+    /// not one after it, and the cap is never reported twice.
+    #[test]
+    fn a_full_uuid_set_reports_once_and_checks_no_more_parents() {
+        let log = |uuid: &str, parent: &str| {
+            format!(
+                "{{\"parentUuid\":{parent},\"isSidechain\":false,\"sessionId\":\"s\",\
+                 \"type\":\"user\",\"uuid\":\"{uuid}\",\"timestamp\":\"t\",\
+                 \"message\":{{\"role\":\"user\",\"content\":\"x\"}}}}\n"
+            )
+        };
+        let mut text = log("a", "null");
+        text += &log("b", "\"gone\""); // line 2: broken chain, below the cap
+        text += &log("c", "\"b\""); // line 3: the third uuid fills the set of 2
+        text += &log("d", "\"gone\""); // not checked any more
+        text += &log("e", "\"a\"");
+        let found = gaps(&text, 2);
+        let codes: Vec<(u64, Code)> = found.iter().map(|(l, c, _)| (*l, *c)).collect();
+        assert_eq!(codes, [(2, Code::SeqGap), (3, Code::SeqGap)], "{found:?}");
+        assert!(found[0].2.contains("broken chain"), "{found:?}");
+        assert!(found[1].2.contains("uuids"), "{found:?}");
     }
 }
