@@ -63,9 +63,10 @@ impl Decoder {
         bytes: &[u8],
         f: impl FnOnce(Result<Json<'_>, &Failure>) -> T,
     ) -> T {
-        // The tape parser checks UTF-8 in its stage 1, in the same pass as the structure.
-        if self.doc.parse_bytes(bytes, self.max_depth) {
-            return f(Ok(Json::Tape(TapeValue::root_bytes(&self.doc, bytes))));
+        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+            if self.doc.parse(text, self.max_depth) {
+                return f(Ok(Json::Tape(TapeValue::root(&self.doc, text))));
+            }
         }
         match slow_verdict(bytes, self.max_depth) {
             Ok(value) => {

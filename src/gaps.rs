@@ -50,20 +50,20 @@
 //! from then on an answer to nothing (or a parent never seen) may be one that was dropped,
 //! so those are no longer reported for that set.
 
-use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity, EXCERPT_CHARS};
+use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
 use crate::dialect::{Dialect, RecordInfo};
 use crate::json::{Json, Kind};
 use crate::pipeline::{Consumer, Flow, Record, Status};
 use std::collections::{HashMap, HashSet, VecDeque};
-
-/// The hasher of the trackers' keys (tool-call ids, uuids, request ids): foldhash, seeded
-/// per process. SipHash, the standard library's default, cost more than the sets' own
-/// work on a Claude stream (every record's uuid goes in, the oldest goes out); the keys
-/// are the input's own, so the per-process seed still keeps a crafted input from
-/// aiming at one bucket. See docs/PERFORMANCE.md.
-type Hasher = foldhash::fast::RandomState;
 use std::io;
 use std::sync::Arc;
+
+/// The hasher of the trackers' keys (tool-call ids, uuids, request ids) and labels:
+/// foldhash, seeded per process. SipHash, the standard library's default, took a fifth of
+/// the merging thread's time on a Claude stream (every tool call's id goes in twice and
+/// out once); the per-process seed still keeps a crafted input from aiming at one bucket.
+/// See docs/PERFORMANCE.md.
+type Hasher = foldhash::fast::RandomState;
 
 /// The most entries one tracked set holds (open tool calls, open requests, uuids seen).
 pub const DEFAULT_CAP: usize = 100_000;
@@ -371,40 +371,36 @@ impl GapTracker {
         let Some(value) = tracked_value(record) else {
             return;
         };
-        let before = facts.ops.len();
         self.extract(&record.info, value, &mut facts.ops, &mut facts.text);
-        if facts.ops.len() > before {
-            // What a finding at this record shows of it (a record without operations has
-            // none): its head, so the merge needs no more of the block than the facts.
-            let raw = trim_newline(record.raw);
-            facts
-                .heads
-                .extend_from_slice(raw.get(..HEAD_BYTES).unwrap_or(raw));
-        }
         // A block's records and output stay far below 4 GiB (a longer line ends batching).
         let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         facts.records.push(FactRecord {
             line: record.line,
             offset: record.offset,
-            head_end: small(facts.heads.len()),
+            len: small(record.raw.len()),
             ops_end: small(facts.ops.len()),
             mark: small(mark),
         });
     }
 
-    /// Applies the facts of a block, in order. Each finding is pushed onto `out` with the
-    /// mark of the record it was found at. The facts hold all a finding shows of its record
-    /// (its head), so the block itself is not needed: a worker reads the next block into
-    /// the buffer it just parsed, still in its cache, rather than into one the merge held.
-    pub fn replay(&mut self, facts: &Facts, out: &mut Vec<(usize, Diagnostic)>) {
+    /// Applies the facts of a block, in order: `block` holds the block's records, the first
+    /// at byte `block_offset` of the input. Each finding is pushed onto `out` with the mark
+    /// of the record it was found at.
+    pub fn replay(
+        &mut self,
+        facts: &Facts,
+        block: &[u8],
+        block_offset: u64,
+        out: &mut Vec<(usize, Diagnostic)>,
+    ) {
         let mut found = Vec::new();
         let mut start = 0;
-        let mut head_start = 0;
         let file = Arc::clone(&self.file);
         for r in &facts.records {
-            let head_end = r.head_end as usize;
-            let raw = facts.heads.get(head_start..head_end).unwrap_or_default();
-            head_start = head_end;
+            let from = usize::try_from(r.offset.saturating_sub(block_offset)).unwrap_or(0);
+            let raw = block
+                .get(from..from.saturating_add(r.len as usize))
+                .unwrap_or_default();
             let at = At {
                 file: &file,
                 line: r.line,
@@ -990,20 +986,13 @@ pub struct Facts {
     ops: Vec<Op>,
     /// The operations' strings.
     text: String,
-    /// The heads of the records with operations ([`HEAD_BYTES`]).
-    heads: Vec<u8>,
 }
-
-/// How much of a record a finding's excerpt can show: [`EXCERPT_CHARS`] characters of at
-/// most 4 bytes, and one more byte, so that a longer record still gets its `…`.
-const HEAD_BYTES: usize = 4 * EXCERPT_CHARS + 4;
 
 #[derive(Debug)]
 struct FactRecord {
     line: u64,
     offset: u64,
-    /// Its head is `heads[previous record's head_end..head_end]`.
-    head_end: u32,
+    len: u32,
     /// Its operations are `ops[previous record's ops_end..ops_end]`.
     ops_end: u32,
     mark: u32,

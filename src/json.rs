@@ -115,31 +115,18 @@ pub enum Json<'a> {
     Serde(&'a serde_json::Value),
 }
 
-/// The value at node `at` of a parsed record `src`. The record's bytes are UTF-8 (the
-/// tape parser checked them in stage 1), so every string or number span is too.
+/// The value at node `at` of a parsed record `src`.
 #[derive(Debug, Clone, Copy)]
 pub struct TapeValue<'a> {
     doc: &'a Doc,
-    src: &'a [u8],
+    src: &'a str,
     at: usize,
 }
 
 impl<'a> TapeValue<'a> {
     /// The whole record.
     pub fn root(doc: &'a Doc, src: &'a str) -> Self {
-        TapeValue::root_bytes(doc, src.as_bytes())
-    }
-
-    /// The whole record, given as the bytes [`Doc::parse_bytes`] accepted.
-    pub fn root_bytes(doc: &'a Doc, src: &'a [u8]) -> Self {
         TapeValue { doc, src, at: 0 }
-    }
-
-    /// The text of `a..b` of the record.
-    fn span(&self, a: u32, b: u32) -> Option<&'a str> {
-        self.src
-            .get(a as usize..b as usize)
-            .map(crate::tape::span_str)
     }
 
     fn node(&self) -> Option<&'a Node> {
@@ -161,7 +148,7 @@ impl<'a> TapeValue<'a> {
         match self.doc.canonical_raw(self.src, node) {
             Some(raw) => {
                 out.write_all(b"\"")?;
-                out.write_all(raw)?;
+                out.write_all(raw.as_bytes())?;
                 out.write_all(b"\"")
             }
             None => write_str(out, self.text(node)),
@@ -186,7 +173,7 @@ impl<'a> TapeValue<'a> {
     /// A number's text.
     fn number(&self) -> Option<&'a str> {
         match self.node() {
-            Some(n) if n.tag == Tag::Number => self.span(n.a, n.b),
+            Some(n) if n.tag == Tag::Number => self.src.get(n.a as usize..n.b as usize),
             _ => None,
         }
     }
@@ -273,7 +260,7 @@ impl<'a> Json<'a> {
     pub fn escaped_raw(&self) -> Option<&'a str> {
         match self {
             Json::Tape(t) => match t.node() {
-                Some(n) if n.tag == Tag::Escaped => t.span(n.a, n.b),
+                Some(n) if n.tag == Tag::Escaped => t.src.get(n.a as usize..n.b as usize),
                 _ => None,
             },
             Json::Serde(_) => None,
@@ -293,7 +280,7 @@ impl<'a> Json<'a> {
                     if t.doc.has_unicode_escape(n) {
                         return None;
                     }
-                    t.span(n.a, n.b)
+                    t.src.get(n.a as usize..n.b as usize)
                 }
                 _ => None,
             },
@@ -396,7 +383,7 @@ impl<'a> Json<'a> {
         let Json::Tape(t) = self else {
             return self.for_each_entry(|k, v| f(k.as_bytes(), v));
         };
-        let src = t.src;
+        let src = t.src.as_bytes();
         t.entries(|k, v| {
             let key = match k.tag {
                 Tag::Str => src.get(k.a as usize..k.b as usize).unwrap_or_default(),

@@ -76,10 +76,8 @@ impl Doc {
     }
 
     /// The unescaped text of string node `node` of record `src`.
-    pub(crate) fn text<'a>(&'a self, src: &'a [u8], node: &Node) -> &'a str {
-        let raw = src
-            .get(node.a as usize..node.b as usize)
-            .map_or("", span_str);
+    pub(crate) fn text<'a>(&'a self, src: &'a str, node: &Node) -> &'a str {
+        let raw = src.get(node.a as usize..node.b as usize).unwrap_or("");
         match node.tag {
             Tag::Escaped => match self.cache.get(node.slot as usize) {
                 Some(cell) => cell.get_or_init(|| unescape(raw, node.a as usize, &self.slashes)),
@@ -95,7 +93,7 @@ impl Doc {
     /// escape is the one serde_json would write ([`canonical_escape_len`]). Such a string
     /// can be copied to JSON output without being unescaped and escaped again; `None`
     /// sends the caller to [`Doc::text`] and an escaper.
-    pub(crate) fn canonical_raw<'a>(&self, src: &'a [u8], node: &Node) -> Option<&'a [u8]> {
+    pub(crate) fn canonical_raw<'a>(&self, src: &'a str, node: &Node) -> Option<&'a str> {
         let (a, b) = (node.a as usize, node.b as usize);
         let raw = src.get(a..b)?;
         match node.tag {
@@ -106,7 +104,7 @@ impl Doc {
                     return None;
                 }
                 for &u in within(&self.unicode, a, b) {
-                    canonical_escape_len(src, (u as usize).saturating_sub(1))?;
+                    canonical_escape_len(src.as_bytes(), (u as usize).saturating_sub(1))?;
                 }
                 Some(raw)
             }
@@ -126,22 +124,15 @@ impl Doc {
     /// `max_depth` deep. `false` when it is not JSON as serde_json reads it, or when the
     /// record is too big for the tape's 32-bit offsets (serde_json decides those).
     pub fn parse(&mut self, src: &str, max_depth: usize) -> bool {
-        self.parse_bytes(src.as_bytes(), max_depth)
-    }
-
-    /// As [`Doc::parse`], for bytes not yet known to be UTF-8: stage 1 checks them as it
-    /// makes its masks, so the record is read once, not once more by a UTF-8 validator
-    /// first. `false` also when they are not UTF-8.
-    pub fn parse_bytes(&mut self, src: &[u8], max_depth: usize) -> bool {
         self.nodes.clear();
         self.cache.clear();
         self.stack.clear();
-        if u32::try_from(src.len()).is_err() || !stage1(src, self) {
+        if u32::try_from(src.len()).is_err() || !stage1(src.as_bytes(), self) {
             return false;
         }
         // On failure the nodes are left as they are: only a parsed record is ever read.
         Parser {
-            b: src,
+            b: src.as_bytes(),
             i: 0,
             doc: self,
             max_depth,
@@ -429,7 +420,6 @@ macro_rules! stage1_body {
         let mut carry_escaped = 0u64;
         let mut carry_in_string = 0u64;
         let mut bad = 0u64;
-        let mut utf8 = Utf8::default();
         let mut last = [b' '; 64];
         for (k, block) in b.chunks(64).enumerate() {
             let block: &[u8; 64] = match block.first_chunk::<64>() {
@@ -439,8 +429,7 @@ macro_rules! stage1_body {
                     &last
                 }
             };
-            let (quote, slash, control, n, high) = $masks(block);
-            utf8.block(b, high, k * 64);
+            let (quote, slash, control, n) = $masks(block);
             let escaped = escaped_bits(slash, &mut carry_escaped);
             let escaped_quote = quote & escaped;
             let quote = quote & !escaped;
@@ -463,7 +452,7 @@ macro_rules! stage1_body {
             doc.quotes.push(quote);
             doc.slashes.push(slash);
         }
-        bad == 0 && utf8.valid(b) && unicode_escapes_valid(b, &doc.unicode)
+        bad == 0 && unicode_escapes_valid(b, &doc.unicode)
     }};
 }
 
@@ -506,132 +495,6 @@ fn stage1_avx2(b: &[u8], doc: &mut Doc) -> bool {
 #[target_feature(enable = "sse2")]
 fn stage1_sse2(b: &[u8], doc: &mut Doc) -> bool {
     stage1_body!(b, doc, sse2_masks, prefix_xor)
-}
-
-/// The UTF-8 check of stage 1, a block at a time, from the block's mask of non-ASCII
-/// bytes (made with the other masks, so an ASCII block, most of an agent's record, costs
-/// one test). In a block with a few non-ASCII bytes (an arrow, an accent, an emoji in a
-/// message) each character is decoded where its lead byte is, reading on into the next
-/// block when it straddles the edge. Blocks dense with non-ASCII text (CJK) make a run
-/// that simdutf8 checks at once when it ends, at a character boundary. simdutf8 over a
-/// whole record, as before, leaves its ASCII fast path at the first non-ASCII block and
-/// checks the rest of the record the slow way. (tests: `utf8_in_stage1_*`.)
-#[derive(Debug, Default)]
-struct Utf8 {
-    /// Where the next character starts: bytes before it were checked as parts of one.
-    next: usize,
-    /// The start of a run of dense blocks, not checked yet.
-    run: Option<usize>,
-    /// An invalid sequence was found.
-    bad: bool,
-}
-
-/// More non-ASCII bytes than this in a block, and it is left to simdutf8.
-const SPARSE: u32 = 12;
-
-impl Utf8 {
-    /// Checks the characters that start in the block at `at` of `b`, whose non-ASCII
-    /// bytes are the bits of `high`.
-    #[inline(always)]
-    fn block(&mut self, b: &[u8], high: u64, at: usize) {
-        if high == 0 {
-            if let Some(start) = self.run.take() {
-                // An ASCII byte is a character boundary.
-                self.check_run(b, start, at);
-            }
-            return;
-        }
-        self.mixed(b, high, at);
-    }
-
-    #[inline(never)]
-    fn mixed(&mut self, b: &[u8], high: u64, at: usize) {
-        if high.count_ones() > SPARSE {
-            if self.run.is_none() {
-                self.run = Some(self.next.max(at));
-            }
-            return;
-        }
-        if let Some(start) = self.run.take() {
-            // The run ends at the last character boundary at or before this block; the
-            // character straddling the edge, if any, is decoded here.
-            let mut end = at;
-            while end > start && b.get(end).is_some_and(|&c| c & 0xC0 == 0x80) {
-                end -= 1;
-            }
-            self.check_run(b, start, end);
-            self.next = end;
-            if end < at {
-                self.decode(b, end);
-            }
-        }
-        let mut m = high;
-        while m != 0 {
-            let p = at + m.trailing_zeros() as usize;
-            m &= m - 1;
-            if p >= self.next {
-                self.decode(b, p);
-            }
-        }
-    }
-
-    /// The character at `p`, which is not a continuation of one checked before.
-    fn decode(&mut self, b: &[u8], p: usize) {
-        match utf8_char_len(b, p) {
-            Some(len) => self.next = p + len,
-            None => {
-                self.bad = true;
-                self.next = usize::MAX;
-            }
-        }
-    }
-
-    fn check_run(&mut self, b: &[u8], start: usize, end: usize) {
-        if let Some(run) = b.get(start..end) {
-            if simdutf8::basic::from_utf8(run).is_err() {
-                self.bad = true;
-            }
-        }
-    }
-
-    /// The verdict on the whole record `b`.
-    fn valid(&mut self, b: &[u8]) -> bool {
-        if let Some(start) = self.run.take() {
-            self.check_run(b, start, b.len());
-        }
-        !self.bad
-    }
-}
-
-/// The length of the UTF-8 character whose lead byte (not ASCII) is `b[p]`, if it is a
-/// valid one: no overlong form, no UTF-16 surrogate, nothing past U+10FFFF, not cut
-/// short by the end of `b` (the table of the Unicode Standard, 3.9 D92).
-fn utf8_char_len(b: &[u8], p: usize) -> Option<usize> {
-    let (len, low, high) = match *b.get(p)? {
-        0xC2..=0xDF => (2, 0x80, 0xBF),
-        0xE0 => (3, 0xA0, 0xBF),
-        0xE1..=0xEC | 0xEE..=0xEF => (3, 0x80, 0xBF),
-        0xED => (3, 0x80, 0x9F),
-        0xF0 => (4, 0x90, 0xBF),
-        0xF1..=0xF3 => (4, 0x80, 0xBF),
-        0xF4 => (4, 0x80, 0x8F),
-        _ => return None,
-    };
-    let rest = b.get(p + 1..p + len)?;
-    let (&second, tail) = rest.split_first()?;
-    ((low..=high).contains(&second) && tail.iter().all(|&c| (0x80..=0xBF).contains(&c)))
-        .then_some(len)
-}
-
-/// The text of a span of a record the tape parser accepted: UTF-8 (stage 1 checked the
-/// whole record, and a span starts and ends next to ASCII bytes), so this only turns the
-/// bytes into a `&str` the safe way. Never `""` for a parsed record's span.
-pub(crate) fn span_str(b: &[u8]) -> &str {
-    if b.len() < 32 {
-        std::str::from_utf8(b).unwrap_or_default()
-    } else {
-        simdutf8::basic::from_utf8(b).unwrap_or_default()
-    }
 }
 
 /// Checks every `\u` escape one by one (`unicode` holds where their `u`s are): four hex
@@ -691,15 +554,10 @@ fn word_at(chunk: &[u8], i: usize) -> i64 {
         .map_or(0, |w| i64::from_le_bytes(*w))
 }
 
-/// One bit per byte of a 64-byte block: quotes, backslashes, control characters, `n`s,
-/// bytes that are not ASCII (for the UTF-8 check: their high bit, which `movemask` reads
-/// directly).
-type Masks = (u64, u64, u64, u64, u64);
-
-/// The [`Masks`] of a block, 16 bytes at a time.
+/// One bit per byte of a 64-byte block: quotes, backslashes, control characters, `n`s.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
-fn sse2_masks(block: &[u8; 64]) -> Masks {
+fn sse2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
     use std::arch::x86_64::{
         _mm_cmpeq_epi8, _mm_min_epu8, _mm_movemask_epi8, _mm_set1_epi8, _mm_set_epi64x,
     };
@@ -707,7 +565,7 @@ fn sse2_masks(block: &[u8; 64]) -> Masks {
     let slash = _mm_set1_epi8(b'\\' as i8);
     let letter_n = _mm_set1_epi8(b'n' as i8);
     let below_space = _mm_set1_epi8(0x1F);
-    let (mut q, mut s, mut c, mut n, mut h) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
     for (k, chunk) in block.chunks_exact(16).enumerate() {
         let v = _mm_set_epi64x(word_at(chunk, 8), word_at(chunk, 0));
         let shift = 16 * k;
@@ -716,15 +574,14 @@ fn sse2_masks(block: &[u8; 64]) -> Masks {
         n |= u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(v, letter_n)) as u16) << shift;
         let low = _mm_cmpeq_epi8(_mm_min_epu8(v, below_space), v);
         c |= u64::from(_mm_movemask_epi8(low) as u16) << shift;
-        h |= u64::from(_mm_movemask_epi8(v) as u16) << shift;
     }
-    (q, s, c, n, h)
+    (q, s, c, n)
 }
 
 /// As [`sse2_masks`], 32 bytes at a time.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn avx2_masks(block: &[u8; 64]) -> Masks {
+fn avx2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
     use std::arch::x86_64::{
         _mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
         _mm256_set_epi64x,
@@ -733,7 +590,7 @@ fn avx2_masks(block: &[u8; 64]) -> Masks {
     let slash = _mm256_set1_epi8(b'\\' as i8);
     let letter_n = _mm256_set1_epi8(b'n' as i8);
     let below_space = _mm256_set1_epi8(0x1F);
-    let (mut q, mut s, mut c, mut n, mut h) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
     for (k, chunk) in block.chunks_exact(32).enumerate() {
         let word = |i| word_at(chunk, i);
         let v = _mm256_set_epi64x(word(24), word(16), word(8), word(0));
@@ -743,9 +600,8 @@ fn avx2_masks(block: &[u8; 64]) -> Masks {
         n |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, letter_n)) as u32) << shift;
         let low = _mm256_cmpeq_epi8(_mm256_min_epu8(v, below_space), v);
         c |= u64::from(_mm256_movemask_epi8(low) as u32) << shift;
-        h |= u64::from(_mm256_movemask_epi8(v) as u32) << shift;
     }
-    (q, s, c, n, h)
+    (q, s, c, n)
 }
 
 /// [`prefix_xor`] in one carry-less multiplication by all ones.
@@ -759,19 +615,18 @@ fn clmul_prefix_xor(x: u64) -> u64 {
     _mm_cvtsi128_si64(product) as u64
 }
 
-/// The [`Masks`] of a block. (Plain code for targets other than x86-64; correct, not
-/// tuned.)
+/// One bit per byte of a 64-byte block: quotes, backslashes, control characters, `n`s.
+/// (Plain code for targets other than x86-64; correct, not tuned.)
 #[cfg_attr(target_arch = "x86_64", allow(dead_code))]
-fn portable_masks(block: &[u8; 64]) -> Masks {
-    let (mut q, mut s, mut c, mut n, mut h) = (0u64, 0u64, 0u64, 0u64, 0u64);
+fn portable_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
+    let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
     for (i, &b) in block.iter().enumerate() {
         q |= u64::from(b == b'"') << i;
         s |= u64::from(b == b'\\') << i;
         c |= u64::from(b < 0x20) << i;
         n |= u64::from(b == b'n') << i;
-        h |= u64::from(b >= 0x80) << i;
     }
-    (q, s, c, n, h)
+    (q, s, c, n)
 }
 
 /// The index after the escape starting at `b[i] == b'\\'`, if it is a valid one. A `\u`
@@ -926,6 +781,7 @@ mod tests {
             .collect()
     }
 
+    type Masks = (u64, u64, u64, u64);
     type MaskMaker = (&'static str, fn(&[u8; 64]) -> Masks);
 
     /// Every way of making a block's masks, on this CPU.
@@ -959,7 +815,7 @@ mod tests {
             for seed in 0..200 {
                 let bytes = random_bytes(seed, 64, &all);
                 let block: &[u8; 64] = bytes.first_chunk().expect("64 bytes");
-                let (q, s, c, n, h) = masks(block);
+                let (q, s, c, n) = masks(block);
                 for (i, &b) in bytes.iter().enumerate() {
                     assert_eq!(
                         q >> i & 1 == 1,
@@ -969,7 +825,6 @@ mod tests {
                     assert_eq!(s >> i & 1 == 1, b == b'\\', "{name}: backslash at {i}");
                     assert_eq!(c >> i & 1 == 1, b < 0x20, "{name}: control at {i}: {b:#x}");
                     assert_eq!(n >> i & 1 == 1, b == b'n', "{name}: n at {i}");
-                    assert_eq!(h >> i & 1 == 1, b >= 0x80, "{name}: high at {i}");
                 }
             }
         }
@@ -1064,7 +919,7 @@ mod tests {
             assert_eq!(doc.parse(&text, 128), theirs.is_ok(), "{text:?}");
             if let Ok(serde_json::Value::String(s)) = theirs {
                 accepted += 1;
-                assert_eq!(doc.text(text.as_bytes(), &doc.nodes[0]), s, "{text:?}");
+                assert_eq!(doc.text(&text, &doc.nodes[0]), s, "{text:?}");
             }
         }
         assert!(
@@ -1125,12 +980,11 @@ mod tests {
         for (literal, canonical) in cases {
             let mut doc = Doc::new();
             assert!(doc.parse(literal, 8), "{literal}");
-            let raw = doc.canonical_raw(literal.as_bytes(), &doc.nodes[0]);
+            let raw = doc.canonical_raw(literal, &doc.nodes[0]);
             assert_eq!(raw.is_some(), canonical, "{literal}");
             let value: String = serde_json::from_str(literal).expect("valid");
             let theirs = serde_json::to_string(&value).expect("serde_json writes");
             if let Some(raw) = raw {
-                let raw = std::str::from_utf8(raw).expect("UTF-8");
                 assert_eq!(format!("\"{raw}\""), theirs, "{literal}");
             }
         }
@@ -1146,7 +1000,7 @@ mod tests {
         let offered: Vec<Option<&str>> = doc.nodes[1..]
             .iter()
             .filter(|n| matches!(n.tag, Tag::Str | Tag::Escaped))
-            .map(|n| doc.canonical_raw(src.as_bytes(), n).map(span_str))
+            .map(|n| doc.canonical_raw(src, n))
             .collect();
         let expect = [
             Some(r"a\nb"),
@@ -1158,11 +1012,7 @@ mod tests {
             Some(r"\t"),
         ];
         assert_eq!(offered, expect);
-        assert_eq!(
-            doc.canonical_raw(src.as_bytes(), &doc.nodes[0]),
-            None,
-            "not a string"
-        );
+        assert_eq!(doc.canonical_raw(src, &doc.nodes[0]), None, "not a string");
     }
 
     #[test]
@@ -1171,170 +1021,9 @@ mod tests {
         let mut doc = Doc::new();
         assert!(doc.parse(src, 8));
         let expect: Vec<String> = serde_json::from_str(src).expect("valid");
-        let texts: Vec<&str> = doc.nodes[1..]
-            .iter()
-            .map(|n| doc.text(src.as_bytes(), n))
-            .collect();
+        let texts: Vec<&str> = doc.nodes[1..].iter().map(|n| doc.text(src, n)).collect();
         assert_eq!(texts, expect);
         assert_eq!(doc.nodes[0].a, 2, "two elements");
         assert_eq!(doc.nodes[0].b, 2, "two nodes after the array");
-    }
-
-    /// The verdict of the tape parser on bytes, against the standard library's UTF-8
-    /// check and serde_json's grammar.
-    fn agrees_with_std_and_serde(bytes: &[u8]) {
-        let theirs = std::str::from_utf8(bytes).is_ok()
-            && serde_json::from_slice::<serde_json::Value>(bytes).is_ok();
-        let mut doc = Doc::new();
-        assert_eq!(doc.parse_bytes(bytes, 128), theirs, "{bytes:x?}");
-    }
-
-    /// Sequences that are not UTF-8, and some that are, for the stage 1 check.
-    const UTF8_CASES: [&[u8]; 22] = [
-        b"\xC0\x80",         // overlong NUL
-        b"\xC1\xBF",         // overlong 2-byte
-        b"\xE0\x80\xAF",     // overlong 3-byte
-        b"\xE0\x9F\xBF",     // overlong 3-byte, top
-        b"\xF0\x80\x80\xAF", // overlong 4-byte
-        b"\xF0\x8F\xBF\xBF", // overlong 4-byte, top
-        b"\xED\xA0\x80",     // surrogate U+D800
-        b"\xED\xBF\xBF",     // surrogate U+DFFF
-        b"\xF4\x90\x80\x80", // U+110000
-        b"\xF5\x80\x80\x80", // lead byte past U+10FFFF
-        b"\xFF",             // never in UTF-8
-        b"\x80",             // lone continuation
-        b"\xC3",             // cut short
-        b"\xE2\x82",         // cut short
-        b"\xF0\x9F\x98",     // cut short
-        b"\xC3\xA9\xA9",     // one continuation too many
-        b"\xC3\xA9",         // valid: U+00E9
-        b"\xE2\x86\x92",     // valid: U+2192
-        b"\xED\x9F\xBF",     // valid: U+D7FF
-        b"\xEE\x80\x80",     // valid: U+E000
-        b"\xF0\x9F\x9A\x80", // valid: U+1F680
-        b"\xF4\x8F\xBF\xBF", // valid: U+10FFFF
-    ];
-
-    /// Each sequence at every position of a 64-byte block and across into the next, in a
-    /// string and outside one, alone and among other non-ASCII characters, in records
-    /// ending right after it (cut short at the block's end) and going on: the tape
-    /// parser's verdict is std's and serde_json's.
-    #[test]
-    fn utf8_in_stage1_agrees_with_std_at_every_position() {
-        for case in UTF8_CASES {
-            for pos in 1..140 {
-                for tail in ["", "x", "\"]", "\u{e9}\u{1f680}\"", "\u{2192}"] {
-                    for fill in [b'a', 0xA9] {
-                        // `"` + filler up to `pos` + the case + tail (+ closing quote).
-                        let mut rec = vec![b'"'];
-                        rec.extend(std::iter::repeat_n(b'a', pos - 1));
-                        if fill == 0xA9 && pos > 4 {
-                            // a valid é just before the case
-                            rec.truncate(pos - 2);
-                            rec.extend_from_slice(b"\xC3\xA9");
-                        }
-                        rec.extend_from_slice(case);
-                        rec.extend_from_slice(tail.as_bytes());
-                        agrees_with_std_and_serde(&rec);
-                        let mut closed = rec.clone();
-                        closed.push(b'"');
-                        agrees_with_std_and_serde(&closed);
-                        // outside a string: stage 2 refuses it anyway
-                        agrees_with_std_and_serde(&rec[1..]);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Blocks dense with non-ASCII text make runs left to simdutf8, which end at an ASCII
-    /// block, at a sparse block (the character straddling the edge decoded there), or at
-    /// the record's end: an invalid sequence before, inside or after such a run is found
-    /// wherever the block edges fall, and valid text is never refused.
-    #[test]
-    fn utf8_in_stage1_dense_runs() {
-        let dense = [
-            "\u{e9}".repeat(40),
-            "\u{3059}".repeat(30),
-            "\u{1f680}".repeat(20),
-        ];
-        let step = if cfg!(miri) { 13 } else { 1 };
-        for d in &dense {
-            for case in UTF8_CASES {
-                for pos in (0..70).step_by(step) {
-                    let pad = "a".repeat(pos);
-                    let layouts: [&[&[u8]]; 5] = [
-                        &[d.as_bytes(), case, "x\u{e9}y".as_bytes()],
-                        &[d.as_bytes(), case, d.as_bytes()],
-                        &[d.as_bytes(), case],
-                        &[case, d.as_bytes(), b"zz"],
-                        &[
-                            d.as_bytes(),
-                            b"abc",
-                            case,
-                            "\u{2192}".as_bytes(),
-                            d.as_bytes(),
-                        ],
-                    ];
-                    for parts in layouts {
-                        let mut rec = b"[\"".to_vec();
-                        rec.extend_from_slice(pad.as_bytes());
-                        for part in parts {
-                            rec.extend_from_slice(part);
-                        }
-                        rec.extend_from_slice(b"\"]");
-                        agrees_with_std_and_serde(&rec);
-                        // cut short, at every byte of the last 8
-                        for cut in 1..8 {
-                            agrees_with_std_and_serde(&rec[..rec.len().saturating_sub(cut)]);
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    /// The lead-byte decoder against std on every 2- and 3-byte sequence and the 4-byte
-    /// ones at the edges of each byte's range.
-    #[test]
-    fn utf8_in_stage1_char_decoder_matches_std() {
-        let std_len = |s: &[u8]| match std::str::from_utf8(s) {
-            Ok(t) => t
-                .chars()
-                .next()
-                .map(char::len_utf8)
-                .filter(|&n| n == s.len()),
-            Err(_) => None,
-        };
-        for lead in 0x80..=0xFFu8 {
-            for second in 0..=0xFFu8 {
-                let two = [lead, second];
-                let mine = utf8_char_len(&two, 0);
-                if mine == Some(2) || std_len(&two) == Some(2) {
-                    assert_eq!(mine, std_len(&two), "{two:x?}");
-                }
-                let step = if cfg!(miri) { 51 } else { 1 };
-                for third in (0..=0xFFu8).step_by(step) {
-                    let three = [lead, second, third];
-                    let mine = utf8_char_len(&three, 0);
-                    let theirs = std_len(&three)
-                        .or_else(|| std_len(&three[..2]))
-                        .or_else(|| std_len(&three[..1]));
-                    assert_eq!(
-                        mine.filter(|&n| n > 1),
-                        theirs.filter(|&n| n > 1),
-                        "{three:x?}"
-                    );
-                }
-                for third in [0x7F, 0x80, 0xBF, 0xC0] {
-                    for fourth in [0x7F, 0x80, 0xBF, 0xC0] {
-                        let four = [lead, second, third, fourth];
-                        let mine = utf8_char_len(&four, 0);
-                        let theirs = (2..=4).rev().find_map(|n| std_len(&four[..n]));
-                        assert_eq!(mine, theirs, "{four:x?}");
-                    }
-                }
-            }
-        }
     }
 }

@@ -163,13 +163,15 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
         self.merge_block(part, &[], 0)
     }
 
-    // Gap findings need no block: the facts carry the heads of their records
-    // (`GapTracker::replay`), so a worker reads ranges into its own buffer.
+    /// Gap findings point into the block's records.
+    fn merge_reads_block(&self) -> bool {
+        true
+    }
 
     /// The block's gap facts are applied in order.
-    fn merge_block(&mut self, part: Part, _block: &[u8], _offset: u64) -> io::Result<Flow> {
+    fn merge_block(&mut self, part: Part, block: &[u8], offset: u64) -> io::Result<Flow> {
         let mut found = Vec::new();
-        self.tracker.replay(&part.facts, &mut found);
+        self.tracker.replay(&part.facts, block, offset, &mut found);
         let summary = &mut self.summary;
         self.writer
             .write_interleaved(&part.text, &found, |d| summary.add_diagnostic(d))?;
