@@ -62,6 +62,13 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::sync::Arc;
 
+/// The hasher of the trackers' keys (tool-call ids, uuids, request ids) and labels:
+/// foldhash, seeded per process. SipHash, the standard library's default, took a fifth of
+/// the merging thread's time on a Claude stream (every tool call's id goes in twice and
+/// out once); the per-process seed still keeps a crafted input from aiming at one bucket.
+/// See docs/PERFORMANCE.md.
+type Hasher = foldhash::fast::RandomState;
+
 /// The most entries one tracked set holds (open tool calls, open requests, uuids seen).
 pub const DEFAULT_CAP: usize = 100_000;
 
@@ -101,7 +108,7 @@ pub struct Ending {
 #[derive(Debug)]
 struct Tracked {
     /// Key → age; the entry of age `a` is `slots[a - base]`.
-    by_key: HashMap<Arc<str>, u64>,
+    by_key: HashMap<Arc<str>, u64, Hasher>,
     slots: VecDeque<Option<(Arc<str>, Opened)>>,
     base: u64,
     cap: usize,
@@ -112,7 +119,7 @@ struct Tracked {
 impl Tracked {
     fn new(cap: usize) -> Self {
         Tracked {
-            by_key: HashMap::new(),
+            by_key: HashMap::default(),
             slots: VecDeque::new(),
             base: 0,
             cap: cap.max(1),
@@ -216,7 +223,7 @@ impl Tracked {
 /// Labels shared by the entries that carry them; a bounded table, so a stream of ever new
 /// names cannot grow it without end (past the bound, a label is just not shared).
 #[derive(Debug, Default)]
-struct Labels(HashSet<Arc<str>>);
+struct Labels(HashSet<Arc<str>, Hasher>);
 
 impl Labels {
     const MAX: usize = 4096;
@@ -596,7 +603,10 @@ impl GapTracker {
                             ));
                         }
                     }
-                    if let Some(uuid) = uuid.map(|u| u.of(text)) {
+                    // Once the set of uuids is full, parents are no longer checked (it
+                    // reported so), so nothing reads it again in this input: the uuids
+                    // after that are not kept, which on a long stream is most of them.
+                    if let Some(uuid) = uuid.map(|u| u.of(text)).filter(|_| !self.uuids.capped) {
                         let opened = at.opened(self.labels.get(""));
                         if self.uuids.insert(uuid, opened) {
                             out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
@@ -1227,5 +1237,29 @@ mod tests {
         assert!(got
             .iter()
             .any(|(_, _, m)| m.contains("more than 2 open requests")));
+    }
+
+    /// Once the uuid set is full (reported once, as info), later parents are not checked
+    /// and later uuids not kept: a parent that would be a broken chain below the cap is
+    /// not one after it, and the cap is never reported twice.
+    #[test]
+    fn a_full_uuid_set_reports_once_and_checks_no_more_parents() {
+        let log = |uuid: &str, parent: &str| {
+            format!(
+                "{{\"parentUuid\":{parent},\"isSidechain\":false,\"sessionId\":\"s\",\
+                 \"type\":\"user\",\"uuid\":\"{uuid}\",\"timestamp\":\"t\",\
+                 \"message\":{{\"role\":\"user\",\"content\":\"x\"}}}}\n"
+            )
+        };
+        let mut text = log("a", "null");
+        text += &log("b", "\"gone\""); // line 2: broken chain, below the cap
+        text += &log("c", "\"b\""); // line 3: the third uuid fills the set of 2
+        text += &log("d", "\"gone\""); // not checked any more
+        text += &log("e", "\"a\"");
+        let found = gaps(&text, 2);
+        let codes: Vec<(u64, Code)> = found.iter().map(|(l, c, _)| (*l, *c)).collect();
+        assert_eq!(codes, [(2, Code::SeqGap), (3, Code::SeqGap)], "{found:?}");
+        assert!(found[0].2.contains("broken chain"), "{found:?}");
+        assert!(found[1].2.contains("uuids"), "{found:?}");
     }
 }
