@@ -163,13 +163,17 @@ pub fn excerpt(bytes: &[u8], at: Option<usize>) -> String {
     let mut pos = start;
     while pos < bytes.len() && chars < EXCERPT_CHARS {
         let rest_start = pos;
-        let rest = &bytes[pos..];
+        // Only the bytes the excerpt can still show are decoded (at most 4 a character),
+        // never the rest of a record of a megabyte once per diagnostic.
+        let end = bytes.len().min(pos + (EXCERPT_CHARS - chars) * 4);
+        let rest = &bytes[pos..end];
         let (valid, bad) = match std::str::from_utf8(rest) {
             Ok(s) => (s, false),
-            // The prefix up to `valid_up_to` is UTF-8 by construction.
+            // The prefix up to `valid_up_to` is UTF-8 by construction. A character cut by
+            // the window's end is not a bad byte: the window holds every character shown.
             Err(e) => (
                 std::str::from_utf8(&rest[..e.valid_up_to()]).unwrap_or_default(),
-                true,
+                e.error_len().is_some() || end == bytes.len(),
             ),
         };
         for ch in valid.chars() {
@@ -236,5 +240,14 @@ mod tests {
         let e = excerpt(long.as_bytes(), Some(100));
         assert!(e.starts_with('…') && e.ends_with('…'));
         assert_eq!(e.chars().filter(|c| *c == 'x').count(), EXCERPT_CHARS);
+        // Wide characters up to the excerpt's end, a bad byte after, a cut one at the end.
+        let wide = "é€😀".repeat(40);
+        let e = excerpt(wide.as_bytes(), None);
+        assert_eq!(e.trim_end_matches('…'), "é€😀".repeat(20));
+        let mut cut = wide.as_bytes()[..wide.len() - 2].to_vec();
+        assert!(excerpt(&cut, Some(cut.len() - 3)).ends_with("\\xF0\\x9F"));
+        cut.truncate(9);
+        cut.push(0xFF);
+        assert_eq!(excerpt(&cut, None), "é€😀\\xFF");
     }
 }
