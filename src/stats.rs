@@ -76,7 +76,7 @@ pub(crate) use store::Key;
 pub use tokens::Tokens;
 
 use ingest::InputContext;
-use intern::{Attrs, IdHasher, IdMap, Strings};
+use intern::{Attrs, IdHasher, IdMap, RecentIds, Strings};
 use store::{Keyed, LastWins};
 use tokens::Packed;
 
@@ -215,6 +215,9 @@ pub struct Stats {
     clock: Clock,
     /// The last timestamp read (to the minute, UTC) and its hour's string index.
     hour_cache: Option<(String, u32)>,
+    /// The session, directory, model and message the last records named: what spares
+    /// hashing them again on the next line. It never changes a result.
+    recent: RecentIds,
     /// `--follow`: the context of each input that paused (another file's records came),
     /// for when it resumes; `None` unless [`Stats::keep_paused_inputs`] was called.
     paused: Option<HashMap<u32, InputContext>>,

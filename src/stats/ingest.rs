@@ -81,7 +81,13 @@ impl Stats {
                 (known(ctx.session) || known(ctx.model)).then_some((ctx.session, ctx.model));
             if ctx.records > 0 {
                 let name = dialect.or(ctx.dialect).map_or("(none)", Dialect::name);
-                *self.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+                // One allocation per dialect, not per input.
+                match self.dialects.get_mut(name) {
+                    Some(n) => *n += ctx.records,
+                    None => {
+                        self.dialects.insert(name.to_string(), ctx.records);
+                    }
+                }
             }
             if let Some(paused) = self.paused.as_mut() {
                 paused.insert(ctx.file, InputContext { records: 0, ..ctx });
@@ -223,13 +229,23 @@ impl Stats {
     /// only a later part of the session interns it too, and the merged string table must
     /// be the one a single pass makes (its order decides the report's bytes on any `-j`).
     pub(super) fn set_cwd(&mut self, session: u32, cwd: &str) {
-        let cwd = self.strings.id(cwd);
+        // The same session and directory as the last record's: done already.
+        if self.recent.cwd_session == session && self.recent.cwd.get(cwd).is_some() {
+            return;
+        }
+        let cwd = self.strings.id_via(&mut self.recent.cwd, cwd);
         self.session_cwd.entry(session).or_insert(cwd);
+        self.recent.cwd_session = session;
     }
 
     pub(super) fn session_id(&mut self, s: &str) -> u32 {
+        // The last record's session is interned and in `sessions` already.
+        if let Some(id) = self.recent.session.get(s) {
+            return id;
+        }
         let id = self.strings.id(s);
         self.sessions.insert(id);
+        self.recent.session.set(s, id);
         id
     }
 
@@ -249,63 +265,69 @@ impl Stats {
         ctx: &mut InputContext,
         day: u32,
     ) {
-        let session = self.strings.get(ctx.session).unwrap_or("").to_string();
-        let mut said = Vec::new();
-        facts::read(dialect, v, ty, &session, &mut |fact| said.push(fact));
-        for fact in said {
-            let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
-                s.attrs.id(Attr {
-                    session: ctx.session,
-                    model,
-                    file: ctx.file,
-                    day,
-                })
-            };
-            match fact {
-                Fact::Session(id) => ctx.session = self.session_id(id),
-                Fact::Model(m) => ctx.model = self.strings.id(m),
-                Fact::Usage { key, model, tokens } => {
-                    let model = model.map_or(ctx.model, |m| self.strings.id(m));
-                    if ctx.session != NONE && model != NONE {
-                        // The session's last model: what only its result counts goes
-                        // there (Qwen Code's memory extraction, docs/REFERENCE.md "Stats of the
-                        // other agents").
-                        self.last_model.insert(ctx.session, model);
-                    }
-                    let a = attr(self, ctx, model);
-                    self.add_usage(key, tokens, a);
+        // The session's name, shared with the table rather than copied: the facts are
+        // applied as the reader gives them, with no list and no string per record.
+        let session = self.strings.shared(ctx.session);
+        let session = session.as_deref().unwrap_or("");
+        facts::read(dialect, v, ty, session, &mut |fact| {
+            self.add_fact(fact, ctx, day)
+        });
+        self.count_session_record(ctx.session);
+    }
+
+    /// One fact of another agent's record (see [`Stats::add_agent`]).
+    fn add_fact(&mut self, fact: Fact<'_>, ctx: &mut InputContext, day: u32) {
+        let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
+            s.attrs.id(Attr {
+                session: ctx.session,
+                model,
+                file: ctx.file,
+                day,
+            })
+        };
+        match fact {
+            Fact::Session(id) => ctx.session = self.session_id(id),
+            Fact::Model(m) => ctx.model = self.strings.id(m),
+            Fact::Usage { key, model, tokens } => {
+                let model = model.map_or(ctx.model, |m| self.strings.id(m));
+                if ctx.session != NONE && model != NONE {
+                    // The session's last model: what only its result counts goes
+                    // there (Qwen Code's memory extraction, docs/REFERENCE.md "Stats of the
+                    // other agents").
+                    self.last_model.insert(ctx.session, model);
                 }
-                Fact::ToolCall { key, name } => {
-                    let name = self.strings.id(name);
-                    let a = attr(self, ctx, ctx.model);
-                    self.tool_calls.push(ToolEntry(key, name, a));
+                let a = attr(self, ctx, model);
+                self.add_usage(key, tokens, a);
+            }
+            Fact::ToolCall { key, name } => {
+                let name = self.strings.id(name);
+                let a = attr(self, ctx, ctx.model);
+                self.tool_calls.push(ToolEntry(key, name, a));
+            }
+            Fact::ToolError { key } => self.tool_errors.push(key),
+            Fact::Result {
+                tokens,
+                duration_ms,
+                turns,
+            } => {
+                // Tokens given here are the session's billed totals: billing() makes
+                // the session's tokens these, as for a Claude result.
+                let entry = self.results.entry(ctx.session).or_default();
+                entry.file = ctx.file;
+                entry.day = day;
+                if tokens.is_some() {
+                    entry.model_usage = None;
                 }
-                Fact::ToolError { key } => self.tool_errors.push(key),
-                Fact::Result {
-                    tokens,
-                    duration_ms,
-                    turns,
-                } => {
-                    // Tokens given here are the session's billed totals: billing() makes
-                    // the session's tokens these, as for a Claude result.
-                    let entry = self.results.entry(ctx.session).or_default();
-                    entry.file = ctx.file;
-                    entry.day = day;
-                    if tokens.is_some() {
-                        entry.model_usage = None;
-                    }
-                    entry.tokens = tokens.or(entry.tokens);
-                    entry.duration_ms = duration_ms.or(entry.duration_ms);
-                    entry.turns = turns.or(entry.turns);
-                }
-                Fact::StepCost { key, cost_usd } => {
-                    // Reported, per step: summed per session like old transcripts'
-                    // per-message `costUSD` (docs/REFERENCE.md "Token and cost rules").
-                    let a = attr(self, ctx, ctx.model);
-                    self.message_costs.insert(key, (a, cost_usd));
-                }
+                entry.tokens = tokens.or(entry.tokens);
+                entry.duration_ms = duration_ms.or(entry.duration_ms);
+                entry.turns = turns.or(entry.turns);
+            }
+            Fact::StepCost { key, cost_usd } => {
+                // Reported, per step: summed per session like old transcripts'
+                // per-message `costUSD` (docs/REFERENCE.md "Token and cost rules").
+                let a = attr(self, ctx, ctx.model);
+                self.message_costs.insert(key, (a, cost_usd));
             }
         }
-        self.count_session_record(ctx.session);
     }
 }

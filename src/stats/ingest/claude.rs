@@ -24,17 +24,18 @@ pub(super) struct ClaudeTop<'a> {
 impl Stats {
     /// A Claude API message's usage snapshot (an `assistant` line or a `message_start`),
     /// keyed by its `message.id`; without an id it counts once per line.
-    pub(super) fn add_claude_message(
+    pub(super) fn add_claude_message<'a>(
         &mut self,
-        message: Json<'_>,
+        message: Json<'a>,
         request: Option<(Json<'_>, bool)>,
         session: u32,
         ctx: &InputContext,
         day: u32,
-    ) -> u32 {
-        let [model, usage, id] = message.get_many(["model", "usage", "id"]);
+    ) -> (u32, Option<Json<'a>>) {
+        // `content` too, for the caller: one walk over the message.
+        let [model, usage, id, content] = message.get_many(["model", "usage", "id", "content"]);
         let model_name = model.and_then(|m| m.as_str());
-        let model = model_name.map_or(NONE, |m| self.strings.id(m));
+        let model = model_name.map_or(NONE, |m| self.strings.id_via(&mut self.recent.model, m));
         if session != NONE && model != NONE && model_name != Some("<synthetic>") {
             self.last_model.insert(session, model);
         }
@@ -52,7 +53,7 @@ impl Stats {
                         Some((r, stream)) => (r.as_str().unwrap_or(""), stream),
                         None => ("", false),
                     };
-                    let key = Key::of(&[id, req]);
+                    let key = self.recent.message_key(id, req);
                     // A stream's `message_delta` names its message by id alone: remember
                     // which request that is (transcripts have no deltas).
                     if stream && !req.is_empty() {
@@ -63,7 +64,7 @@ impl Stats {
                 None => *self.extra_usage.entry(attr).or_default() += tokens,
             }
         }
-        attr
+        (attr, content)
     }
 
     /// A `stream_event` `message_delta`: its cumulative usage, for the message its
@@ -135,18 +136,19 @@ impl Stats {
                 let Some(message) = top.message else {
                     return;
                 };
-                let attr = self.add_claude_message(message, top.request, session, ctx, day);
+                let (attr, content) =
+                    self.add_claude_message(message, top.request, session, ctx, day);
                 if let Some(cost) = top.cost {
                     // Old transcripts: a cost per message, repeated on its lines.
                     let id = message.get("id").and_then(|i| i.as_str());
                     let req = top.request.and_then(|(r, _)| r.as_str()).unwrap_or("");
                     let key = match id {
-                        Some(id) => Key::of(&[id, req]),
+                        Some(id) => self.recent.message_key(id, req),
                         None => Key::of(&["costUSD line", &self.message_costs.len().to_string()]),
                     };
                     self.message_costs.insert(key, (attr, cost));
                 }
-                if let Some(content) = message.get("content") {
+                if let Some(content) = content {
                     content.for_each_element(|block| {
                         let [ty, id, name] = block.get_many(["type", "id", "name"]);
                         if ty.and_then(|t| t.as_str()) == Some("tool_use") {

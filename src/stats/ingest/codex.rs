@@ -38,7 +38,9 @@ impl Stats {
             file: ctx.file,
             day,
         });
-        let thread = self.strings.get(ctx.session).unwrap_or("").to_string();
+        // Shared with the string table, not copied per record.
+        let thread = self.strings.shared(ctx.session);
+        let thread: &str = thread.as_deref().unwrap_or("");
         match ty {
             Some("turn.completed") | Some("turn.failed") => {
                 ctx.turn += 1;
@@ -51,7 +53,7 @@ impl Stats {
                     "{}/{}/{}/{}/{}/{}",
                     ctx.process, ctx.turn, t.input, t.output, t.cache_creation, t.cache_read
                 );
-                let key = Key::of(&["codex turn", &thread, &turn]);
+                let key = Key::of(&["codex turn", thread, &turn]);
                 if let Some(tokens) = usage {
                     self.add_usage(key, tokens, attr);
                 }
@@ -68,7 +70,7 @@ impl Stats {
                 let digest = fnv1a(item.to_compact_string().as_bytes());
                 let key = Key::of(&[
                     "codex item",
-                    &thread,
+                    thread,
                     &ctx.process.to_string(),
                     id,
                     &format!("{digest:016x}"),
