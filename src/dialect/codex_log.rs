@@ -3,6 +3,8 @@
 
 use super::{expect, SchemaProblem, Want};
 
+/// `stats`: rollout records into the stats store.
+pub(super) mod stats;
 pub(crate) mod tool_output;
 use crate::json::Json;
 

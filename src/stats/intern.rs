@@ -17,7 +17,7 @@ pub(super) struct Attr {
     pub(super) day: u32,
 }
 
-pub(super) const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// The session (or model) an input's records have before the input names one: unknown
 /// here, and, when `--merge` adds a part that continues the part before it (a rollout
