@@ -316,11 +316,14 @@ pub(crate) struct Ingest<'s> {
     day: u32,
 }
 
+/// A result's billed totals split by model (a string index each).
+pub(crate) type ModelUsage = Vec<(u32, Tokens)>;
+
 /// A session's result as a reader gives it: its billed totals (and their split by model,
 /// by string index) where it has them, the cost it reported, turns and duration. What a
 /// later result gives replaces what an earlier one did.
 pub(crate) struct ResultFacts {
-    pub(crate) tokens: Option<(Tokens, Option<Vec<(u32, Tokens)>>)>,
+    pub(crate) tokens: Option<(Tokens, Option<ModelUsage>)>,
     pub(crate) cost_usd: Option<f64>,
     pub(crate) turns: Option<u64>,
     pub(crate) duration_ms: Option<u64>,
