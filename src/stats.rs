@@ -29,9 +29,9 @@
 //!   table of distinct attributions every entry points into.
 //! - [`calendar`]: the clock (`--timezone`, `--since`/`--until`), the hour a record is
 //!   counted in, and days, ISO weeks, months and 5-hour blocks read from it.
-//! - [`ingest`]: one record into the state: the input context, Claude
-//!   ([`ingest::claude`]), Codex exec and rollouts ([`ingest::codex`]), and the neutral
-//!   facts every other agent's reader gives ([`crate::dialect::facts`]).
+//! - [`ingest`]: one record into the state: the input context, the tallies, and the
+//!   narrow API ([`Ingest`]) through which each agent's reader (`src/dialect/*/stats.rs`,
+//!   or the neutral facts of [`crate::dialect::facts`]) adds what a record says.
 //! - [`merge`]: stats of consecutive parts combined, and the serialisable [`State`] a
 //!   `--merge` reads back ([`Stats::from_report`]).
 //! - [`billing`]: what each attribution was billed and what it cost, by the cost rules.
@@ -75,8 +75,9 @@ pub use state_json::StateJson;
 pub(crate) use store::Key;
 pub use tokens::Tokens;
 
-use ingest::InputContext;
-use intern::{Attrs, IdHasher, IdMap, Strings};
+pub(crate) use ingest::{Ingest, InputContext, ResultFacts};
+pub(crate) use intern::NONE;
+use intern::{Attrs, IdHasher, IdMap, RecentIds, Strings};
 use store::{Keyed, LastWins};
 use tokens::Packed;
 
@@ -198,7 +199,8 @@ pub struct Stats {
     /// attribution.
     codex_totals: IdMap<u32, (Tokens, u32)>,
     results: IdMap<u32, SessionResult>,
-    /// Codex exec turns (completed or failed), by key (see `add_codex`), to attribution.
+    /// Codex exec turns (completed or failed), by key (see `dialect::codex::stats`), to
+    /// attribution.
     codex_turns: HashMap<Key, u32>,
     tool_calls: LastWins<ToolEntry>,
     tool_errors: LastWins<Key>,
@@ -215,6 +217,9 @@ pub struct Stats {
     clock: Clock,
     /// The last timestamp read (to the minute, UTC) and its hour's string index.
     hour_cache: Option<(String, u32)>,
+    /// The session, directory, model and message the last records named: what spares
+    /// hashing them again on the next line. It never changes a result.
+    recent: RecentIds,
     /// `--follow`: the context of each input that paused (another file's records came),
     /// for when it resumes; `None` unless [`Stats::keep_paused_inputs`] was called.
     paused: Option<HashMap<u32, InputContext>>,

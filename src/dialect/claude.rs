@@ -9,6 +9,9 @@ pub(super) mod events;
 use super::RunFacts;
 use super::{check_counts, check_value, expect, SchemaProblem, Want};
 use crate::json::Json;
+
+/// `stats`: this agent's records into the stats store.
+pub(super) mod stats;
 use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[

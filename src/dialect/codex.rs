@@ -5,6 +5,9 @@ pub(super) mod events;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::json::Json;
+
+/// `stats`: this agent's records into the stats store.
+pub(super) mod stats;
 use std::ffi::{OsStr, OsString};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[

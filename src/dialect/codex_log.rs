@@ -4,6 +4,8 @@
 use super::{expect, SchemaProblem, Want};
 
 pub(crate) mod events;
+/// `stats`: rollout records into the stats store.
+pub(super) mod stats;
 pub(crate) mod tool_output;
 use crate::json::Json;
 

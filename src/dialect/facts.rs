@@ -12,12 +12,14 @@
 //! call is an error when the agent says so, or when a command's output or exit code says
 //! it failed: Gemini CLI prints `status: "success"` for a failing shell command.
 //!
-//! Claude's own records and Codex's are read by `stats` itself (`stats::ingest`): their
-//! usage needs request ids, `message_delta` links, turns and cumulative totals.
+//! Claude's own records and Codex's are read by their modules' `stats` readers
+//! (`claude::stats`, `codex::stats`, `codex_log::stats`), which drive the store directly:
+//! their usage needs request ids, `message_delta` links, turns and cumulative totals.
+//! [`read_stats`] is the one dispatch of a record to its reader.
 
 use super::Dialect;
 use crate::json::Json;
-use crate::stats::{Key, Tokens};
+use crate::stats::{Ingest, Key, Tokens};
 
 /// One thing a record says, in no agent's terms.
 #[derive(Debug, Clone, Copy)]
@@ -104,6 +106,79 @@ pub(crate) fn read<'a>(
         Dialect::Copilot => super::copilot::facts(v, ty, f),
         Dialect::JsonRpc => super::jsonrpc::facts(v, f),
         _ => {}
+    }
+}
+
+/// The top-level fields `stats` reads of a record, found in one walk over it: the type,
+/// subtype and time every record is counted by, then those Claude's reader uses.
+const TOP_FIELDS: [&str; 10] = [
+    "type",
+    "subtype",
+    "timestamp",
+    "session_id",
+    "sessionId",
+    "message",
+    "requestId",
+    "request_id",
+    "cwd",
+    "costUSD",
+];
+
+/// A record's top-level fields for `stats` (see [`TOP_FIELDS`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Top<'a>([Option<Json<'a>>; 10]);
+
+impl<'a> Top<'a> {
+    pub(crate) fn of(v: Json<'a>) -> Top<'a> {
+        Top(v.get_many(TOP_FIELDS))
+    }
+
+    pub(crate) fn ty(&self) -> Option<&'a str> {
+        self.0[0].and_then(|t| t.as_str())
+    }
+
+    pub(crate) fn subtype(&self) -> Option<&'a str> {
+        self.0[1].and_then(|t| t.as_str())
+    }
+
+    pub(crate) fn timestamp(&self) -> Option<Json<'a>> {
+        self.0[2]
+    }
+
+    /// `session_id`, else `sessionId`.
+    pub(super) fn session(&self) -> Option<Json<'a>> {
+        self.0[3].or(self.0[4])
+    }
+
+    pub(super) fn message(&self) -> Option<Json<'a>> {
+        self.0[5]
+    }
+
+    pub(super) fn request_id(&self) -> Option<Json<'a>> {
+        self.0[6]
+    }
+
+    pub(super) fn request_id_snake(&self) -> Option<Json<'a>> {
+        self.0[7]
+    }
+
+    pub(super) fn cwd(&self) -> Option<Json<'a>> {
+        self.0[8]
+    }
+
+    pub(super) fn cost_usd(&self) -> Option<Json<'a>> {
+        self.0[9]
+    }
+}
+
+/// `stats`: one valid object record of `dialect` into the store, by its agent's reader
+/// (Claude's shape when no dialect is known). The one place `stats` meets the agents.
+pub(crate) fn read_stats(dialect: Option<Dialect>, v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
+    match dialect {
+        Some(d) if handles(d) => s.facts(d, v, top.ty()),
+        Some(Dialect::Codex) => super::codex::stats::read(v, top.ty(), s),
+        Some(Dialect::CodexLog) => super::codex_log::stats::read(v, top.ty(), s),
+        _ => super::claude::stats::read(v, top, s),
     }
 }
 

@@ -13,9 +13,8 @@ mod claude;
 mod claude_log;
 mod codex;
 mod codex_log;
-pub(crate) use codex::{item_failed as codex_item_failed, tool_name as codex_tool_name};
+pub(crate) use codex::tool_name as codex_tool_name;
 pub(crate) use codex_log::events::tool_name as codex_log_tool_name;
-pub(crate) use codex_log::tool_output::failed as codex_tool_failed;
 
 /// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
 /// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.

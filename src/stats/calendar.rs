@@ -109,7 +109,15 @@ impl Stats {
         let hour = hour_in(t, &self.clock.tz);
         let id = self.strings.id(&hour);
         if let Some(k) = key {
-            self.hour_cache = Some((k.to_string(), id));
+            // The buffer is reused: a new minute must not allocate.
+            match &mut self.hour_cache {
+                Some((last, last_id)) => {
+                    last.clear();
+                    last.push_str(k);
+                    *last_id = id;
+                }
+                None => self.hour_cache = Some((k.to_string(), id)),
+            }
         }
         id
     }

@@ -1,40 +1,36 @@
 //! One record into the state: the input it belongs to and what later records of that
 //! input inherit, the record and type tallies, and the usage, tool calls, results and
-//! costs it carries. Claude's records are read in [`claude`], Codex's in [`codex`]; every
-//! other agent's dialect module reads its records into neutral facts
-//! ([`crate::dialect::facts`]), applied here without naming the agent.
-
-mod claude;
-mod codex;
+//! costs it carries. What an agent's record says is read by that agent's module
+//! (`src/dialect/*/stats.rs`, and the neutral facts of [`crate::dialect::facts`]), which
+//! drives the store through [`Ingest`]; nothing here names an agent.
 
 use super::calendar::time_of;
 use super::intern::{Attr, INHERIT, NONE};
 use super::tokens::{pack, Tokens, BIG};
-use super::{Dim, Key, MessageEntry, Stats, ToolEntry};
-use crate::dialect::facts::{self, Fact};
+use super::{DeltaEntry, Dim, Key, Link, MessageEntry, Stats, ToolEntry};
+use crate::dialect::facts::{self, Fact, Top};
 use crate::dialect::Dialect;
 use crate::json::Json;
 use crate::pipeline::Record;
 use crate::timestamp::Timestamp;
-use claude::ClaudeTop;
 use std::collections::HashMap;
 
 /// Per-input context: what later records of the same input inherit.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct InputContext {
+pub(crate) struct InputContext {
     pub(super) file: u32,
     pub(super) dialect: Option<Dialect>,
-    /// Codex exec: the thread of the last `thread.started`; Codex rollouts: the session of
-    /// `session_meta`.
-    pub(super) session: u32,
-    /// Codex rollouts: the model of the last `turn_context`.
-    pub(super) model: u32,
+    /// The session the input's records are in until one names another (Codex exec: the
+    /// thread of the last `thread.started`; Codex rollouts: the session of `session_meta`).
+    pub(crate) session: u32,
+    /// The model they use (Codex rollouts: that of the last `turn_context`).
+    pub(crate) model: u32,
     /// The last time a record of this input carried (for `--since` / `--until`).
     pub(super) last_time: Option<Timestamp>,
     /// Codex exec: how many `thread.started` of the current thread this input has shown
     /// (a resumed run appends a second one), and turns seen since the last one.
-    pub(super) process: u32,
-    pub(super) turn: u32,
+    pub(crate) process: u32,
+    pub(crate) turn: u32,
     pub(super) records: u64,
 }
 
@@ -81,7 +77,13 @@ impl Stats {
                 (known(ctx.session) || known(ctx.model)).then_some((ctx.session, ctx.model));
             if ctx.records > 0 {
                 let name = dialect.or(ctx.dialect).map_or("(none)", Dialect::name);
-                *self.dialects.entry(name.to_string()).or_insert(0) += ctx.records;
+                // One allocation per dialect, not per input.
+                match self.dialects.get_mut(name) {
+                    Some(n) => *n += ctx.records,
+                    None => {
+                        self.dialects.insert(name.to_string(), ctx.records);
+                    }
+                }
             }
             if let Some(paused) = self.paused.as_mut() {
                 paused.insert(ctx.file, InputContext { records: 0, ..ctx });
@@ -138,20 +140,8 @@ impl Stats {
         ctx: &mut InputContext,
     ) -> Option<u32> {
         // The top-level fields every record is read for, in one walk over it.
-        let [ty, subtype, timestamp, session_id, session_id_camel, message, request_id, request_id_snake, cwd, cost] =
-            v.get_many([
-                "type",
-                "subtype",
-                "timestamp",
-                "session_id",
-                "sessionId",
-                "message",
-                "requestId",
-                "request_id",
-                "cwd",
-                "costUSD",
-            ]);
-        let ty = ty.and_then(|t| t.as_str());
+        let top = Top::of(v);
+        let (ty, timestamp) = (top.ty(), top.timestamp());
         // --since / --until: a record out of range is counted as read, nothing more. One
         // without a time of its own (a stream's result line) has its input's last one.
         let mut time = None;
@@ -167,7 +157,7 @@ impl Stats {
         }
         let mut key = std::mem::take(&mut self.type_key);
         key.clear();
-        match (ty, subtype.and_then(|s| s.as_str())) {
+        match (ty, top.subtype()) {
             (Some(t), Some(s)) => {
                 key.push_str(t);
                 key.push('/');
@@ -189,23 +179,12 @@ impl Stats {
         }
         let day = timestamp.map_or(NONE, |t| self.hour_id(t, time));
 
-        match info.dialect {
-            Some(d) if facts::handles(d) => self.add_agent(d, v, ty, ctx, day),
-            Some(Dialect::Codex) => self.add_codex(v, ty, ctx, day),
-            Some(Dialect::CodexLog) => self.add_codex_log(v, ty, ctx, day),
-            _ => {
-                let top = ClaudeTop {
-                    session: session_id.or(session_id_camel),
-                    message,
-                    cwd,
-                    cost: cost.and_then(|c| c.as_cost()),
-                    request: request_id
-                        .map(|r| (r, false))
-                        .or(request_id_snake.map(|r| (r, true))),
-                };
-                self.add_claude(v, top, ty, ctx, day)
-            }
-        }
+        let mut ingest = Ingest {
+            stats: self,
+            input: ctx,
+            day,
+        };
+        facts::read_stats(info.dialect, v, &top, &mut ingest);
         Some(day)
     }
 
@@ -223,13 +202,23 @@ impl Stats {
     /// only a later part of the session interns it too, and the merged string table must
     /// be the one a single pass makes (its order decides the report's bytes on any `-j`).
     pub(super) fn set_cwd(&mut self, session: u32, cwd: &str) {
-        let cwd = self.strings.id(cwd);
+        // The same session and directory as the last record's: done already.
+        if self.recent.cwd_session == session && self.recent.cwd.get(cwd).is_some() {
+            return;
+        }
+        let cwd = self.strings.id_via(&mut self.recent.cwd, cwd);
         self.session_cwd.entry(session).or_insert(cwd);
+        self.recent.cwd_session = session;
     }
 
     pub(super) fn session_id(&mut self, s: &str) -> u32 {
+        // The last record's session is interned and in `sessions` already.
+        if let Some(id) = self.recent.session.get(s) {
+            return id;
+        }
         let id = self.strings.id(s);
         self.sessions.insert(id);
+        self.recent.session.set(s, id);
         id
     }
 
@@ -249,63 +238,215 @@ impl Stats {
         ctx: &mut InputContext,
         day: u32,
     ) {
-        let session = self.strings.get(ctx.session).unwrap_or("").to_string();
-        let mut said = Vec::new();
-        facts::read(dialect, v, ty, &session, &mut |fact| said.push(fact));
-        for fact in said {
-            let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
-                s.attrs.id(Attr {
-                    session: ctx.session,
-                    model,
-                    file: ctx.file,
-                    day,
-                })
-            };
-            match fact {
-                Fact::Session(id) => ctx.session = self.session_id(id),
-                Fact::Model(m) => ctx.model = self.strings.id(m),
-                Fact::Usage { key, model, tokens } => {
-                    let model = model.map_or(ctx.model, |m| self.strings.id(m));
-                    if ctx.session != NONE && model != NONE {
-                        // The session's last model: what only its result counts goes
-                        // there (Qwen Code's memory extraction, docs/REFERENCE.md "Stats of the
-                        // other agents").
-                        self.last_model.insert(ctx.session, model);
-                    }
-                    let a = attr(self, ctx, model);
-                    self.add_usage(key, tokens, a);
+        // The session's name, shared with the table rather than copied: the facts are
+        // applied as the reader gives them, with no list and no string per record.
+        let session = self.strings.shared(ctx.session);
+        let session = session.as_deref().unwrap_or("");
+        facts::read(dialect, v, ty, session, &mut |fact| {
+            self.add_fact(fact, ctx, day)
+        });
+        self.count_session_record(ctx.session);
+    }
+
+    /// One fact of another agent's record (see [`Stats::add_agent`]).
+    fn add_fact(&mut self, fact: Fact<'_>, ctx: &mut InputContext, day: u32) {
+        let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
+            s.attrs.id(Attr {
+                session: ctx.session,
+                model,
+                file: ctx.file,
+                day,
+            })
+        };
+        match fact {
+            Fact::Session(id) => ctx.session = self.session_id(id),
+            Fact::Model(m) => ctx.model = self.strings.id(m),
+            Fact::Usage { key, model, tokens } => {
+                let model = model.map_or(ctx.model, |m| self.strings.id(m));
+                if ctx.session != NONE && model != NONE {
+                    // The session's last model: what only its result counts goes
+                    // there (Qwen Code's memory extraction, docs/REFERENCE.md "Stats of the
+                    // other agents").
+                    self.last_model.insert(ctx.session, model);
                 }
-                Fact::ToolCall { key, name } => {
-                    let name = self.strings.id(name);
-                    let a = attr(self, ctx, ctx.model);
-                    self.tool_calls.push(ToolEntry(key, name, a));
+                let a = attr(self, ctx, model);
+                self.add_usage(key, tokens, a);
+            }
+            Fact::ToolCall { key, name } => {
+                let name = self.strings.id(name);
+                let a = attr(self, ctx, ctx.model);
+                self.tool_calls.push(ToolEntry(key, name, a));
+            }
+            Fact::ToolError { key } => self.tool_errors.push(key),
+            Fact::Result {
+                tokens,
+                duration_ms,
+                turns,
+            } => {
+                // Tokens given here are the session's billed totals: billing() makes
+                // the session's tokens these, as for a Claude result.
+                let entry = self.results.entry(ctx.session).or_default();
+                entry.file = ctx.file;
+                entry.day = day;
+                if tokens.is_some() {
+                    entry.model_usage = None;
                 }
-                Fact::ToolError { key } => self.tool_errors.push(key),
-                Fact::Result {
-                    tokens,
-                    duration_ms,
-                    turns,
-                } => {
-                    // Tokens given here are the session's billed totals: billing() makes
-                    // the session's tokens these, as for a Claude result.
-                    let entry = self.results.entry(ctx.session).or_default();
-                    entry.file = ctx.file;
-                    entry.day = day;
-                    if tokens.is_some() {
-                        entry.model_usage = None;
-                    }
-                    entry.tokens = tokens.or(entry.tokens);
-                    entry.duration_ms = duration_ms.or(entry.duration_ms);
-                    entry.turns = turns.or(entry.turns);
-                }
-                Fact::StepCost { key, cost_usd } => {
-                    // Reported, per step: summed per session like old transcripts'
-                    // per-message `costUSD` (docs/REFERENCE.md "Token and cost rules").
-                    let a = attr(self, ctx, ctx.model);
-                    self.message_costs.insert(key, (a, cost_usd));
-                }
+                entry.tokens = tokens.or(entry.tokens);
+                entry.duration_ms = duration_ms.or(entry.duration_ms);
+                entry.turns = turns.or(entry.turns);
+            }
+            Fact::StepCost { key, cost_usd } => {
+                // Reported, per step: summed per session like old transcripts'
+                // per-message `costUSD` (docs/REFERENCE.md "Token and cost rules").
+                let a = attr(self, ctx, ctx.model);
+                self.message_costs.insert(key, (a, cost_usd));
             }
         }
-        self.count_session_record(ctx.session);
+    }
+}
+
+/// The stats store as an agent's reader drives it (`src/dialect/*/stats.rs`, one call per
+/// record through [`crate::dialect::facts::read_stats`]): the record's input and hour, and
+/// the few things a record can tell. The store and its rules stay here; what an agent's
+/// fields mean stays in its module (docs/DESIGN.md "The stats rooms").
+pub(crate) struct Ingest<'s> {
+    stats: &'s mut Stats,
+    /// What later records of the record's input inherit.
+    pub(crate) input: &'s mut InputContext,
+    day: u32,
+}
+
+/// A result's billed totals split by model (a string index each).
+pub(crate) type ModelUsage = Vec<(u32, Tokens)>;
+
+/// A session's result as a reader gives it: its billed totals (and their split by model,
+/// by string index) where it has them, the cost it reported, turns and duration. What a
+/// later result gives replaces what an earlier one did.
+pub(crate) struct ResultFacts {
+    pub(crate) tokens: Option<(Tokens, Option<ModelUsage>)>,
+    pub(crate) cost_usd: Option<f64>,
+    pub(crate) turns: Option<u64>,
+    pub(crate) duration_ms: Option<u64>,
+}
+
+impl Ingest<'_> {
+    /// A session named: its string index, the session counted.
+    pub(crate) fn session(&mut self, id: &str) -> u32 {
+        self.stats.session_id(id)
+    }
+
+    /// A session's working directory (its project): the first one named counts.
+    pub(crate) fn set_cwd(&mut self, session: u32, cwd: &str) {
+        self.stats.set_cwd(session, cwd);
+    }
+
+    /// The record counted in `session`'s row ([`NONE`]: in none).
+    pub(crate) fn count_record(&mut self, session: u32) {
+        self.stats.count_session_record(session);
+    }
+
+    /// The string index of a name (a model, a tool).
+    pub(crate) fn name(&mut self, s: &str) -> u32 {
+        self.stats.strings.id(s)
+    }
+
+    /// The string index of a model named on most lines of an input.
+    pub(crate) fn model(&mut self, s: &str) -> u32 {
+        self.stats.strings.id_via(&mut self.stats.recent.model, s)
+    }
+
+    /// The name at a string index, shared with the table.
+    pub(crate) fn name_of(&self, i: u32) -> Option<std::sync::Arc<str>> {
+        self.stats.strings.shared(i)
+    }
+
+    /// The model a session last used: what only its result counts goes there.
+    pub(crate) fn set_session_model(&mut self, session: u32, model: u32) {
+        self.stats.last_model.insert(session, model);
+    }
+
+    /// The attribution of what this record adds: `session`, `model`, its input and hour.
+    pub(crate) fn attr(&mut self, session: u32, model: u32) -> u32 {
+        self.stats.attrs.id(Attr {
+            session,
+            model,
+            file: self.input.file,
+            day: self.day,
+        })
+    }
+
+    /// `Key::of(&[id, req])` of an API message, hashed once for the lines that repeat it.
+    pub(crate) fn message_key(&mut self, id: &str, req: &str) -> Key {
+        self.stats.recent.message_key(id, req)
+    }
+
+    /// A message's usage snapshot: the last one under a key counts.
+    pub(crate) fn usage(&mut self, key: Key, tokens: Tokens, attr: u32) {
+        self.stats.add_usage(key, tokens, attr);
+    }
+
+    /// Usage counted per line (a message without an id).
+    pub(crate) fn line_usage(&mut self, attr: u32, tokens: Tokens) {
+        *self.stats.extra_usage.entry(attr).or_default() += tokens;
+    }
+
+    /// A session's cumulative usage: the last one of the session is its usage.
+    pub(crate) fn cumulative_usage(&mut self, session: u32, tokens: Tokens, attr: u32) {
+        self.stats.codex_totals.insert(session, (tokens, attr));
+    }
+
+    /// A stream message's id key (what its `message_delta` names) and its message key.
+    pub(crate) fn link(&mut self, id_key: Key, key: Key) {
+        self.stats.links.push(Link(id_key, key));
+    }
+
+    /// A streamed message's cumulative usage: the counts `mask` says it carries (bit 0
+    /// input, 1 output, 2 cache_creation, 3 cache_read) replace its snapshot's.
+    pub(crate) fn delta(&mut self, id_key: Key, tokens: Tokens, mask: u8) {
+        self.stats.deltas.push(DeltaEntry(id_key, tokens, mask));
+    }
+
+    /// A turn that ended, by key (usage or not).
+    pub(crate) fn turn_ended(&mut self, key: Key, attr: u32) {
+        self.stats.codex_turns.insert(key, attr);
+    }
+
+    pub(crate) fn tool_call(&mut self, key: Key, name: &str, attr: u32) {
+        let name = self.stats.strings.id(name);
+        self.stats.tool_calls.push(ToolEntry(key, name, attr));
+    }
+
+    pub(crate) fn tool_error(&mut self, key: Key) {
+        self.stats.tool_errors.push(key);
+    }
+
+    /// A cost reported for one message or step, by key (summed per session when no
+    /// result reports one).
+    pub(crate) fn message_cost(&mut self, key: Key, attr: u32, cost_usd: f64) {
+        self.stats.message_costs.insert(key, (attr, cost_usd));
+    }
+
+    /// How many message costs are held (a key for a line without a message id).
+    pub(crate) fn message_costs_len(&self) -> usize {
+        self.stats.message_costs.len()
+    }
+
+    /// A session's result.
+    pub(crate) fn result(&mut self, session: u32, r: ResultFacts) {
+        let entry = self.stats.results.entry(session).or_default();
+        entry.file = self.input.file;
+        entry.day = self.day;
+        if let Some((tokens, model_usage)) = r.tokens {
+            entry.tokens = Some(tokens);
+            entry.model_usage = model_usage;
+        }
+        entry.cost_usd = r.cost_usd.or(entry.cost_usd);
+        entry.turns = r.turns.or(entry.turns);
+        entry.duration_ms = r.duration_ms.or(entry.duration_ms);
+    }
+
+    /// A record of an agent whose reader gives neutral facts ([`crate::dialect::facts`]).
+    pub(crate) fn facts(&mut self, dialect: Dialect, v: Json<'_>, ty: Option<&str>) {
+        self.stats.add_agent(dialect, v, ty, self.input, self.day);
     }
 }

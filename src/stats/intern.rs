@@ -3,6 +3,7 @@
 //! hour) by the index of an [`Attr`], so an entry per message or tool call is a few
 //! integers (docs/PERFORMANCE.md).
 
+use super::store::Key;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -16,7 +17,7 @@ pub(super) struct Attr {
     pub(super) day: u32,
 }
 
-pub(super) const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// The session (or model) an input's records have before the input names one: unknown
 /// here, and, when `--merge` adds a part that continues the part before it (a rollout
@@ -85,8 +86,96 @@ impl Strings {
         i
     }
 
+    /// [`Strings::id`] of a string another table holds: a new one is shared with that
+    /// table, not copied (a merge takes every string of every part).
+    pub(super) fn id_shared(&mut self, s: &std::sync::Arc<str>) -> u32 {
+        let next = u32::try_from(self.names.len()).unwrap_or(NONE - 2);
+        // One hash: the key is a reference count, not a copy, so it is cheap to offer.
+        let i = *self.index.entry(s.clone()).or_insert(next);
+        if i == next {
+            self.names.push(s.clone());
+        }
+        i
+    }
+
     pub(super) fn get(&self, i: u32) -> Option<&str> {
         self.names.get(i as usize).map(|s| &**s)
+    }
+
+    /// The string at `i`, shared (no copy): for a caller that goes on changing the table.
+    pub(super) fn shared(&self, i: u32) -> Option<std::sync::Arc<str>> {
+        self.names.get(i as usize).cloned()
+    }
+
+    /// [`Strings::id`] through `recent`, the last string a call site interned: the
+    /// records of an input name the same session, directory and model line after line,
+    /// and comparing with the last one costs less than hashing and looking up (the
+    /// "stats per record" profile in docs/PERFORMANCE.md).
+    pub(super) fn id_via(&mut self, recent: &mut Recent, s: &str) -> u32 {
+        if let Some(id) = recent.get(s) {
+            return id;
+        }
+        let id = self.id(s);
+        recent.set(s, id);
+        id
+    }
+}
+
+/// What the last records named, for the call sites that see the same ids line after
+/// line (see [`Recent`]).
+#[derive(Debug, Clone, Default)]
+pub(super) struct RecentIds {
+    /// The last session interned (and so in `Stats::sessions`).
+    pub(super) session: Recent,
+    /// The last working directory set, and for which session.
+    pub(super) cwd: Recent,
+    pub(super) cwd_session: u32,
+    pub(super) model: Recent,
+    /// The last API message's id and request id, and their key: Claude repeats a
+    /// message on each of its content-block lines.
+    message: Option<(String, String, Key)>,
+}
+
+impl RecentIds {
+    /// `Key::of(&[id, req])`, hashed only when the message is not the last one's.
+    pub(super) fn message_key(&mut self, id: &str, req: &str) -> Key {
+        match &mut self.message {
+            Some((i, r, key)) if i == id && r == req => *key,
+            Some((i, r, key)) => {
+                i.clear();
+                i.push_str(id);
+                r.clear();
+                r.push_str(req);
+                *key = Key::of(&[id, req]);
+                *key
+            }
+            None => {
+                let key = Key::of(&[id, req]);
+                self.message = Some((id.to_string(), req.to_string(), key));
+                key
+            }
+        }
+    }
+}
+
+/// The last string a call site interned and its index (see [`Strings::id_via`]). It only
+/// saves work: a table never forgets a string, so the index stays right for as long as
+/// the [`Strings`] it came from lives, and a fresh one (a new part) starts empty.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Recent {
+    text: String,
+    id: Option<u32>,
+}
+
+impl Recent {
+    pub(super) fn get(&self, s: &str) -> Option<u32> {
+        self.id.filter(|_| self.text == s)
+    }
+
+    pub(super) fn set(&mut self, s: &str, id: u32) {
+        self.text.clear();
+        self.text.push_str(s);
+        self.id = Some(id);
     }
 }
 

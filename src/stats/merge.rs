@@ -44,7 +44,7 @@ impl Stats {
             .strings
             .names
             .iter()
-            .map(|s| self.strings.id(s))
+            .map(|s| self.strings.id_shared(s))
             .collect();
         let re = |i: u32| -> u32 {
             if i == INHERIT {

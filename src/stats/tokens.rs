@@ -47,7 +47,7 @@ impl AddAssign for Tokens {
 impl Tokens {
     /// Claude usage: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
     /// `cache_read_input_tokens`.
-    pub(super) fn from_claude(usage: Json<'_>) -> Tokens {
+    pub(crate) fn from_claude(usage: Json<'_>) -> Tokens {
         let [input, output, cache_creation, cache_read, split] = usage.get_many([
             "input_tokens",
             "output_tokens",
@@ -70,7 +70,7 @@ impl Tokens {
 
     /// Claude `result.modelUsage` entry: `inputTokens`, `outputTokens`,
     /// `cacheCreationInputTokens`, `cacheReadInputTokens`.
-    pub(super) fn from_model_usage(usage: Json<'_>) -> Tokens {
+    pub(crate) fn from_model_usage(usage: Json<'_>) -> Tokens {
         let [input, output, cache_creation, cache_read] = usage.get_many([
             "inputTokens",
             "outputTokens",
@@ -91,7 +91,7 @@ impl Tokens {
     /// Codex usage: `input_tokens` includes its `cached_input_tokens`, so non-cached input
     /// is the difference; `cache_write_input_tokens` are cache writes, and
     /// `reasoning_output_tokens` the reasoning part of `output_tokens`.
-    pub(super) fn from_codex(usage: Json<'_>) -> Tokens {
+    pub(crate) fn from_codex(usage: Json<'_>) -> Tokens {
         let [cached, input, output, cache_creation, reasoning_output] = usage.get_many([
             "cached_input_tokens",
             "input_tokens",

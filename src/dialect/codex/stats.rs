@@ -1,0 +1,83 @@
+//! `stats`: the `codex exec --json` stream (threads, turns and items) into the stats store,
+//! through its narrow API ([`Ingest`]).
+
+use crate::json::Json;
+use crate::stats::{Ingest, Key, Tokens, NONE};
+
+/// One record. Codex exec has no turn or call ids that survive a second process, so a turn
+/// is keyed by (thread, process, turn number, its usage) and an item by (thread, process,
+/// item id, a digest of the item): the same stream given twice counts once, while a
+/// resumed run (same thread, new process, other usage) counts on its own.
+pub(crate) fn read(v: Json<'_>, ty: Option<&str>, s: &mut Ingest<'_>) {
+    if ty == Some("thread.started") {
+        if let Some(t) = v.get("thread_id").and_then(|t| t.as_str()) {
+            let thread = s.session(t);
+            let input = &mut s.input;
+            input.process = if thread == input.session {
+                input.process + 1
+            } else {
+                1
+            };
+            input.session = thread;
+            input.turn = 0;
+        }
+    }
+    let session = s.input.session;
+    s.count_record(session);
+    let attr = s.attr(session, NONE);
+    // Shared with the string table, not copied per record.
+    let thread = s.name_of(session);
+    let thread: &str = thread.as_deref().unwrap_or("");
+    match ty {
+        Some("turn.completed") | Some("turn.failed") => {
+            s.input.turn += 1;
+            let usage = v
+                .get("usage")
+                .filter(|u| u.is_object())
+                .map(Tokens::from_codex);
+            let t = usage.unwrap_or_default();
+            let turn = format!(
+                "{}/{}/{}/{}/{}/{}",
+                s.input.process, s.input.turn, t.input, t.output, t.cache_creation, t.cache_read
+            );
+            let key = Key::of(&["codex turn", thread, &turn]);
+            if let Some(tokens) = usage {
+                s.usage(key, tokens, attr);
+            }
+            s.turn_ended(key, attr);
+        }
+        Some("item.completed") => {
+            let Some(item) = v.get("item") else { return };
+            let Some(name) = super::tool_name(item) else {
+                return;
+            };
+            let Some(id) = item.get("id").and_then(|i| i.as_str()) else {
+                return;
+            };
+            let digest = fnv1a(item.to_compact_string().as_bytes());
+            let key = Key::of(&[
+                "codex item",
+                thread,
+                &s.input.process.to_string(),
+                id,
+                &format!("{digest:016x}"),
+            ]);
+            if super::item_failed(item) {
+                s.tool_error(key);
+            }
+            s.tool_call(key, name, attr);
+        }
+        _ => {}
+    }
+}
+
+/// FNV-1a, 64 bits: a digest that stays the same across versions and machines, since it
+/// travels in partial stats.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

@@ -1,0 +1,79 @@
+//! `stats`: Codex session rollouts into the stats store, through its narrow API
+//! ([`Ingest`]): the session and model the records after `session_meta` and
+//! `turn_context` are in, the last cumulative token count of each session, function calls
+//! and their failed outputs.
+
+use crate::json::Json;
+use crate::stats::{Ingest, Key, Tokens, NONE};
+
+/// One record.
+pub(crate) fn read(v: Json<'_>, ty: Option<&str>, s: &mut Ingest<'_>) {
+    let payload = v.get("payload");
+    // The payload's fields, found in one walk over it.
+    let [ptype, id, model, cwd, info, name, call_id, output] = match payload {
+        Some(p) => p.get_many([
+            "type", "id", "model", "cwd", "info", "name", "call_id", "output",
+        ]),
+        None => [None; 8],
+    };
+    fn str_of(v: Option<Json<'_>>) -> Option<&str> {
+        v.and_then(|v| v.as_str())
+    }
+    match ty {
+        Some("session_meta") => {
+            if let Some(id) = str_of(id) {
+                s.input.session = s.session(id);
+            }
+        }
+        Some("turn_context") => {
+            if let Some(m) = str_of(model) {
+                s.input.model = s.name(m);
+            }
+        }
+        _ => {}
+    }
+    let session = s.input.session;
+    if matches!(ty, Some("session_meta" | "turn_context")) && session != NONE {
+        if let Some(cwd) = str_of(cwd) {
+            s.set_cwd(session, cwd);
+        }
+    }
+    s.count_record(session);
+    if payload.is_none() {
+        return;
+    }
+    let attr = s.attr(session, s.input.model);
+    let ptype = str_of(ptype);
+    match (ty, ptype) {
+        (Some("event_msg"), Some("token_count")) => {
+            // The cumulative total: the last one of a session is its usage, however
+            // often a count is re-emitted.
+            if let Some(total) = info.and_then(|i| i.get("total_token_usage")) {
+                s.cumulative_usage(session, Tokens::from_codex(total), attr);
+            }
+        }
+        (
+            Some("response_item"),
+            Some("function_call" | "custom_tool_call" | "local_shell_call"),
+        ) => {
+            // The name the record gives, as `events` and `filter --tool` show it.
+            let name =
+                super::events::tool_name(ptype.unwrap_or(""), str_of(name)).unwrap_or("(unknown)");
+            if let Some(id) = str_of(call_id) {
+                s.tool_call(Key::of(&[id]), name, attr);
+            }
+        }
+        (
+            Some("response_item"),
+            Some("function_call_output" | "custom_tool_call_output" | "local_shell_call_output"),
+        ) => {
+            let Some(id) = str_of(call_id) else {
+                return;
+            };
+            if output.is_some_and(super::tool_output::failed) {
+                s.tool_error(Key::of(&[id]));
+            }
+        }
+        _ => {}
+    }
+}
