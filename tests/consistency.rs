@@ -287,3 +287,198 @@ fn a_failure_told_by_the_result_text_is_read_alike_and_only_where_the_agent_mean
         assert_eq!(gaps_tool_errors(&path), errors, "{name}");
     }
 }
+
+/// The codes of `gaps`'s findings of an input, in order.
+fn gaps_codes(path: &Path) -> Vec<String> {
+    json_lines("gaps", path)
+        .iter()
+        .filter_map(|d| d["code"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The lines of a log, one a line.
+fn log(lines: &[&str]) -> String {
+    lines.join("\n") + "\n"
+}
+
+/// A Gemini CLI session log writes a message again, whole, when it changes: a call comes
+/// in several lines, still `executing` in one and final in a later one. Each failed call is
+/// one error in every command (status `error` or `cancelled`, or its output's non-zero
+/// `Exit Code`), however often it is written; a call written again after it ended is not
+/// opened again; a call still under way when the log ends has no result (TOOL_ORPHAN_USE,
+/// as in every other agent's log).
+#[test]
+fn a_gemini_session_log_reads_its_rewritten_calls_alike() {
+    let dir = common::tempdir();
+    let meta = r#"{"sessionId":"g-1","projectHash":"811d5c72","startTime":"2026-11-24T00:47:31.758Z","lastUpdated":"2026-11-24T00:47:31.758Z","kind":"main"}"#;
+    let user = r#"{"id":"u-1","timestamp":"2026-11-24T00:47:31.804Z","type":"user","content":[{"text":"Run the three commands."}]}"#;
+    let head = r#""id":"m-1","timestamp":"2026-11-24T00:47:31.948Z","type":"gemini","content":"I will run them.","thoughts":[],"tokens":{"input":11566,"output":28,"cached":0,"thoughts":0,"tool":0,"total":11594},"model":"gemini-3.8-flash""#;
+    let call = |id: &str, status: &str, response: &str| {
+        let result = if response.is_empty() {
+            String::new()
+        } else {
+            format!(
+                r#","result":[{{"functionResponse":{{"id":"{id}","name":"run_shell_command","response":{response}}}}}]"#
+            )
+        };
+        format!(
+            r#"{{"id":"{id}","name":"run_shell_command","args":{{"command":"make {id}"}}{result},"status":"{status}","timestamp":"2026-11-24T00:47:31.995Z","displayName":"Shell"}}"#
+        )
+    };
+    let message = |calls: &[String]| format!(r#"{{{head},"toolCalls":[{}]}}"#, calls.join(","));
+    let denied = call("c1", "error", r#"{"error":"Tool execution denied."}"#);
+    let failed = call(
+        "c2",
+        "success",
+        r#"{"output":"Command: make c2\nOutput: no rule\nExit Code: 2"}"#,
+    );
+    let written = [
+        meta.to_string(),
+        user.to_string(),
+        format!("{{{head}}}"),
+        r#"{"$set":{"lastUpdated":"2026-11-24T00:47:31.948Z"}}"#.to_string(),
+        message(&[denied.clone(), call("c3", "executing", "")]),
+        message(&[
+            denied.clone(),
+            failed.clone(),
+            call("c3", "cancelled", r#"{"error":"cancelled"}"#),
+            call("c4", "executing", ""),
+        ]),
+        // An older copy of the message after the calls ended: none opens again.
+        message(&[call("c1", "executing", ""), call("c3", "executing", "")]),
+        r#"{"id":"u-2","timestamp":"2026-11-24T00:47:31.997Z","type":"user","content":[{"functionResponse":{"id":"c2","name":"run_shell_command","response":{"output":"Command: make c2\nOutput: no rule\nExit Code: 2"}}}]}"#.to_string(),
+    ];
+    let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+    let path = common::write_file(dir.path(), "session.jsonl", log(&refs).as_bytes());
+    let stats = stats_reading(&path);
+    assert_eq!(
+        stats,
+        Reading {
+            calls: 4,
+            errors: 3,
+            sessions: 1
+        }
+    );
+    assert_eq!(events_reading(&path), stats);
+    let codes = gaps_codes(&path);
+    let count = |code: &str| codes.iter().filter(|c| *c == code).count();
+    assert_eq!(count("TOOL_ERROR"), 3, "{codes:?}");
+    // Only c4, still executing at the end, has no result.
+    assert_eq!(count("TOOL_ORPHAN_USE"), 1, "{codes:?}");
+    assert_eq!(codes.len(), 4, "{codes:?}");
+    let orphan = json_lines("gaps", &path)
+        .into_iter()
+        .find(|d| d["code"] == "TOOL_ORPHAN_USE")
+        .expect("an orphan");
+    assert!(
+        orphan["message"].as_str().is_some_and(|m| m.contains("c4")),
+        "{orphan}"
+    );
+    // Each result once in `events`, at the line where the call ended.
+    let results: Vec<(String, u64)> = json_lines("events", &path)
+        .iter()
+        .filter(|e| e["kind"] == "tool_result")
+        .map(|e| {
+            (
+                e["tool_use_id"].as_str().unwrap_or("").to_string(),
+                e["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("c1".to_string(), 5),
+            ("c2".to_string(), 6),
+            ("c3".to_string(), 6)
+        ]
+    );
+}
+
+/// A Qwen Code session log: `functionCall` parts of assistant lines open calls, the
+/// `functionResponse` of `tool_result` lines answers them, failed by the line's
+/// `toolCallResult` (a status other than `success`, or a non-zero exit code); a call
+/// unanswered when the log ends has no result (TOOL_ORPHAN_USE).
+#[test]
+fn a_qwen_session_log_reads_its_calls_alike() {
+    let dir = common::tempdir();
+    let line = |uuid: &str, parent: &str, rest: &str| {
+        format!(
+            r#"{{"uuid":"{uuid}","parentUuid":{parent},"sessionId":"q-1","timestamp":"2026-11-24T00:47:54.067Z",{rest},"cwd":"/tmp/w","version":"0.24.4"}}"#
+        )
+    };
+    let assistant = |calls: &[(&str, &str)]| {
+        let parts: Vec<String> = calls
+            .iter()
+            .map(|(id, name)| {
+                format!(r#"{{"functionCall":{{"id":"{id}","name":"{name}","args":{{}}}}}}"#)
+            })
+            .collect();
+        format!(
+            r#""type":"assistant","provenance":"assistant_output","model":"qwen3-coder-plus","message":{{"role":"model","parts":[{{"text":"I will look."}},{}]}},"usageMetadata":{{"promptTokenCount":100,"candidatesTokenCount":10,"thoughtsTokenCount":0,"totalTokenCount":110,"cachedContentTokenCount":0}}"#,
+            parts.join(",")
+        )
+    };
+    let result = |id: &str, name: &str, output: &str, call_result: &str| {
+        format!(
+            r#""type":"tool_result","provenance":"tool_result","message":{{"role":"user","parts":[{{"functionResponse":{{"id":"{id}","name":"{name}","response":{{"output":"{output}"}}}}}}]}},"toolCallResult":{{"callId":"{id}",{call_result}}}"#
+        )
+    };
+    let written = [
+        line(
+            "u1",
+            "null",
+            r#""type":"user","provenance":"real_user","message":{"role":"user","parts":[{"text":"Build it."}]}"#,
+        ),
+        line(
+            "a1",
+            r#""u1""#,
+            &assistant(&[("call_1", "run_shell_command"), ("call_2", "read_file")]),
+        ),
+        line(
+            "r1",
+            r#""a1""#,
+            &result(
+                "call_1",
+                "run_shell_command",
+                "Command: make\\nExit Code: 2",
+                r#""status":"success","resultDisplay":{"type":"shell_result","exitCode":2,"output":"no rule"},"executionStatus":"success""#,
+            ),
+        ),
+        line(
+            "r2",
+            r#""r1""#,
+            &result(
+                "call_2",
+                "read_file",
+                "File not found",
+                r#""status":"error","resultDisplay":"File not found","executionStatus":"error""#,
+            ),
+        ),
+        line(
+            "a2",
+            r#""r2""#,
+            &assistant(&[("call_3", "run_shell_command")]),
+        ),
+    ];
+    let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+    let path = common::write_file(dir.path(), "q-1.jsonl", log(&refs).as_bytes());
+    let report = json_lines("stats", &path).pop().expect("a stats report");
+    assert!(report["dialects"].get("qwen-log").is_some(), "{report}");
+    let stats = stats_reading(&path);
+    assert_eq!(
+        stats,
+        Reading {
+            calls: 3,
+            errors: 2,
+            sessions: 1
+        }
+    );
+    assert_eq!(events_reading(&path), stats);
+    let codes = gaps_codes(&path);
+    assert_eq!(
+        codes,
+        ["TOOL_ERROR", "TOOL_ERROR", "TOOL_ORPHAN_USE"],
+        "{codes:?}"
+    );
+}
