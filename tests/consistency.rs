@@ -2,7 +2,8 @@
 //! agent capture under testdata/, `stats`, `events` and `gaps` read the same tool calls,
 //! tool errors and sessions.
 //!
-//! - `stats` tool calls = distinct `tool_use` events (by session and id);
+//! - `stats` tool calls = distinct `tool_use` events (by session and id; one without an
+//!   id is a call of its own);
 //! - `stats` tool errors = distinct `tool_result` events with `is_error` (by session and
 //!   `tool_use_id`) = `gaps` TOOL_ERROR findings;
 //! - `stats` sessions = the distinct sessions the events name.
@@ -79,9 +80,20 @@ fn stats_reading(path: &Path) -> Reading {
     }
 }
 
+/// A call's key in `events`: its session and its id (`id` of a tool_use, `tool_use_id` of
+/// a result); a call the record names no id for (a Codex rollout's web search) is a call
+/// of its own, keyed by its line.
+fn call_key(e: &Value, id: &str) -> (String, String) {
+    let id = match &e[id] {
+        Value::Null => format!("line {}", e["line"]),
+        v => v.to_string(),
+    };
+    (e["session"].to_string(), id)
+}
+
 fn events_reading(path: &Path) -> Reading {
     let events = json_lines("events", path);
-    let key = |e: &Value, id: &str| (e["session"].to_string(), e[id].to_string());
+    let key = |e: &Value, id: &str| call_key(e, id);
     let calls: BTreeSet<_> = events
         .iter()
         .filter(|e| e["kind"] == "tool_use")
@@ -157,7 +169,7 @@ fn events_tool_names(path: &Path) -> BTreeMap<String, u64> {
     let mut seen = BTreeSet::new();
     let mut names = BTreeMap::new();
     for e in json_lines("events", path) {
-        if e["kind"] == "tool_use" && seen.insert((e["session"].to_string(), e["id"].to_string())) {
+        if e["kind"] == "tool_use" && seen.insert(call_key(&e, "id")) {
             let name = e["name"].as_str().unwrap_or("(unknown)").to_string();
             *names.entry(name).or_insert(0) += 1;
         }
@@ -481,4 +493,84 @@ fn a_qwen_session_log_reads_its_calls_alike() {
         ["TOOL_ERROR", "TOOL_ERROR", "TOOL_ORPHAN_USE"],
         "{codes:?}"
     );
+}
+
+/// A Codex rollout: a web search the model ran is a tool call in every command (it has no
+/// id and no output record: each is one call, never unanswered), and a local shell
+/// call's output is its result in `events` too, an error by the Codex rule as in `stats`
+/// and `gaps`.
+#[test]
+fn a_codex_rollouts_web_searches_and_local_shell_calls_are_read_alike() {
+    let dir = common::tempdir();
+    let at = |n: u32, ty: &str, payload: &str| {
+        format!(
+            r#"{{"timestamp":"2026-11-22T10:09:12.{n:03}Z","ordinal":{n},"type":"{ty}","payload":{payload}}}"#
+        )
+    };
+    let written = [
+        at(
+            0,
+            "session_meta",
+            r#"{"id":"01a202bb-3450-7250-b216-ee5b94b6ae28","timestamp":"2026-11-22T10:09:12.788Z","cwd":"/tmp/w","originator":"codex_exec","cli_version":"0.169.0"}"#,
+        ),
+        at(
+            5,
+            "turn_context",
+            r#"{"cwd":"/tmp/w","approval_policy":"never","model":"gpt-5.5","summary":"none"}"#,
+        ),
+        at(
+            10,
+            "response_item",
+            r#"{"type":"web_search_call","status":"completed","action":{"type":"search","query":"ndjson spec"}}"#,
+        ),
+        at(
+            11,
+            "response_item",
+            r#"{"type":"web_search_call","status":"completed","action":{"type":"search","query":"jsonl mime type"}}"#,
+        ),
+        at(
+            12,
+            "response_item",
+            r#"{"type":"local_shell_call","call_id":"call_ls1","status":"completed","action":{"type":"exec","command":["bash","-lc","make"],"timeout_ms":10000}}"#,
+        ),
+        at(
+            13,
+            "response_item",
+            r#"{"type":"local_shell_call_output","call_id":"call_ls1","output":"{\"output\":\"make: *** No targets.  Stop.\\n\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.1}}"}"#,
+        ),
+        at(
+            14,
+            "response_item",
+            r#"{"type":"function_call","status":"completed","id":"fc_1","name":"exec_command","arguments":"{\"cmd\": \"echo hi\"}","call_id":"call_fc1"}"#,
+        ),
+        at(
+            15,
+            "response_item",
+            r#"{"type":"function_call_output","id":"fco_1","call_id":"call_fc1","output":"Chunk ID: ba846f\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\nhi\n"}"#,
+        ),
+    ];
+    let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+    let path = common::write_file(dir.path(), "rollout.jsonl", log(&refs).as_bytes());
+    let report = json_lines("stats", &path).pop().expect("a stats report");
+    assert!(report["dialects"].get("codex-log").is_some(), "{report}");
+    let stats = stats_reading(&path);
+    assert_eq!(
+        stats,
+        Reading {
+            calls: 4,
+            errors: 1,
+            sessions: 1
+        }
+    );
+    assert_eq!(events_reading(&path), stats);
+    assert_eq!(
+        stats_tool_names(&path),
+        BTreeMap::from([
+            ("exec_command".to_string(), 1),
+            ("local_shell".to_string(), 1),
+            ("web_search".to_string(), 2)
+        ])
+    );
+    assert_eq!(events_tool_names(&path), stats_tool_names(&path));
+    assert_eq!(gaps_codes(&path), ["TOOL_ERROR"]);
 }

@@ -142,13 +142,25 @@ impl Stats {
             }
             (
                 Some("response_item"),
-                Some("function_call" | "custom_tool_call" | "local_shell_call"),
+                Some("function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call"),
             ) => {
                 let name = crate::dialect::codex_log_tool_name(ptype.unwrap_or(""), str_of(name))
                     .unwrap_or("(unknown)");
-                if let Some(id) = str_of(call_id) {
+                // A web search has no call id (at most its item id, as `events` shows it;
+                // else the record itself is its key).
+                let key = match (str_of(call_id), ptype) {
+                    (Some(id), _) => Some(Key::of(&[id])),
+                    (None, Some("web_search_call")) => Some(match str_of(id) {
+                        Some(id) => Key::of(&[id]),
+                        None => {
+                            Key::of(&[&format!("{:016x}", fnv1a(v.to_compact_string().as_bytes()))])
+                        }
+                    }),
+                    (None, _) => None,
+                };
+                if let Some(key) = key {
                     let name = self.strings.id(name);
-                    self.tool_calls.push(ToolEntry(Key::of(&[id]), name, attr));
+                    self.tool_calls.push(ToolEntry(key, name, attr));
                 }
             }
             (
