@@ -214,17 +214,12 @@ fn stats_and_events_name_every_tool_alike() {
 }
 
 /// `filter --tool NAME` takes the names `events` shows: every tool a capture's events name
-/// selects records (its call, its result). Qwen Code's session log is left out: `--tool`
-/// does not read its `functionCall` parts yet.
+/// selects records (its call, its result).
 #[test]
 fn filter_tool_takes_the_names_events_show() {
     let mut missed = Vec::new();
     let mut checked = 0;
     for path in captures() {
-        let report = json_lines("stats", &path).pop().expect("a stats report");
-        if report["dialects"].get("qwen-log").is_some() {
-            continue;
-        }
         for name in events_tool_names(&path).keys() {
             let out = ndjq_sub("filter")
                 .args(["-q", "-c", "--tool", name])
@@ -493,6 +488,15 @@ fn a_qwen_session_log_reads_its_calls_alike() {
         ["TOOL_ERROR", "TOOL_ERROR", "TOOL_ORPHAN_USE"],
         "{codes:?}"
     );
+    // `filter --tool` reads the same parts: each tool's calls and their results.
+    for (tool, lines) in [("run_shell_command", "a1\nr1\na2"), ("read_file", "a1\nr2")] {
+        let out = ndjq_sub("filter")
+            .args(["-q", "--tool", tool, "--print", "uuid"])
+            .arg(&path)
+            .output()
+            .expect("run ndjq");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), lines, "{tool}");
+    }
 }
 
 /// A Codex rollout: a web search the model ran is a tool call in every command (it has no
