@@ -188,7 +188,8 @@ fn for_each_block<'a>(value: Json<'a>, f: impl FnMut(Json<'a>)) {
 /// The tool call a record of the other agents holds outside Claude's content blocks: its
 /// id and, where the record names it, its tool (Gemini `tool_use`/`tool_result`, OpenCode
 /// tool parts, Copilot tool executions, Gemini log `toolCalls`, Codex exec items and
-/// rollout calls, each tool by the name `events` and `stats` give it).
+/// rollout calls, Qwen log `functionCall`/`functionResponse` parts, each tool by the name
+/// `events` and `stats` give it).
 fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, Option<&'a str>)) {
     let s = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.get(k)).and_then(|x| x.as_str());
     let v = Some(value);
@@ -225,6 +226,18 @@ fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, O
             }
         }
         _ => {}
+    }
+    // Qwen Code's session log: Gemini-style `message.parts`, a call's `functionCall` and
+    // its `functionResponse`, each naming the tool.
+    if let Some(parts) = value.get("message").and_then(|m| m.get("parts")) {
+        parts.for_each_element(|part| {
+            if let Some(call) = part
+                .get("functionCall")
+                .or_else(|| part.get("functionResponse"))
+            {
+                f(s(Some(call), "id"), s(Some(call), "name"));
+            }
+        });
     }
 }
 

@@ -32,7 +32,9 @@
 //!   agent says so, or when a command's output or exit code says it failed (Gemini says
 //!   `status: "success"` for a failed shell command);
 //! - tool calls: TOOL_ORPHAN_USE, TOOL_ORPHAN_RESULT, TOOL_ERROR (a tool_result with
-//!   `is_error: true`), and codex `item.started` never completed;
+//!   `is_error: true`), and codex `item.started` never completed; a call whose record is
+//!   written again whole when it changes (Gemini CLI's session log) is stated whole each
+//!   time (`Op::ToolState`): opened once, answered once;
 //! - JSON-RPC: RPC_UNANSWERED, RPC_UNMATCHED_RESPONSE, RPC_DUPLICATE_ID. Ids are matched as
 //!   JSON values (their compact text): `"1"` and `1` differ. Requests are tracked whichever
 //!   side sent them.
@@ -676,6 +678,17 @@ impl GapTracker {
                     }
                 }
                 Op::CloseTool { id, failed } => self.close_tool(id.of(text), *failed, at, out),
+                Op::ToolState { id, name, ended } => {
+                    let id = id.of(text);
+                    if !self.answered.contains(id) {
+                        if !self.tools.contains(id) {
+                            self.open_tool(id, name.of(text), at, out);
+                        }
+                        if let Some(failed) = ended {
+                            self.close_tool(id, *failed, at, out);
+                        }
+                    }
+                }
                 Op::OpenItem { id, kind } => {
                     let id = id.of(text);
                     let opened = at.opened(self.labels.get(kind.of(text)));
@@ -933,6 +946,14 @@ pub(crate) enum Op {
     CloseTool {
         id: Span,
         failed: bool,
+    },
+    /// A tool call's whole state, in a record written again whole each time it changes
+    /// (the same call in several records): opened unless it is open or was answered in
+    /// this input, and closed when `ended` says how it ended (failed or not), once.
+    ToolState {
+        id: Span,
+        name: Span,
+        ended: Option<bool>,
     },
     /// An item of the process's work starts (`kind`: what it is).
     OpenItem {

@@ -2,7 +2,8 @@
 //! agent capture under testdata/, `stats`, `events` and `gaps` read the same tool calls,
 //! tool errors and sessions.
 //!
-//! - `stats` tool calls = distinct `tool_use` events (by session and id);
+//! - `stats` tool calls = distinct `tool_use` events (by session and id; one without an
+//!   id is a call of its own);
 //! - `stats` tool errors = distinct `tool_result` events with `is_error` (by session and
 //!   `tool_use_id`) = `gaps` TOOL_ERROR findings;
 //! - `stats` sessions = the distinct sessions the events name.
@@ -79,9 +80,20 @@ fn stats_reading(path: &Path) -> Reading {
     }
 }
 
+/// A call's key in `events`: its session and its id (`id` of a tool_use, `tool_use_id` of
+/// a result); a call the record names no id for (a Codex rollout's web search) is a call
+/// of its own, keyed by its line.
+fn call_key(e: &Value, id: &str) -> (String, String) {
+    let id = match &e[id] {
+        Value::Null => format!("line {}", e["line"]),
+        v => v.to_string(),
+    };
+    (e["session"].to_string(), id)
+}
+
 fn events_reading(path: &Path) -> Reading {
     let events = json_lines("events", path);
-    let key = |e: &Value, id: &str| (e["session"].to_string(), e[id].to_string());
+    let key = |e: &Value, id: &str| call_key(e, id);
     let calls: BTreeSet<_> = events
         .iter()
         .filter(|e| e["kind"] == "tool_use")
@@ -157,7 +169,7 @@ fn events_tool_names(path: &Path) -> BTreeMap<String, u64> {
     let mut seen = BTreeSet::new();
     let mut names = BTreeMap::new();
     for e in json_lines("events", path) {
-        if e["kind"] == "tool_use" && seen.insert((e["session"].to_string(), e["id"].to_string())) {
+        if e["kind"] == "tool_use" && seen.insert(call_key(&e, "id")) {
             let name = e["name"].as_str().unwrap_or("(unknown)").to_string();
             *names.entry(name).or_insert(0) += 1;
         }
@@ -202,17 +214,12 @@ fn stats_and_events_name_every_tool_alike() {
 }
 
 /// `filter --tool NAME` takes the names `events` shows: every tool a capture's events name
-/// selects records (its call, its result). Qwen Code's session log is left out: `--tool`
-/// does not read its `functionCall` parts yet.
+/// selects records (its call, its result).
 #[test]
 fn filter_tool_takes_the_names_events_show() {
     let mut missed = Vec::new();
     let mut checked = 0;
     for path in captures() {
-        let report = json_lines("stats", &path).pop().expect("a stats report");
-        if report["dialects"].get("qwen-log").is_some() {
-            continue;
-        }
         for name in events_tool_names(&path).keys() {
             let out = ndjq_sub("filter")
                 .args(["-q", "-c", "--tool", name])
@@ -286,4 +293,288 @@ fn a_failure_told_by_the_result_text_is_read_alike_and_only_where_the_agent_mean
         assert_eq!(events_reading(&path), stats, "{name}");
         assert_eq!(gaps_tool_errors(&path), errors, "{name}");
     }
+}
+
+/// The codes of `gaps`'s findings of an input, in order.
+fn gaps_codes(path: &Path) -> Vec<String> {
+    json_lines("gaps", path)
+        .iter()
+        .filter_map(|d| d["code"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The lines of a log, one a line.
+fn log(lines: &[&str]) -> String {
+    lines.join("\n") + "\n"
+}
+
+/// A Gemini CLI session log writes a message again, whole, when it changes: a call comes
+/// in several lines, still `executing` in one and final in a later one. Each failed call is
+/// one error in every command (status `error` or `cancelled`, or its output's non-zero
+/// `Exit Code`), however often it is written; a call written again after it ended is not
+/// opened again; a call still under way when the log ends has no result (TOOL_ORPHAN_USE,
+/// as in every other agent's log).
+#[test]
+fn a_gemini_session_log_reads_its_rewritten_calls_alike() {
+    let dir = common::tempdir();
+    let meta = r#"{"sessionId":"g-1","projectHash":"811d5c72","startTime":"2026-11-24T00:47:31.758Z","lastUpdated":"2026-11-24T00:47:31.758Z","kind":"main"}"#;
+    let user = r#"{"id":"u-1","timestamp":"2026-11-24T00:47:31.804Z","type":"user","content":[{"text":"Run the three commands."}]}"#;
+    let head = r#""id":"m-1","timestamp":"2026-11-24T00:47:31.948Z","type":"gemini","content":"I will run them.","thoughts":[],"tokens":{"input":11566,"output":28,"cached":0,"thoughts":0,"tool":0,"total":11594},"model":"gemini-3.8-flash""#;
+    let call = |id: &str, status: &str, response: &str| {
+        let result = if response.is_empty() {
+            String::new()
+        } else {
+            format!(
+                r#","result":[{{"functionResponse":{{"id":"{id}","name":"run_shell_command","response":{response}}}}}]"#
+            )
+        };
+        format!(
+            r#"{{"id":"{id}","name":"run_shell_command","args":{{"command":"make {id}"}}{result},"status":"{status}","timestamp":"2026-11-24T00:47:31.995Z","displayName":"Shell"}}"#
+        )
+    };
+    let message = |calls: &[String]| format!(r#"{{{head},"toolCalls":[{}]}}"#, calls.join(","));
+    let denied = call("c1", "error", r#"{"error":"Tool execution denied."}"#);
+    let failed = call(
+        "c2",
+        "success",
+        r#"{"output":"Command: make c2\nOutput: no rule\nExit Code: 2"}"#,
+    );
+    let written = [
+        meta.to_string(),
+        user.to_string(),
+        format!("{{{head}}}"),
+        r#"{"$set":{"lastUpdated":"2026-11-24T00:47:31.948Z"}}"#.to_string(),
+        message(&[denied.clone(), call("c3", "executing", "")]),
+        message(&[
+            denied.clone(),
+            failed.clone(),
+            call("c3", "cancelled", r#"{"error":"cancelled"}"#),
+            call("c4", "executing", ""),
+        ]),
+        // An older copy of the message after the calls ended: none opens again.
+        message(&[call("c1", "executing", ""), call("c3", "executing", "")]),
+        r#"{"id":"u-2","timestamp":"2026-11-24T00:47:31.997Z","type":"user","content":[{"functionResponse":{"id":"c2","name":"run_shell_command","response":{"output":"Command: make c2\nOutput: no rule\nExit Code: 2"}}}]}"#.to_string(),
+    ];
+    let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+    let path = common::write_file(dir.path(), "session.jsonl", log(&refs).as_bytes());
+    let stats = stats_reading(&path);
+    assert_eq!(
+        stats,
+        Reading {
+            calls: 4,
+            errors: 3,
+            sessions: 1
+        }
+    );
+    assert_eq!(events_reading(&path), stats);
+    let codes = gaps_codes(&path);
+    let count = |code: &str| codes.iter().filter(|c| *c == code).count();
+    assert_eq!(count("TOOL_ERROR"), 3, "{codes:?}");
+    // Only c4, still executing at the end, has no result.
+    assert_eq!(count("TOOL_ORPHAN_USE"), 1, "{codes:?}");
+    assert_eq!(codes.len(), 4, "{codes:?}");
+    let orphan = json_lines("gaps", &path)
+        .into_iter()
+        .find(|d| d["code"] == "TOOL_ORPHAN_USE")
+        .expect("an orphan");
+    assert!(
+        orphan["message"].as_str().is_some_and(|m| m.contains("c4")),
+        "{orphan}"
+    );
+    // Each result once in `events`, at the line where the call ended.
+    let results: Vec<(String, u64)> = json_lines("events", &path)
+        .iter()
+        .filter(|e| e["kind"] == "tool_result")
+        .map(|e| {
+            (
+                e["tool_use_id"].as_str().unwrap_or("").to_string(),
+                e["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("c1".to_string(), 5),
+            ("c2".to_string(), 6),
+            ("c3".to_string(), 6)
+        ]
+    );
+}
+
+/// A Qwen Code session log: `functionCall` parts of assistant lines open calls, the
+/// `functionResponse` of `tool_result` lines answers them, failed by the line's
+/// `toolCallResult` (a status other than `success`, or a non-zero exit code); a call
+/// unanswered when the log ends has no result (TOOL_ORPHAN_USE).
+#[test]
+fn a_qwen_session_log_reads_its_calls_alike() {
+    let dir = common::tempdir();
+    let line = |uuid: &str, parent: &str, rest: &str| {
+        format!(
+            r#"{{"uuid":"{uuid}","parentUuid":{parent},"sessionId":"q-1","timestamp":"2026-11-24T00:47:54.067Z",{rest},"cwd":"/tmp/w","version":"0.24.4"}}"#
+        )
+    };
+    let assistant = |calls: &[(&str, &str)]| {
+        let parts: Vec<String> = calls
+            .iter()
+            .map(|(id, name)| {
+                format!(r#"{{"functionCall":{{"id":"{id}","name":"{name}","args":{{}}}}}}"#)
+            })
+            .collect();
+        format!(
+            r#""type":"assistant","provenance":"assistant_output","model":"qwen3-coder-plus","message":{{"role":"model","parts":[{{"text":"I will look."}},{}]}},"usageMetadata":{{"promptTokenCount":100,"candidatesTokenCount":10,"thoughtsTokenCount":0,"totalTokenCount":110,"cachedContentTokenCount":0}}"#,
+            parts.join(",")
+        )
+    };
+    let result = |id: &str, name: &str, output: &str, call_result: &str| {
+        format!(
+            r#""type":"tool_result","provenance":"tool_result","message":{{"role":"user","parts":[{{"functionResponse":{{"id":"{id}","name":"{name}","response":{{"output":"{output}"}}}}}}]}},"toolCallResult":{{"callId":"{id}",{call_result}}}"#
+        )
+    };
+    let written = [
+        line(
+            "u1",
+            "null",
+            r#""type":"user","provenance":"real_user","message":{"role":"user","parts":[{"text":"Build it."}]}"#,
+        ),
+        line(
+            "a1",
+            r#""u1""#,
+            &assistant(&[("call_1", "run_shell_command"), ("call_2", "read_file")]),
+        ),
+        line(
+            "r1",
+            r#""a1""#,
+            &result(
+                "call_1",
+                "run_shell_command",
+                "Command: make\\nExit Code: 2",
+                r#""status":"success","resultDisplay":{"type":"shell_result","exitCode":2,"output":"no rule"},"executionStatus":"success""#,
+            ),
+        ),
+        line(
+            "r2",
+            r#""r1""#,
+            &result(
+                "call_2",
+                "read_file",
+                "File not found",
+                r#""status":"error","resultDisplay":"File not found","executionStatus":"error""#,
+            ),
+        ),
+        line(
+            "a2",
+            r#""r2""#,
+            &assistant(&[("call_3", "run_shell_command")]),
+        ),
+    ];
+    let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+    let path = common::write_file(dir.path(), "q-1.jsonl", log(&refs).as_bytes());
+    let report = json_lines("stats", &path).pop().expect("a stats report");
+    assert!(report["dialects"].get("qwen-log").is_some(), "{report}");
+    let stats = stats_reading(&path);
+    assert_eq!(
+        stats,
+        Reading {
+            calls: 3,
+            errors: 2,
+            sessions: 1
+        }
+    );
+    assert_eq!(events_reading(&path), stats);
+    let codes = gaps_codes(&path);
+    assert_eq!(
+        codes,
+        ["TOOL_ERROR", "TOOL_ERROR", "TOOL_ORPHAN_USE"],
+        "{codes:?}"
+    );
+    // `filter --tool` reads the same parts: each tool's calls and their results.
+    for (tool, lines) in [("run_shell_command", "a1\nr1\na2"), ("read_file", "a1\nr2")] {
+        let out = ndjq_sub("filter")
+            .args(["-q", "--tool", tool, "--print", "uuid"])
+            .arg(&path)
+            .output()
+            .expect("run ndjq");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), lines, "{tool}");
+    }
+}
+
+/// A Codex rollout: a web search the model ran is a tool call in every command (it has no
+/// id and no output record: each is one call, never unanswered), and a local shell
+/// call's output is its result in `events` too, an error by the Codex rule as in `stats`
+/// and `gaps`.
+#[test]
+fn a_codex_rollouts_web_searches_and_local_shell_calls_are_read_alike() {
+    let dir = common::tempdir();
+    let at = |n: u32, ty: &str, payload: &str| {
+        format!(
+            r#"{{"timestamp":"2026-11-22T10:09:12.{n:03}Z","ordinal":{n},"type":"{ty}","payload":{payload}}}"#
+        )
+    };
+    let written = [
+        at(
+            0,
+            "session_meta",
+            r#"{"id":"01a202bb-3450-7250-b216-ee5b94b6ae28","timestamp":"2026-11-22T10:09:12.788Z","cwd":"/tmp/w","originator":"codex_exec","cli_version":"0.169.0"}"#,
+        ),
+        at(
+            5,
+            "turn_context",
+            r#"{"cwd":"/tmp/w","approval_policy":"never","model":"gpt-5.5","summary":"none"}"#,
+        ),
+        at(
+            10,
+            "response_item",
+            r#"{"type":"web_search_call","status":"completed","action":{"type":"search","query":"ndjson spec"}}"#,
+        ),
+        at(
+            11,
+            "response_item",
+            r#"{"type":"web_search_call","status":"completed","action":{"type":"search","query":"jsonl mime type"}}"#,
+        ),
+        at(
+            12,
+            "response_item",
+            r#"{"type":"local_shell_call","call_id":"call_ls1","status":"completed","action":{"type":"exec","command":["bash","-lc","make"],"timeout_ms":10000}}"#,
+        ),
+        at(
+            13,
+            "response_item",
+            r#"{"type":"local_shell_call_output","call_id":"call_ls1","output":"{\"output\":\"make: *** No targets.  Stop.\\n\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.1}}"}"#,
+        ),
+        at(
+            14,
+            "response_item",
+            r#"{"type":"function_call","status":"completed","id":"fc_1","name":"exec_command","arguments":"{\"cmd\": \"echo hi\"}","call_id":"call_fc1"}"#,
+        ),
+        at(
+            15,
+            "response_item",
+            r#"{"type":"function_call_output","id":"fco_1","call_id":"call_fc1","output":"Chunk ID: ba846f\nWall time: 0.0000 seconds\nProcess exited with code 0\nOutput:\nhi\n"}"#,
+        ),
+    ];
+    let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+    let path = common::write_file(dir.path(), "rollout.jsonl", log(&refs).as_bytes());
+    let report = json_lines("stats", &path).pop().expect("a stats report");
+    assert!(report["dialects"].get("codex-log").is_some(), "{report}");
+    let stats = stats_reading(&path);
+    assert_eq!(
+        stats,
+        Reading {
+            calls: 4,
+            errors: 1,
+            sessions: 1
+        }
+    );
+    assert_eq!(events_reading(&path), stats);
+    assert_eq!(
+        stats_tool_names(&path),
+        BTreeMap::from([
+            ("exec_command".to_string(), 1),
+            ("local_shell".to_string(), 1),
+            ("web_search".to_string(), 2)
+        ])
+    );
+    assert_eq!(events_tool_names(&path), stats_tool_names(&path));
+    assert_eq!(gaps_codes(&path), ["TOOL_ERROR"]);
 }

@@ -847,7 +847,7 @@ pub struct DialectName(pub Dialect);
 
 /// The registry's dialects as clap values, built once at compile time.
 const DIALECT_NAMES: &[DialectName] = &{
-    let mut out = [DialectName(Dialect::Generic); Dialect::LISTED.len()];
+    let mut out = [DialectName(Dialect::LISTED[0]); Dialect::LISTED.len()];
     let mut i = 0;
     while i < out.len() {
         out[i] = DialectName(Dialect::LISTED[i]);

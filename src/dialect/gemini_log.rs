@@ -10,6 +10,7 @@
 //! `toolCalls`): the same `id` twice is one message, the last line wins.
 
 pub(super) mod events;
+pub(super) mod gaps;
 
 use super::facts::{str_of, Fact};
 use super::{expect, SchemaProblem, Want};
@@ -49,6 +50,24 @@ pub(crate) fn tool_call_failed(call: Json<'_>) -> bool {
         .path(&["result", "0", "functionResponse", "response", "output"])
         .and_then(|o| o.as_str())
         .is_some_and(super::output_reports_failure)
+}
+
+/// Whether a session log's tool call has ended: its status is final (`success`, `error`,
+/// `cancelled`, or any other than those of a call still under way: `validating`,
+/// `scheduled`, `awaiting_approval`, `executing`), or, without a status, its function
+/// response is there. A call not ended has no result yet. The rule `events` and `gaps`
+/// use.
+pub(crate) fn tool_call_ended(call: Json<'_>) -> bool {
+    match super::str_field(call, "status") {
+        Some(s) => !matches!(
+            s,
+            "validating" | "scheduled" | "awaiting_approval" | "executing"
+        ),
+        None => {
+            let response = call.path(&["result", "0", "functionResponse", "response"]);
+            response.is_some_and(|r| r.has("output") || r.has("error"))
+        }
+    }
 }
 
 /// The stats facts of a Gemini CLI session-log record: each `gemini` message's `tokens`

@@ -364,7 +364,9 @@ impl Dialect {
             Dialect::Gemini => gemini::gaps::ops(info, value, ops, text),
             Dialect::OpenCode => opencode::gaps::ops(info, value, ops, text),
             Dialect::Copilot => copilot::gaps::ops(info, value, ops, text),
-            Dialect::GeminiLog | Dialect::QwenLog | Dialect::Generic => {}
+            Dialect::GeminiLog => gemini_log::gaps::ops(info, value, ops, text),
+            Dialect::QwenLog => qwen::gaps::log_ops(info, value, ops, text),
+            Dialect::Generic => {}
         }
     }
 

@@ -15,6 +15,7 @@
 //! with `toolCallResult`, and `system` lines (`ui_telemetry`, `attribution_snapshot`).
 
 pub(super) mod events;
+pub(super) mod gaps;
 
 use super::facts::{at, claude_shaped, from_prompt, num, str_of, Fact};
 use super::RunFacts;

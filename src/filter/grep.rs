@@ -204,7 +204,8 @@ mod tests {
 
     /// Whether the line matches; the tape (whose escaped strings are looked at raw
     /// first) and serde_json (already unescaped) must agree.
-    fn hit(g: &Grep, dialect: Dialect, line: &str) -> bool {
+    fn hit(g: &Grep, dialect: &str, line: &str) -> bool {
+        let dialect = Dialect::parse(dialect).expect("a dialect name");
         let v: serde_json::Value = serde_json::from_str(line).expect("json");
         let serde = g.matches(line.as_bytes(), Some(dialect), Json::Serde(&v));
         let mut doc = crate::tape::Doc::new();
@@ -220,44 +221,28 @@ mod tests {
     #[test]
     fn claude_text_thinking_and_tool_input_not_metadata() {
         let g = grep(&["ls -la"], false);
-        assert!(hit(&g, Dialect::Claude, ASSISTANT));
-        assert!(hit(&grep(&["Plan"], false), Dialect::Claude, ASSISTANT));
-        assert!(!hit(
-            &grep(&["secretsig"], false),
-            Dialect::Claude,
-            ASSISTANT
-        ));
-        assert!(!hit(&grep(&["Bash"], false), Dialect::Claude, ASSISTANT));
-        assert!(!hit(
-            &grep(&["assistant"], false),
-            Dialect::Claude,
-            ASSISTANT
-        ));
+        assert!(hit(&g, "claude", ASSISTANT));
+        assert!(hit(&grep(&["Plan"], false), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["secretsig"], false), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["Bash"], false), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["assistant"], false), "claude", ASSISTANT));
         // A quote is escaped in the raw line: the prefilter keeps the part without it.
-        assert!(hit(
-            &grep(&["\"quote\""], false),
-            Dialect::Claude,
-            ASSISTANT
-        ));
-        assert!(hit(&grep(&["/tmp$"], false), Dialect::Claude, ASSISTANT));
-        assert!(hit(&grep(&["PLAN"], true), Dialect::Claude, ASSISTANT));
-        assert!(!hit(&grep(&["PLAN"], false), Dialect::Claude, ASSISTANT));
-        assert!(hit(
-            &grep(&["nope", "la /"], false),
-            Dialect::Claude,
-            ASSISTANT
-        ));
+        assert!(hit(&grep(&["\"quote\""], false), "claude", ASSISTANT));
+        assert!(hit(&grep(&["/tmp$"], false), "claude", ASSISTANT));
+        assert!(hit(&grep(&["PLAN"], true), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["PLAN"], false), "claude", ASSISTANT));
+        assert!(hit(&grep(&["nope", "la /"], false), "claude", ASSISTANT));
     }
 
     #[test]
     fn an_escaped_character_does_not_fool_the_prefilter() {
         // `é` written as \u00e9, `<` as \u003c (Go's encoder does that).
         let line = r#"{"type":"user","message":{"content":"caf\u00e9 \u003cb\u003e"}}"#;
-        assert!(hit(&grep(&["café"], false), Dialect::Claude, line));
-        assert!(hit(&grep(&["<b>"], false), Dialect::Claude, line));
+        assert!(hit(&grep(&["café"], false), "claude", line));
+        assert!(hit(&grep(&["<b>"], false), "claude", line));
         let newline = r#"{"type":"user","message":{"content":"one\ntwo"}}"#;
-        assert!(hit(&grep(&["one\ntwo"], false), Dialect::Claude, newline));
-        assert!(hit(&grep(&["(?m)^two"], false), Dialect::Claude, newline));
+        assert!(hit(&grep(&["one\ntwo"], false), "claude", newline));
+        assert!(hit(&grep(&["(?m)^two"], false), "claude", newline));
     }
 
     #[test]
@@ -273,7 +258,7 @@ mod tests {
         let ansi = r#"{"type":"user","message":{"content":"\u001b[31merror\u001b[0m"}}"#;
         assert!(!g.may_match(ansi.as_bytes()));
         let hidden = r#"{"type":"user","message":{"content":"\u0070anic"}}"#;
-        assert!(hit(&g, Dialect::Claude, hidden));
+        assert!(hit(&g, "claude", hidden));
     }
 
     #[test]
@@ -281,15 +266,11 @@ mod tests {
         // The first piece has escapes and none of the literal; the match is in the
         // second, across `\n`, `\"` and `\u00e9`.
         let line = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a\nb"},{"type":"text","text":"x \"caf\u00e9\"\n  panic: y"}]}}"#;
-        assert!(hit(
-            &grep(&["\"café\"\n +panic"], false),
-            Dialect::Claude,
-            line
-        ));
-        assert!(hit(&grep(&["(?m)^  panic"], false), Dialect::Claude, line));
-        assert!(!hit(&grep(&["npanic"], false), Dialect::Claude, line));
-        assert!(!hit(&grep(&["u00e9"], false), Dialect::Claude, line));
-        assert!(hit(&grep(&["a\nb"], false), Dialect::Claude, line));
+        assert!(hit(&grep(&["\"café\"\n +panic"], false), "claude", line));
+        assert!(hit(&grep(&["(?m)^  panic"], false), "claude", line));
+        assert!(!hit(&grep(&["npanic"], false), "claude", line));
+        assert!(!hit(&grep(&["u00e9"], false), "claude", line));
+        assert!(hit(&grep(&["a\nb"], false), "claude", line));
     }
 
     #[test]
@@ -309,14 +290,14 @@ mod tests {
         let g = grep(&["tab"], false);
         assert!(g.exact.is_some());
         let line = r#"{"type":"user","message":{"content":"a\tab"}}"#;
-        assert!(!hit(&g, Dialect::Claude, line));
+        assert!(!hit(&g, "claude", line));
         let line = r#"{"type":"user","message":{"content":"a\ttab\n"}}"#;
-        assert!(hit(&g, Dialect::Claude, line));
+        assert!(hit(&g, "claude", line));
         let line = r#"{"type":"user","message":{"content":"\\tab"}}"#;
-        assert!(hit(&g, Dialect::Claude, line));
+        assert!(hit(&g, "claude", line));
         // Far enough from the escape: found in the raw bytes, never unescaped.
         let line = r#"{"type":"user","message":{"content":"a\nxxxxxtab"}}"#;
-        assert!(hit(&g, Dialect::Claude, line));
+        assert!(hit(&g, "claude", line));
     }
 
     #[test]
@@ -333,12 +314,12 @@ mod tests {
     fn codex_items_and_other_dialects() {
         let g = grep(&["hello"], false);
         let item = r#"{"type":"item.completed","item":{"id":"hello","type":"command_execution","command":"echo hello","aggregated_output":""}}"#;
-        assert!(hit(&g, Dialect::Codex, item));
+        assert!(hit(&g, "codex", item));
         let id_only = r#"{"type":"item.completed","item":{"id":"hello","type":"x"}}"#;
-        assert!(!hit(&g, Dialect::Codex, id_only));
+        assert!(!hit(&g, "codex", id_only));
         let rollout = r#"{"type":"response_item","payload":{"type":"message","content":[{"type":"output_text","text":"hello there"}]}}"#;
-        assert!(hit(&g, Dialect::CodexLog, rollout));
+        assert!(hit(&g, "codex-log", rollout));
         let rpc = r#"{"id":1,"result":{"deep":["x","hello"]}}"#;
-        assert!(hit(&g, Dialect::JsonRpc, rpc));
+        assert!(hit(&g, "jsonrpc", rpc));
     }
 }

@@ -73,7 +73,7 @@ pub(crate) fn read(v: Json<'_>, ty: Option<&str>, s: &mut Ingest<'_>) {
 
 /// FNV-1a, 64 bits: a digest that stays the same across versions and machines, since it
 /// travels in partial stats.
-fn fnv1a(bytes: &[u8]) -> u64 {
+pub(in crate::dialect) fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for &b in bytes {
         h ^= u64::from(b);

@@ -3,8 +3,9 @@
 //!
 //! `session_meta` is `init`; the conversation is read from `response_item` records only
 //! (`message` of role user or assistant, `reasoning`, `function_call`, `custom_tool_call`,
-//! `local_shell_call`, `web_search_call` and their outputs), because the `event_msg` copies
-//! (`user_message`, `agent_message`, `agent_reasoning`, `item_completed`) repeat them;
+//! `local_shell_call`, `web_search_call` (a call without an output record) and the
+//! outputs of the others), because the `event_msg` copies (`user_message`,
+//! `agent_message`, `agent_reasoning`, `item_completed`) repeat them;
 //! developer messages are skipped. `event_msg/token_count` is `usage` (from
 //! `info.last_token_usage`, with the model of the latest `turn_context`); `task_complete`
 //! is a successful `result`, `turn_aborted` an unsuccessful one (subtype `aborted`, the
@@ -13,8 +14,8 @@
 //! `model`. A function call's output is an error when it reports a non-zero exit code
 //! (`metadata.exit_code`, or a `Process exited with code N` / `Exit code: N` line) or a
 //! sandbox failure ([`super::tool_output::failed`]); the old JSON-wrapped output
-//! `{"output":…,"metadata":…}` is unwrapped to its `output`. A call's tool is named as the
-//! record names it ([`tool_name`]).
+//! `{"output":…,"metadata":…}` is unwrapped to its `output`; a `local_shell_call_output`
+//! is read alike. A call's tool is named as the record names it ([`tool_name`]).
 
 use crate::dialect::codex::events::input as codex_input;
 use crate::event::{str_of, uint, Body, Context, Emit, EventReader};
@@ -213,7 +214,7 @@ fn item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
             name: tool_name(ty, None),
             input: p.get("action").map(Nested::Json),
         })),
-        "function_call_output" | "custom_tool_call_output" => {
+        "function_call_output" | "custom_tool_call_output" | "local_shell_call_output" => {
             let (content, is_error) = match p.get("output") {
                 Some(out) => function_output(out),
                 None => (None, false),

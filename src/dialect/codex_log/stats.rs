@@ -54,13 +54,26 @@ pub(crate) fn read(v: Json<'_>, ty: Option<&str>, s: &mut Ingest<'_>) {
         }
         (
             Some("response_item"),
-            Some("function_call" | "custom_tool_call" | "local_shell_call"),
+            Some("function_call" | "custom_tool_call" | "local_shell_call" | "web_search_call"),
         ) => {
             // The name the record gives, as `events` and `filter --tool` show it.
             let name =
                 super::events::tool_name(ptype.unwrap_or(""), str_of(name)).unwrap_or("(unknown)");
-            if let Some(id) = str_of(call_id) {
-                s.tool_call(Key::of(&[id]), name, attr);
+            // A web search has no call id (at most its item id, as `events` shows it; else
+            // the record itself is its key).
+            let key = match (str_of(call_id), ptype) {
+                (Some(id), _) => Some(Key::of(&[id])),
+                (None, Some("web_search_call")) => Some(match str_of(id) {
+                    Some(id) => Key::of(&[id]),
+                    None => Key::of(&[&format!(
+                        "{:016x}",
+                        crate::dialect::codex::stats::fnv1a(v.to_compact_string().as_bytes())
+                    )]),
+                }),
+                (None, _) => None,
+            };
+            if let Some(key) = key {
+                s.tool_call(key, name, attr);
             }
         }
         (

@@ -1,6 +1,7 @@
 //! The events of Gemini CLI's session logs (`gemini-log`; docs/REFERENCE.md, "Normalized
 //! events"): a message written again whole (same `id`) is mapped once, its tool calls once
-//! each; a call's result is an error by [`super::tool_call_failed`].
+//! each, and a call's result once, where the call has ended ([`super::tool_call_ended`]),
+//! an error by [`super::tool_call_failed`].
 
 use crate::dialect::gemini::events::{log_input, log_output};
 use crate::event::{str_of, Body, Context, Emit, EventReader};
@@ -104,27 +105,33 @@ fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io:
             let Some(calls) = v.get("toolCalls") else {
                 return Ok(());
             };
+            // Each call's use once (its first line), its result once (the first line
+            // where it has ended).
             let mut fresh = Vec::new();
             calls.for_each_element(|c| {
-                let new = str_of(c, "id").is_none_or(|cid| cx.seen.insert(&format!("t:{cid}")));
-                if new {
-                    fresh.push(c);
+                let cid = str_of(c, "id");
+                let new = cid.is_none_or(|cid| cx.seen.insert(&format!("t:{cid}")));
+                let ended = super::tool_call_ended(c)
+                    && cid.is_none_or(|cid| cx.seen.insert(&format!("r:{cid}")));
+                if new || ended {
+                    fresh.push((c, new, ended));
                 }
             });
-            for call in fresh {
+            for (call, new, ended) in fresh {
                 let cid = str_of(call, "id");
-                emit(&o.event(Body::ToolUse {
-                    id: cid,
-                    name: str_of(call, "name"),
-                    input: call.get("args").map(Nested::Json),
-                }))?;
+                if new {
+                    emit(&o.event(Body::ToolUse {
+                        id: cid,
+                        name: str_of(call, "name"),
+                        input: call.get("args").map(Nested::Json),
+                    }))?;
+                }
                 let output = call
                     .path(&["result", "0", "functionResponse", "response", "output"])
                     .or_else(|| {
                         call.path(&["result", "0", "functionResponse", "response", "error"])
                     });
-                let status = str_of(call, "status");
-                if status.is_some() || output.is_some() {
+                if ended {
                     let failed = super::tool_call_failed(call);
                     emit(
                         &o.event(Body::ToolResult {
