@@ -18,7 +18,7 @@
 #   NDJQ_BENCH_PAIRS       interleaved pairs behind each ratio line (default 7)
 #   NDJQ_BENCH_ONLY_TREES=1  run only the session-tree cases (a few minutes; no --follow cases)
 #   NDJQ_BENCH_TREE_SHAPES which trees, by ndjq-gen shape (default: all five)
-#   NDJQ_BENCH_BASELINE    another ndjq binary (say, main's) timed against this one on the trees
+#   NDJQ_BENCH_BASELINE    another ndjq binary (say, main's) timed against this one, every command
 #   NDJQ_BENCH_JQ=0        skip jq, jaq and gojq (their rows and the stats-vs-jq table)
 #   NDJQ_BENCH_CORRUPT=0   skip the corrupted stream
 #   NDJQ_BENCH_FOLLOW=0    skip the --follow cases (bench/follow.sh: append-to-output delay,
@@ -432,7 +432,22 @@ bench_file() {
     pair_ratio "gaps time / validate time" 0,1 "$NDJQ" gaps --format json "$file" --vs "$NDJQ" validate --format json "$file"
     pair_ratio "validate time / cat time" 0,1 "$NDJQ" validate --format json "$file" --vs cat "$file"
     pair_ratio "filter time / cat time" 0,1 "$NDJQ" filter --type assistant "$file" --vs cat "$file"
+    if [[ -n $BASELINE ]]; then
+        for cmd in "${BASELINE_CMDS[@]}"; do
+            read -r -a words <<<"$cmd"
+            pair_ratio "${cmd% --format json}: baseline time / this build's time" 0,1 "$BASELINE" "${words[@]}" "$file" --vs "$NDJQ" "${words[@]}" "$file"
+        done
+    fi
 }
+
+# NDJQ_BENCH_BASELINE: another build (say, main's), timed against this one in the same run,
+# on the stream and on the trees: every command, baseline time / this build's time.
+BASELINE="${NDJQ_BENCH_BASELINE:-}"
+if [[ -n $BASELINE ]]; then
+    [[ -x $BASELINE ]] || die "NDJQ_BENCH_BASELINE is not an executable file: $BASELINE"
+    BASELINE="$(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE")"
+fi
+BASELINE_CMDS=("validate --format json" "filter --type assistant" "stats --format json --mergeable" "events --format json" "gaps --format json" "validate --gaps --format json")
 
 # --- header -----------------------------------------------------------------------------------
 cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
@@ -575,10 +590,7 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
     # tokens_of JSON-FILE: "input output cache_creation cache_read" (ndjq stats or ccusage).
     ndjq_tokens() { jq -r '.tokens | "\(.input) \(.output) \(.cache_creation) \(.cache_read)"' "$1"; }
     ccusage_tokens() { jq -r '.totals | "\(.inputTokens) \(.outputTokens) \(.cacheCreationTokens) \(.cacheReadTokens)"' "$1"; }
-    BASELINE="${NDJQ_BENCH_BASELINE:-}"
     if [[ -n $BASELINE ]]; then
-        [[ -x $BASELINE ]] || die "NDJQ_BENCH_BASELINE is not an executable file: $BASELINE"
-        BASELINE="$(cd "$(dirname "$BASELINE")" && pwd)/$(basename "$BASELINE")"
         md ""
         md "- baseline (\`NDJQ_BENCH_BASELINE\`): \`$BASELINE\`, $("$BASELINE" --version 2>/dev/null | head -n1), timed in the same run"
     fi
@@ -635,10 +647,9 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
         pair_ratio "events time / validate time" 0,1 "$NDJQ" events --format json "$TREE" --vs "$NDJQ" validate --format json "$TREE"
         pair_ratio "validate time / cat time (the floor)" 0,1 "$NDJQ" validate --format json "$TREE" --vs find "$TREE" -type f -exec cat {} +
         if [[ -n $BASELINE ]]; then
-            for cmd in "validate --format json" "filter --type assistant" "stats --format json --mergeable"; do
+            for cmd in "${BASELINE_CMDS[@]}"; do
                 read -r -a words <<<"$cmd"
-                pair_ratio "${words[0]}: baseline time / this build's time" 0,1 "$BASELINE" "${words[@]}" "$TREE" --vs "$NDJQ" "${words[@]}" "$TREE"
-                pair_ratio "${words[0]}: baseline -j 1 time / baseline default time" 0,1 "$BASELINE" "${words[@]}" -j 1 "$TREE" --vs "$BASELINE" "${words[@]}" "$TREE"
+                pair_ratio "${cmd% --format json}: baseline time / this build's time" 0,1 "$BASELINE" "${words[@]}" "$TREE" --vs "$NDJQ" "${words[@]}" "$TREE"
             done
         fi
         if [[ -n $ccu ]]; then
