@@ -653,8 +653,10 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
             done
         fi
         if [[ -n $ccu ]]; then
-            pair_ratio "ccusage time / ndjq stats time" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" stats --format json --mergeable "$TREE"
-            "$NDJQ" stats --format json --mergeable "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
+            # Like for like: the report alone, as ccusage writes one (`--mergeable` adds the
+            # merge state, a megabyte or two that ccusage has no counterpart of).
+            pair_ratio "ccusage time / ndjq stats time" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" stats --format json "$TREE"
+            "$NDJQ" stats --format json "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
             env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline >"$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || true
             mine=$(ndjq_tokens "$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || echo "?")
             theirs=$(ccusage_tokens "$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || echo "?")
@@ -662,6 +664,13 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
                 md "- token totals (input output cache_creation cache_read): equal, $mine"
             else
                 md "- token totals (input output cache_creation cache_read): ndjq $mine, ccusage $theirs (DIFFER)"
+            fi
+            mine=$(jq -r '.cost_usd | . * 100 | round / 100' "$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || echo "?")
+            theirs=$(jq -r '.totals | (.totalCost // .costUSD) | . * 100 | round / 100' "$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || echo "?")
+            if [[ $mine == "$theirs" ]]; then
+                md "- cost, to the cent: equal, \$$mine"
+            else
+                md "- cost, to the cent: ndjq \$$mine, ccusage \$$theirs (DIFFER)"
             fi
         fi
     done

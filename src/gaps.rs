@@ -60,6 +60,7 @@ use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
 use crate::dialect::{Dialect, RecordInfo};
 use crate::json::Json;
 use crate::pipeline::{Consumer, Flow, Record, Status};
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::sync::Arc;
@@ -130,7 +131,10 @@ impl Tracked {
     }
 
     fn clear(&mut self) {
-        self.by_key.clear();
+        // Clearing an empty table still writes over its whole capacity: once per input.
+        if !self.by_key.is_empty() {
+            self.by_key.clear();
+        }
         self.slots.clear();
         self.base = 0;
         self.capped = false;
@@ -153,20 +157,31 @@ impl Tracked {
     /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
     /// first time in the input (the oldest entry was dropped).
     fn insert(&mut self, key: &str, opened: Opened) -> bool {
-        if let Some(age) = self.by_key.remove(key) {
-            self.take(age);
-        }
-        let mut first_cap = false;
-        if self.by_key.len() >= self.cap {
-            self.drop_oldest();
-            first_cap = !self.capped;
-            self.capped = true;
-        }
-        let key: Arc<str> = Arc::from(key);
+        // One lookup of the key (this runs for every uuid of a transcript): the new entry
+        // goes to the back, then the old one of the same key, or the oldest when the set
+        // was full, leaves the front.
+        let full = self.by_key.len() >= self.cap;
         let age = self.base + self.slots.len() as u64;
-        self.by_key.insert(Arc::clone(&key), age);
-        self.slots.push_back(Some((key, opened)));
-        first_cap
+        let key: Arc<str> = Arc::from(key);
+        match self.by_key.entry(Arc::clone(&key)) {
+            Entry::Occupied(mut e) => {
+                let old = std::mem::replace(e.get_mut(), age);
+                self.slots.push_back(Some((key, opened)));
+                self.take(old);
+                false
+            }
+            Entry::Vacant(e) => {
+                e.insert(age);
+                self.slots.push_back(Some((key, opened)));
+                if !full {
+                    return false;
+                }
+                self.drop_oldest();
+                let first_cap = !self.capped;
+                self.capped = true;
+                first_cap
+            }
+        }
     }
 
     fn remove(&mut self, key: &str) -> Option<Opened> {
@@ -224,13 +239,23 @@ impl Tracked {
 
 /// Labels shared by the entries that carry them; a bounded table, so a stream of ever new
 /// names cannot grow it without end (past the bound, a label is just not shared).
-#[derive(Debug, Default)]
-struct Labels(HashSet<Arc<str>, Hasher>);
+#[derive(Debug)]
+struct Labels(HashSet<Arc<str>, Hasher>, Arc<str>);
+
+impl Default for Labels {
+    fn default() -> Self {
+        Labels(HashSet::default(), Arc::from(""))
+    }
+}
 
 impl Labels {
     const MAX: usize = 4096;
 
     fn get(&mut self, s: &str) -> Arc<str> {
+        // The empty label (a session, a uuid) is most of them: no lookup.
+        if s.is_empty() {
+            return Arc::clone(&self.1);
+        }
         if let Some(l) = self.0.get(s) {
             return Arc::clone(l);
         }
