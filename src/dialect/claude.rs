@@ -6,8 +6,11 @@
 
 pub(super) mod events;
 
+use super::agent::{self, Agent, StatsReader};
+use super::RecordInfo;
 use super::RunFacts;
 use super::{check_counts, check_value, expect, SchemaProblem, Want};
+use crate::gaps::{InputEnd, Op};
 use crate::json::Json;
 
 /// `stats`: this agent's records into the stats store.
@@ -136,3 +139,40 @@ pub(super) mod gaps;
 
 /// The human text of its records (`filter --grep`).
 pub(super) mod texts;
+
+/// What a record of a Claude-shaped stream (Claude, Qwen Code, Cursor) tells the gap
+/// trackers. Cursor's `tool_call` records count in any of them: a stream read as Claude's
+/// (forced, or before Cursor's own records tell it) keeps its calls.
+pub(super) fn stream_gap_ops(
+    info: &RecordInfo<'_>,
+    value: Json<'_>,
+    ops: &mut Vec<Op>,
+    text: &mut String,
+) {
+    gaps::stream(info, value, ops, text);
+    super::cursor::gaps::tool_call(info, value, ops, text);
+}
+
+/// The `claude` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "claude",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::session_id,
+    is_claude_shaped: true,
+    reads_as_claude_messages: true,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: false,
+    events: Some(&events::Claude),
+    stats: StatsReader::Top(stats::read),
+    gap_ops: stream_gap_ops,
+    input_end: InputEnd::SessionResult,
+    texts: texts::messages,
+    programs: PROGRAMS,
+    resume: Some(resume),
+    run_facts: Some(run_facts),
+};

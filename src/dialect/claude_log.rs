@@ -5,7 +5,9 @@
 //! no session id at all (SCHEMA-NOTES.md section 2). Session logs grow new record types
 //! over time; the ones seen in real captures are known here.
 
+use super::agent::{self, Agent, StatsReader};
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
@@ -56,3 +58,27 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
+/// The `claude-log` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "claude-log",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::session_id_camel,
+    is_claude_shaped: false,
+    reads_as_claude_messages: true,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: false,
+    events: Some(&super::claude::events::Claude),
+    stats: StatsReader::Top(super::claude::stats::read),
+    gap_ops: gaps::ops,
+    input_end: InputEnd::Nothing,
+    texts: super::claude::texts::messages,
+    programs: &[],
+    resume: None,
+    run_facts: None,
+};

@@ -2,8 +2,10 @@
 
 pub(super) mod events;
 
+use super::agent::{Agent, StatsReader};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 
 /// `stats`: this agent's records into the stats store.
@@ -156,7 +158,7 @@ fn prompt_index(rest: &[OsString]) -> Option<usize> {
 
 /// `thread.started` begins a session (its `thread_id`); `turn.started` begins a turn;
 /// `turn.completed` and `turn.failed` end the run.
-pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> RunFacts<'a> {
     let mut facts = RunFacts::default();
     match ty {
         "thread.started" => {
@@ -175,3 +177,37 @@ pub(super) mod gaps;
 
 /// The human text of its records (`filter --grep`).
 pub(super) mod texts;
+
+/// Only `thread.started` names the session (its `thread_id`).
+fn named_session(v: Json<'_>) -> Option<&str> {
+    match v.get("type").and_then(|t| t.as_str()) {
+        Some("thread.started") => v.get("thread_id").and_then(|s| s.as_str()),
+        _ => None,
+    }
+}
+
+/// The `codex` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "codex",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: named_session,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: true,
+    events: Some(&events::Exec),
+    stats: StatsReader::Typed(stats::read),
+    gap_ops: gaps::ops,
+    input_end: InputEnd::Process {
+        turn_ends: gaps::TURN_ENDS,
+    },
+    texts: texts::each,
+    programs: PROGRAMS,
+    resume: Some(resume),
+    run_facts: Some(run_facts),
+};

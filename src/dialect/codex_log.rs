@@ -1,7 +1,9 @@
 //! `codex-log`: Codex session rollouts (`~/.codex/sessions/**/rollout-*.jsonl`):
 //! `{timestamp, type, payload}` records (SCHEMA-NOTES.md section 5).
 
+use super::agent::{Agent, StatsReader};
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 
 pub(crate) mod events;
 /// `stats`: rollout records into the stats store.
@@ -64,3 +66,35 @@ pub(super) mod gaps;
 
 /// The human text of its records (`filter --grep`).
 pub(super) mod texts;
+
+/// Only `session_meta` names the session (its `payload.id`).
+fn named_session(v: Json<'_>) -> Option<&str> {
+    match v.get("type").and_then(|t| t.as_str()) {
+        Some("session_meta") => v.path(&["payload", "id"]).and_then(|s| s.as_str()),
+        _ => None,
+    }
+}
+
+/// The `codex-log` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "codex-log",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: named_session,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: true,
+    events: Some(&events::Rollout),
+    stats: StatsReader::Typed(stats::read),
+    gap_ops: gaps::ops,
+    input_end: InputEnd::Nothing,
+    texts: texts::each,
+    programs: &[],
+    resume: None,
+    run_facts: None,
+};

@@ -11,8 +11,11 @@
 
 pub(super) mod events;
 
+use super::agent::{Agent, StatsReader};
 use super::facts::{num, str_of, Fact};
+use super::texts;
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 
@@ -118,7 +121,12 @@ pub(crate) fn execution_failed(data: Option<Json<'_>>) -> bool {
 /// The stats facts of a Copilot CLI record: `assistant.message` `outputTokens` (the only
 /// count it prints), the model the session changes to, tool executions, and the
 /// `result`'s `sessionDurationMs`.
-pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+pub(crate) fn facts<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    _session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
     let data = v.get("data");
     let data_str = |k: &str| data.and_then(|d| str_of(d, k));
     match ty {
@@ -177,3 +185,35 @@ pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
+/// Only the final `result` names the session (its `sessionId`).
+fn named_session(v: Json<'_>) -> Option<&str> {
+    match v.get("type").and_then(|t| t.as_str()) {
+        Some("result") => v.get("sessionId").and_then(|s| s.as_str()),
+        _ => None,
+    }
+}
+
+/// The `copilot` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "copilot",
+    known_types: KNOWN_TYPES,
+    knows: Some(knows),
+    recognises: recognises,
+    check: check,
+    named_session: named_session,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: true,
+    events: Some(&events::Copilot),
+    stats: StatsReader::Facts(facts),
+    gap_ops: gaps::ops,
+    input_end: InputEnd::SessionResult,
+    texts: texts::all_strings,
+    programs: &[],
+    resume: None,
+    run_facts: None,
+};

@@ -10,9 +10,11 @@
 
 pub(super) mod events;
 
+use super::agent::{self, Agent, StatsReader};
 use super::facts::{at, claude_shaped, num, str_of, Fact};
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
@@ -100,7 +102,12 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> R
 /// started/completed, and `result.usage{inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens}` where newer versions write it (the session's billed totals, as a
 /// Claude result's: Cursor prints no per-message usage).
-pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+pub(crate) fn facts<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    _session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
     claude_shaped(v, ty, result_tokens, f);
     if ty != Some("tool_call") {
         return;
@@ -147,3 +154,27 @@ pub(super) mod gaps;
 
 /// The human text of its records (`filter --grep`).
 pub(super) mod texts;
+
+/// The `cursor` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "cursor",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::session_id,
+    is_claude_shaped: true,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: true,
+    carries_session: true,
+    inherits_context: false,
+    events: Some(&events::Cursor),
+    stats: StatsReader::Facts(facts),
+    gap_ops: super::claude::stream_gap_ops,
+    input_end: InputEnd::SessionResult,
+    texts: texts::each,
+    programs: PROGRAMS,
+    resume: Some(resume),
+    run_facts: Some(run_facts),
+};

@@ -3,8 +3,8 @@
 //! call, a session's result, a reported step cost), which `stats` applies without naming
 //! the agent (docs/DESIGN.md "The stats rooms"). Each agent's reader lives in its own
 //! module (`gemini::facts`, `qwen::log_facts`, ...), next to its failure rules; this module
-//! holds the type, the one dispatch on the dialect, and the reader the agents that write
-//! Claude's shape share.
+//! holds the type, the dispatch to the reader the agent's descriptor names
+//! ([`super::agent::Agent`]), and the reader the agents that write Claude's shape share.
 //!
 //! Tokens are in one meaning (docs/REFERENCE.md "Token and cost rules"): `input` is the
 //! non-cached input, `cache_read` the cached, `output` includes reasoning, and
@@ -15,8 +15,9 @@
 //! Claude's own records and Codex's are read by their modules' `stats` readers
 //! (`claude::stats`, `codex::stats`, `codex_log::stats`), which drive the store directly:
 //! their usage needs request ids, `message_delta` links, turns and cumulative totals.
-//! [`read_stats`] is the one dispatch of a record to its reader.
+//! [`read_stats`] hands a record to the reader its agent's descriptor names.
 
+use super::agent::StatsReader;
 use super::Dialect;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens};
@@ -55,36 +56,12 @@ pub(crate) enum Fact<'a> {
     },
 }
 
-/// Whether the dialect's records are read into [`Fact`]s (by [`read`]).
-pub(crate) fn handles(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Gemini
-            | Dialect::GeminiLog
-            | Dialect::Qwen
-            | Dialect::QwenLog
-            | Dialect::Cursor
-            | Dialect::OpenCode
-            | Dialect::Copilot
-            | Dialect::JsonRpc
-    )
-}
-
 /// Whether a record of `dialect` means something only with what earlier records of its
 /// input said: Codex items and Gemini events their session, Copilot events their model,
 /// Qwen results their session's last model. Such an input is read in one piece, never in
 /// blocks counted apart.
 pub(crate) fn inherits_context(dialect: Dialect) -> bool {
-    matches!(
-        dialect,
-        Dialect::Codex
-            | Dialect::CodexLog
-            | Dialect::JsonRpc
-            | Dialect::Gemini
-            | Dialect::GeminiLog
-            | Dialect::Qwen
-            | Dialect::Copilot
-    )
+    dialect.agent().inherits_context
 }
 
 /// The facts of one valid object record of `dialect`, handed to `f` in order; `session` is
@@ -96,16 +73,8 @@ pub(crate) fn read<'a>(
     session: &str,
     f: &mut dyn FnMut(Fact<'a>),
 ) {
-    match dialect {
-        Dialect::Gemini => super::gemini::facts(v, ty, session, f),
-        Dialect::GeminiLog => super::gemini_log::facts(v, ty, session, f),
-        Dialect::Qwen => super::qwen::facts(v, ty, f),
-        Dialect::QwenLog => super::qwen::log_facts(v, ty, f),
-        Dialect::Cursor => super::cursor::facts(v, ty, f),
-        Dialect::OpenCode => super::opencode::facts(v, ty, f),
-        Dialect::Copilot => super::copilot::facts(v, ty, f),
-        Dialect::JsonRpc => super::jsonrpc::facts(v, f),
-        _ => {}
+    if let StatsReader::Facts(read) = dialect.agent().stats {
+        read(v, ty, session, f);
     }
 }
 
@@ -174,11 +143,13 @@ impl<'a> Top<'a> {
 /// `stats`: one valid object record of `dialect` into the store, by its agent's reader
 /// (Claude's shape when no dialect is known). The one place `stats` meets the agents.
 pub(crate) fn read_stats(dialect: Option<Dialect>, v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
-    match dialect {
-        Some(d) if handles(d) => s.facts(d, v, top.ty()),
-        Some(Dialect::Codex) => super::codex::stats::read(v, top.ty(), s),
-        Some(Dialect::CodexLog) => super::codex_log::stats::read(v, top.ty(), s),
-        _ => super::claude::stats::read(v, top, s),
+    let Some(d) = dialect else {
+        return super::claude::stats::read(v, top, s);
+    };
+    match d.agent().stats {
+        StatsReader::Facts(_) => s.facts(d, v, top.ty()),
+        StatsReader::Typed(read) => read(v, top.ty(), s),
+        StatsReader::Top(read) => read(v, top, s),
     }
 }
 

@@ -14,9 +14,12 @@
 
 pub(super) mod events;
 
+use super::agent::{self, Agent, StatsReader};
 use super::facts::{at, from_prompt, num, str_of, Fact};
+use super::texts;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
@@ -126,7 +129,7 @@ pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsStri
 }
 
 /// `init` begins a session (naming it in `session_id`), `result` ends the run.
-pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> RunFacts<'a> {
     let mut facts = RunFacts::default();
     match ty {
         "init" => {
@@ -275,3 +278,27 @@ pub(crate) fn facts<'a>(
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
+/// The `gemini` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "gemini",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::session_id,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: true,
+    events: Some(&events::Stream),
+    stats: StatsReader::Facts(facts),
+    gap_ops: gaps::ops,
+    input_end: InputEnd::SessionResult,
+    texts: texts::all_strings,
+    programs: PROGRAMS,
+    resume: Some(resume),
+    run_facts: Some(run_facts),
+};

@@ -12,8 +12,11 @@
 pub(super) mod events;
 pub(super) mod gaps;
 
+use super::agent::{self, Agent, StatsReader};
 use super::facts::{str_of, Fact};
+use super::texts;
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 use crate::stats::Key;
 
@@ -111,3 +114,27 @@ pub(crate) fn facts<'a>(
         _ => {}
     }
 }
+
+/// The `gemini-log` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "gemini-log",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::session_id_camel,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: true,
+    events: Some(&events::Log),
+    stats: StatsReader::Facts(facts),
+    gap_ops: gaps::ops,
+    input_end: InputEnd::Nothing,
+    texts: texts::all_strings,
+    programs: &[],
+    resume: None,
+    run_facts: None,
+};

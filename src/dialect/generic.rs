@@ -2,7 +2,40 @@
 //! `--type-field` (default `type`). Dialects without a schema of their own yet use its
 //! (empty) checks.
 
+use super::agent::{self, Agent, StatsReader};
+use super::texts;
 use super::SchemaProblem;
+use crate::gaps::InputEnd;
 use crate::json::Json;
 
 pub(super) fn check(_obj: Json<'_>, _ty: &str, _problems: &mut Vec<SchemaProblem>) {}
+
+/// Never decisive: `generic` is what an input with no signature becomes
+/// ([`super::Classifier`]), or what `--dialect generic` forces.
+fn recognises(_obj: Json<'_>, _ty: Option<&str>) -> bool {
+    false
+}
+
+/// The `generic` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "generic",
+    known_types: &[],
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::no_session,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: false,
+    inherits_context: false,
+    events: None,
+    stats: StatsReader::Top(super::claude::stats::read),
+    gap_ops: agent::no_gap_ops,
+    input_end: InputEnd::Nothing,
+    texts: texts::all_strings,
+    programs: &[],
+    resume: None,
+    run_facts: None,
+};

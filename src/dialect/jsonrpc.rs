@@ -3,8 +3,11 @@
 
 pub(super) mod events;
 
+use super::agent::{self, Agent, StatsReader};
 use super::facts::Fact;
 use super::{expect, SchemaProblem, Want};
+use super::{texts, RecordInfo};
+use crate::gaps::{InputEnd, Op};
 use crate::json::Json;
 
 pub(super) const KNOWN_TYPES: &[&str] = &[];
@@ -20,7 +23,7 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
 
 /// A request has a string `method` and an `id`; a response an `id` and a `result` or an
 /// `error {code, message}`; a notification a `method` alone. `id` is a string or a number.
-pub(super) fn check(obj: Json<'_>, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, _ty: &str, p: &mut Vec<SchemaProblem>) {
     expect(obj, "jsonrpc", Want::Str, false, p);
     expect(obj, "method", Want::Str, false, p);
     expect(obj, "id", Want::StrOrNum, false, p);
@@ -55,7 +58,12 @@ pub(crate) fn session(v: Json<'_>) -> Option<&str> {
 
 /// The stats facts of a JSON-RPC record: the session it names, nothing else (its usage is
 /// not reported).
-pub(crate) fn facts<'a>(v: Json<'a>, f: &mut dyn FnMut(Fact<'a>)) {
+pub(crate) fn facts<'a>(
+    v: Json<'a>,
+    _ty: Option<&'a str>,
+    _session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
     if let Some(id) = session(v) {
         f(Fact::Session(id));
     }
@@ -63,3 +71,32 @@ pub(crate) fn facts<'a>(v: Json<'a>, f: &mut dyn FnMut(Fact<'a>)) {
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
+/// What a message tells the gap trackers: requests and their responses, by `id`.
+fn gap_ops(_: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
+    gaps::ops(value, ops, text);
+}
+
+/// The `jsonrpc` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "jsonrpc",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::no_session,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: false,
+    inherits_context: true,
+    events: Some(&events::Rpc),
+    stats: StatsReader::Facts(facts),
+    gap_ops: gap_ops,
+    input_end: InputEnd::Nothing,
+    texts: texts::all_strings,
+    programs: &[],
+    resume: None,
+    run_facts: None,
+};

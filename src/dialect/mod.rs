@@ -8,6 +8,7 @@
 //! is known, and lists schema problems. Unknown types are warnings, never errors, and a new
 //! subtype of a known type is not even a warning.
 
+mod agent;
 mod argv;
 mod claude;
 mod claude_log;
@@ -60,6 +61,7 @@ mod qwen;
 mod texts;
 
 use crate::json::{Json, Kind};
+use agent::Agent;
 use std::ffi::{OsStr, OsString};
 
 /// What a valid record tells the supervisor of a wrapped agent (`ndjq run`): the session
@@ -130,22 +132,29 @@ impl Dialect {
         Dialect::Generic,
     ];
 
-    pub fn name(self) -> &'static str {
+    /// The agent's descriptor: what its module says of it. The one place that matches on
+    /// the agent; every method below reads a field of it (docs/DESIGN.md, "Adding an
+    /// agent").
+    pub(crate) fn agent(self) -> &'static Agent {
         match self {
-            Dialect::Claude => "claude",
-            Dialect::ClaudeLog => "claude-log",
-            Dialect::Codex => "codex",
-            Dialect::CodexLog => "codex-log",
-            Dialect::JsonRpc => "jsonrpc",
-            Dialect::Gemini => "gemini",
-            Dialect::GeminiLog => "gemini-log",
-            Dialect::Qwen => "qwen",
-            Dialect::QwenLog => "qwen-log",
-            Dialect::Cursor => "cursor",
-            Dialect::OpenCode => "opencode",
-            Dialect::Copilot => "copilot",
-            Dialect::Generic => "generic",
+            Dialect::Claude => &claude::AGENT,
+            Dialect::ClaudeLog => &claude_log::AGENT,
+            Dialect::Codex => &codex::AGENT,
+            Dialect::CodexLog => &codex_log::AGENT,
+            Dialect::JsonRpc => &jsonrpc::AGENT,
+            Dialect::Gemini => &gemini::AGENT,
+            Dialect::GeminiLog => &gemini_log::AGENT,
+            Dialect::Qwen => &qwen::AGENT,
+            Dialect::QwenLog => &qwen::LOG_AGENT,
+            Dialect::Cursor => &cursor::AGENT,
+            Dialect::OpenCode => &opencode::AGENT,
+            Dialect::Copilot => &copilot::AGENT,
+            Dialect::Generic => &generic::AGENT,
         }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.agent().name
     }
 
     pub fn parse(s: &str) -> Option<Dialect> {
@@ -154,29 +163,16 @@ impl Dialect {
 
     /// The record types the dialect knows (empty for `generic`: it knows none and flags none).
     pub fn known_types(self) -> &'static [&'static str] {
-        match self {
-            Dialect::Claude => claude::KNOWN_TYPES,
-            Dialect::ClaudeLog => claude_log::KNOWN_TYPES,
-            Dialect::Codex => codex::KNOWN_TYPES,
-            Dialect::CodexLog => codex_log::KNOWN_TYPES,
-            Dialect::JsonRpc => jsonrpc::KNOWN_TYPES,
-            Dialect::Gemini => gemini::KNOWN_TYPES,
-            Dialect::GeminiLog => gemini_log::KNOWN_TYPES,
-            Dialect::Qwen => qwen::KNOWN_TYPES,
-            Dialect::QwenLog => qwen::LOG_KNOWN_TYPES,
-            Dialect::Cursor => cursor::KNOWN_TYPES,
-            Dialect::OpenCode => opencode::KNOWN_TYPES,
-            Dialect::Copilot => copilot::KNOWN_TYPES,
-            Dialect::Generic => &[],
-        }
+        self.agent().known_types
     }
 
     /// Whether `ty` is a type the dialect knows (Copilot also knows new members of its
     /// dotted event families).
     pub fn knows(self, ty: &str) -> bool {
-        match self {
-            Dialect::Copilot => copilot::knows(ty),
-            _ => self.known_types().contains(&ty),
+        let agent = self.agent();
+        match agent.knows {
+            Some(knows) => knows(ty),
+            None => agent.known_types.contains(&ty),
         }
     }
 
@@ -184,7 +180,7 @@ impl Dialect {
     /// opens a session, a `result` record ends it, and assistant messages carry
     /// `tool_use` blocks answered by `tool_result` blocks (Claude, Qwen Code, Cursor).
     pub fn is_claude_shaped(self) -> bool {
-        matches!(self, Dialect::Claude | Dialect::Qwen | Dialect::Cursor)
+        self.agent().is_claude_shaped
     }
 
     /// Whether the dialect's records are Claude's message objects, read as Claude's own:
@@ -193,33 +189,32 @@ impl Dialect {
     /// stream and transcripts, Qwen Code's stream). Cursor shares the shape but has its
     /// own `tool_call` records and no usage, so it is read on its own.
     pub fn reads_as_claude_messages(self) -> bool {
-        matches!(self, Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen)
+        self.agent().reads_as_claude_messages
     }
 
     /// Whether a stream of this dialect ends each session with a result record, so a
     /// session left open when the input ends is reported (SESS_NO_RESULT).
     pub fn ends_sessions_with_result(self) -> bool {
-        self.is_claude_shaped()
-            || matches!(self, Dialect::Gemini | Dialect::OpenCode | Dialect::Copilot)
+        matches!(self.agent().input_end, crate::gaps::InputEnd::SessionResult)
     }
 
     /// Whether the dialect's usage counts the cached input inside `input_tokens` (Qwen
     /// Code), rather than beside it.
     pub fn input_includes_cache(self) -> bool {
-        self == Dialect::Qwen
+        self.agent().input_includes_cache
     }
 
     /// Whether a tool result's text tells a failed command even when `is_error` is false
     /// (Qwen Code and Cursor print the shell's `Exit Code: N`); see
     /// [`claude::tool_result_failed`].
     pub fn result_text_tells_failure(self) -> bool {
-        matches!(self, Dialect::Qwen | Dialect::Cursor)
+        self.agent().result_text_tells_failure
     }
 
     /// Whether a session named by one record carries to the records after it that name
     /// none. JSON-RPC and generic sessions are read from each record alone.
     pub fn carries_session(self) -> bool {
-        !matches!(self, Dialect::JsonRpc | Dialect::Generic)
+        self.agent().carries_session
     }
 
     /// The session a record names itself, if it names one: a top-level `session_id`
@@ -227,49 +222,14 @@ impl Dialect {
     /// (OpenCode), Copilot's `result`, Codex's `thread.started` and the rollout's
     /// `session_meta`.
     pub fn named_session<'a>(self, value: Json<'a>) -> Option<&'a str> {
-        let str_at = |key: &str| value.get(key).and_then(|s| s.as_str());
-        let ty = || value.get("type").and_then(|t| t.as_str());
-        match self {
-            Dialect::Claude | Dialect::Qwen | Dialect::Cursor | Dialect::Gemini => {
-                str_at("session_id")
-            }
-            Dialect::ClaudeLog | Dialect::GeminiLog | Dialect::QwenLog => str_at("sessionId"),
-            Dialect::OpenCode => str_at("sessionID"),
-            Dialect::Copilot => match ty() {
-                Some("result") => str_at("sessionId"),
-                _ => None,
-            },
-            Dialect::Codex => match ty() {
-                Some("thread.started") => str_at("thread_id"),
-                _ => None,
-            },
-            Dialect::CodexLog => match ty() {
-                Some("session_meta") => value.path(&["payload", "id"]).and_then(|s| s.as_str()),
-                _ => None,
-            },
-            Dialect::JsonRpc | Dialect::Generic => None,
-        }
+        (self.agent().named_session)(value)
     }
 
     // ---- CLI knowledge: the agent programs `ndjq run` supervises ----
 
     /// The program names the dialect's agent CLI runs as (empty: no CLI ndjq knows).
     pub fn programs(self) -> &'static [&'static str] {
-        match self {
-            Dialect::Claude => claude::PROGRAMS,
-            Dialect::Codex => codex::PROGRAMS,
-            Dialect::Gemini => gemini::PROGRAMS,
-            Dialect::Qwen => qwen::PROGRAMS,
-            Dialect::Cursor => cursor::PROGRAMS,
-            Dialect::OpenCode => opencode::PROGRAMS,
-            Dialect::ClaudeLog
-            | Dialect::CodexLog
-            | Dialect::JsonRpc
-            | Dialect::GeminiLog
-            | Dialect::QwenLog
-            | Dialect::Copilot
-            | Dialect::Generic => &[],
-        }
+        self.agent().programs
     }
 
     /// The agent a program's file name says it is.
@@ -290,15 +250,7 @@ impl Dialect {
         args: &[OsString],
         id: &str,
     ) -> Option<Vec<OsString>> {
-        Some(match self {
-            Dialect::Claude => claude::resume(program, args, id),
-            Dialect::Codex => codex::resume(program, args, id),
-            Dialect::Gemini => gemini::resume(program, args, id),
-            Dialect::Qwen => qwen::resume(program, args, id),
-            Dialect::Cursor => cursor::resume(program, args, id),
-            Dialect::OpenCode => opencode::resume(program, args, id),
-            _ => return None,
-        })
+        self.agent().resume.map(|resume| resume(program, args, id))
     }
 
     /// What a valid record of type `ty` tells a supervisor (session, run begun, run
@@ -310,35 +262,17 @@ impl Dialect {
         ty: &str,
         subtype: Option<&str>,
     ) -> Option<RunFacts<'a>> {
-        Some(match self {
-            Dialect::Claude => claude::run_facts(obj, ty, subtype),
-            Dialect::Qwen => qwen::run_facts(obj, ty, subtype),
-            Dialect::Cursor => cursor::run_facts(obj, ty, subtype),
-            Dialect::Gemini => gemini::run_facts(obj, ty),
-            Dialect::OpenCode => opencode::run_facts(obj, ty),
-            Dialect::Codex => codex::run_facts(obj, ty),
-            _ => return None,
-        })
+        self.agent().run_facts.map(|facts| facts(obj, ty, subtype))
     }
 
     /// The agent's reader of its records into normalized events (its module's `events`);
     /// `None` for `generic`, whose records are all `unknown` (docs/DESIGN.md, "What an
     /// agent module holds").
     pub(crate) fn events(self) -> Option<&'static dyn crate::event::EventReader> {
-        Some(match self {
-            Dialect::Claude | Dialect::ClaudeLog => &claude::events::Claude,
-            Dialect::Codex => &codex::events::Exec,
-            Dialect::CodexLog => &codex_log::events::Rollout,
-            Dialect::JsonRpc => &jsonrpc::events::Rpc,
-            Dialect::Gemini => &gemini::events::Stream,
-            Dialect::GeminiLog => &gemini_log::events::Log,
-            Dialect::Qwen => &qwen::events::Stream,
-            Dialect::QwenLog => &qwen::events::Log,
-            Dialect::Cursor => &cursor::events::Cursor,
-            Dialect::OpenCode => &opencode::events::OpenCode,
-            Dialect::Copilot => &copilot::events::Copilot,
-            Dialect::Generic => return None,
-        })
+        match self.agent().events {
+            Some(reader) => Some(reader),
+            None => None,
+        }
     }
 
     /// What a record tells the gap trackers (`gaps`, `validate --gaps`), pushed onto `ops`
@@ -350,38 +284,14 @@ impl Dialect {
         ops: &mut Vec<crate::gaps::Op>,
         text: &mut String,
     ) {
-        match self {
-            // Cursor's `tool_call` records count in any Claude-shaped stream: one read as
-            // Claude's (forced, or before Cursor's own records tell it) keeps its calls.
-            Dialect::Claude | Dialect::Qwen | Dialect::Cursor => {
-                claude::gaps::stream(info, value, ops, text);
-                cursor::gaps::tool_call(info, value, ops, text);
-            }
-            Dialect::ClaudeLog => claude_log::gaps::ops(info, value, ops, text),
-            Dialect::Codex => codex::gaps::ops(info, value, ops, text),
-            Dialect::CodexLog => codex_log::gaps::ops(info, value, ops, text),
-            Dialect::JsonRpc => jsonrpc::gaps::ops(value, ops, text),
-            Dialect::Gemini => gemini::gaps::ops(info, value, ops, text),
-            Dialect::OpenCode => opencode::gaps::ops(info, value, ops, text),
-            Dialect::Copilot => copilot::gaps::ops(info, value, ops, text),
-            Dialect::GeminiLog => gemini_log::gaps::ops(info, value, ops, text),
-            Dialect::QwenLog => qwen::gaps::log_ops(info, value, ops, text),
-            Dialect::Generic => {}
-        }
+        (self.agent().gap_ops)(info, value, ops, text)
     }
 
     /// What the end of an input leaves unfinished for the gap trackers: a session without
     /// its result ([`Dialect::ends_sessions_with_result`]), or what the agent's process
     /// left open (codex exec: a turn, started items).
     pub(crate) fn input_end(self) -> crate::gaps::InputEnd {
-        use crate::gaps::InputEnd;
-        match self {
-            _ if self.ends_sessions_with_result() => InputEnd::SessionResult,
-            Dialect::Codex => InputEnd::Process {
-                turn_ends: codex::gaps::TURN_ENDS,
-            },
-            _ => InputEnd::Nothing,
-        }
+        self.agent().input_end
     }
 
     /// Calls `f` with each piece of a record's human text (`filter --grep`), read by its
@@ -396,21 +306,7 @@ impl Dialect {
         f: &mut dyn FnMut(Json<'a>) -> bool,
     ) -> bool {
         match dialect {
-            Some(Dialect::Claude | Dialect::ClaudeLog | Dialect::Qwen) => {
-                claude::texts::messages(value, f)
-            }
-            Some(Dialect::Cursor) => cursor::texts::each(value, f),
-            Some(Dialect::Codex) => codex::texts::each(value, f),
-            Some(Dialect::CodexLog) => codex_log::texts::each(value, f),
-            Some(
-                Dialect::JsonRpc
-                | Dialect::Gemini
-                | Dialect::GeminiLog
-                | Dialect::QwenLog
-                | Dialect::OpenCode
-                | Dialect::Copilot
-                | Dialect::Generic,
-            ) => texts::strings(Some(value), f),
+            Some(d) => (d.agent().texts)(value, f),
             None => {
                 let ty = texts::str_at(value, "type");
                 let guess = [
@@ -431,39 +327,11 @@ impl Dialect {
 
     /// Whether a record of this dialect's signature was seen: decisive evidence only.
     fn recognises(self, obj: Json<'_>, ty: Option<&str>) -> bool {
-        match self {
-            Dialect::Claude => claude::recognises(obj, ty),
-            Dialect::ClaudeLog => claude_log::recognises(obj, ty),
-            Dialect::Codex => codex::recognises(obj, ty),
-            Dialect::CodexLog => codex_log::recognises(obj, ty),
-            Dialect::JsonRpc => jsonrpc::recognises(obj, ty),
-            Dialect::Gemini => gemini::recognises(obj, ty),
-            Dialect::GeminiLog => gemini_log::recognises(obj, ty),
-            Dialect::Qwen => qwen::recognises(obj, ty),
-            Dialect::QwenLog => qwen::recognises_log(obj, ty),
-            Dialect::Cursor => cursor::recognises(obj, ty),
-            Dialect::OpenCode => opencode::recognises(obj, ty),
-            Dialect::Copilot => copilot::recognises(obj, ty),
-            Dialect::Generic => false,
-        }
+        (self.agent().recognises)(obj, ty)
     }
 
     fn check(self, obj: Json<'_>, ty: &str, problems: &mut Vec<SchemaProblem>) {
-        match self {
-            Dialect::Claude => claude::check(obj, ty, problems),
-            Dialect::ClaudeLog => claude_log::check(obj, ty, problems),
-            Dialect::Codex => codex::check(obj, ty, problems),
-            Dialect::CodexLog => codex_log::check(obj, ty, problems),
-            Dialect::JsonRpc => jsonrpc::check(obj, problems),
-            Dialect::Gemini => gemini::check(obj, ty, problems),
-            Dialect::GeminiLog => gemini_log::check(obj, ty, problems),
-            Dialect::Qwen => qwen::check(obj, ty, problems),
-            Dialect::QwenLog => qwen::check_log(obj, ty, problems),
-            Dialect::Cursor => cursor::check(obj, ty, problems),
-            Dialect::OpenCode => opencode::check(obj, ty, problems),
-            Dialect::Copilot => copilot::check(obj, ty, problems),
-            Dialect::Generic => generic::check(obj, ty, problems),
-        }
+        (self.agent().check)(obj, ty, problems)
     }
 }
 

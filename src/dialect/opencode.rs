@@ -10,9 +10,12 @@
 
 pub(super) mod events;
 
+use super::agent::{Agent, StatsReader};
 use super::facts::{at, str_of, Fact};
+use super::texts;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
@@ -106,7 +109,7 @@ pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsStri
 
 /// Every line names its session (`sessionID`); a run ends at [`ends_run`], and a
 /// `step_start` after that begins another.
-pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
+pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> RunFacts<'a> {
     let mut facts = RunFacts {
         session: obj.get("sessionID").and_then(|s| s.as_str()),
         ..RunFacts::default()
@@ -122,7 +125,12 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str) -> RunFacts<'a> {
 /// The stats facts of an OpenCode record: each `step_finish` (`tokens.input` is already
 /// non-cached; `reasoning` apart from `output`) and its `cost` (summed per session: the
 /// reported cost, as old Claude transcripts' per-message `costUSD`); tool parts by `callID`.
-pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+pub(crate) fn facts<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    _session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
     if let Some(s) = str_of(v, "sessionID") {
         f(Fact::Session(s));
     }
@@ -173,3 +181,32 @@ pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
+/// `sessionID`, on every record.
+fn named_session(v: Json<'_>) -> Option<&str> {
+    v.get("sessionID").and_then(|s| s.as_str())
+}
+
+/// The `opencode` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "opencode",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: named_session,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: false,
+    events: Some(&events::OpenCode),
+    stats: StatsReader::Facts(facts),
+    gap_ops: gaps::ops,
+    input_end: InputEnd::SessionResult,
+    texts: texts::all_strings,
+    programs: PROGRAMS,
+    resume: Some(resume),
+    run_facts: Some(run_facts),
+};

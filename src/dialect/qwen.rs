@@ -17,9 +17,12 @@
 pub(super) mod events;
 pub(super) mod gaps;
 
+use super::agent::{self, Agent, StatsReader};
 use super::facts::{at, claude_shaped, from_prompt, num, str_of, Fact};
+use super::texts;
 use super::RunFacts;
 use super::{claude, expect, SchemaProblem, Want};
+use crate::gaps::InputEnd;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
@@ -93,7 +96,12 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> R
 /// `usage`, converted the same way, is the session's billed totals (as a Claude result's:
 /// it also counts calls no message shows, such as the memory extraction after a text-only
 /// turn; the difference goes to the session's last model).
-pub(crate) fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+pub(crate) fn facts<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    _session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
     claude_shaped(v, ty, result_tokens, f);
 }
 
@@ -111,7 +119,12 @@ fn result_tokens(u: Json<'_>) -> Option<Tokens> {
 /// The stats facts of a Qwen Code session-log record: `usageMetadata` of assistant lines
 /// (`promptTokenCount` includes `cachedContentTokenCount`; `thoughtsTokenCount` apart),
 /// `functionCall` parts and the `toolCallResult` of tool_result lines.
-pub(crate) fn log_facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(Fact<'a>)) {
+pub(crate) fn log_facts<'a>(
+    v: Json<'a>,
+    ty: Option<&'a str>,
+    _session: &str,
+    f: &mut dyn FnMut(Fact<'a>),
+) {
     // The per-session usage summary (no type) repeats the chats' totals: not counted.
     let Some(ty) = ty else { return };
     if let Some(s) = str_of(v, "sessionId") {
@@ -165,3 +178,51 @@ pub(crate) fn log_facts<'a>(v: Json<'a>, ty: Option<&'a str>, f: &mut dyn FnMut(
         _ => {}
     }
 }
+
+/// The `qwen` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static AGENT: Agent = Agent {
+    name: "qwen",
+    known_types: KNOWN_TYPES,
+    knows: None,
+    recognises: recognises,
+    check: check,
+    named_session: agent::session_id,
+    is_claude_shaped: true,
+    reads_as_claude_messages: true,
+    input_includes_cache: true,
+    result_text_tells_failure: true,
+    carries_session: true,
+    inherits_context: true,
+    events: Some(&events::Stream),
+    stats: StatsReader::Facts(facts),
+    gap_ops: claude::stream_gap_ops,
+    input_end: InputEnd::SessionResult,
+    texts: claude::texts::messages,
+    programs: PROGRAMS,
+    resume: Some(resume),
+    run_facts: Some(run_facts),
+};
+
+/// The `qwen-log` agent, as the registry reads it ([`super::Dialect::agent`]).
+pub(super) static LOG_AGENT: Agent = Agent {
+    name: "qwen-log",
+    known_types: LOG_KNOWN_TYPES,
+    knows: None,
+    recognises: recognises_log,
+    check: check_log,
+    named_session: agent::session_id_camel,
+    is_claude_shaped: false,
+    reads_as_claude_messages: false,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+    carries_session: true,
+    inherits_context: false,
+    events: Some(&events::Log),
+    stats: StatsReader::Facts(log_facts),
+    gap_ops: gaps::log_ops,
+    input_end: InputEnd::Nothing,
+    texts: texts::all_strings,
+    programs: &[],
+    resume: None,
+    run_facts: None,
+};

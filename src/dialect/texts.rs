@@ -56,3 +56,9 @@ pub(super) fn each_at<'a>(
     }
     done
 }
+
+/// `f` on every string of a record ([`strings`]): the `texts` of an agent whose records
+/// are mostly text, and of JSON-RPC and generic records.
+pub(super) fn all_strings<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
+    strings(Some(v), f)
+}

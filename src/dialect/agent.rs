@@ -1,0 +1,106 @@
+//! One agent's descriptor: everything the registry asks of an agent, in one value its
+//! module defines (`pub(super) static AGENT: Agent = Agent { ... }`). The registry's one
+//! match ([`super::Dialect::agent`]) says which descriptor a dialect is; every
+//! [`super::Dialect`] method reads a field of it (docs/DESIGN.md, "Adding an agent").
+//!
+//! Every field is required, with no default: a new agent whose descriptor forgets one
+//! does not compile. That is the point: the compiler, not a reviewer, lists what an agent
+//! must say. A field an agent has no answer for is written out as such (`None`, `&[]`,
+//! `false`, [`no_gap_ops`]).
+
+use super::facts::{Fact, Top};
+use super::{RecordInfo, RunFacts, SchemaProblem};
+use crate::event::EventReader;
+use crate::gaps::{InputEnd, Op};
+use crate::json::Json;
+use crate::stats::Ingest;
+use std::ffi::{OsStr, OsString};
+
+/// How `stats` reads an agent's records (docs/DESIGN.md "The stats rooms").
+#[derive(Clone, Copy)]
+pub(crate) enum StatsReader {
+    /// Into neutral [`Fact`]s, which the store applies without naming the agent; the
+    /// `&str` is the session the record's input is in so far.
+    Facts(for<'a> fn(Json<'a>, Option<&'a str>, &str, &mut dyn FnMut(Fact<'a>))),
+    /// Straight into the store, by the record's type (Codex: turns and cumulative totals).
+    Typed(fn(Json<'_>, Option<&str>, &mut Ingest<'_>)),
+    /// Straight into the store, from the record's top-level fields found in one walk
+    /// (Claude's shape: request ids, `message_delta` links).
+    Top(fn(Json<'_>, &Top<'_>, &mut Ingest<'_>)),
+}
+
+/// What ndjq knows of one agent's records and CLI. Every field is required: adding an
+/// agent without saying one of them is a compile error (see the module's doc).
+pub(crate) struct Agent {
+    /// The dialect's name (`--dialect`, reports).
+    pub(super) name: &'static str,
+    /// The record types the dialect knows (empty: it flags none).
+    pub(super) known_types: &'static [&'static str],
+    /// Whether a type is known, when that is more than membership of `known_types`
+    /// (Copilot's dotted event families); `None`: `known_types` says.
+    pub(super) knows: Option<fn(&str) -> bool>,
+    /// Whether a record carries the dialect's decisive signature (detection).
+    pub(super) recognises: fn(Json<'_>, Option<&str>) -> bool,
+    /// The schema problems of a record of a known type.
+    pub(super) check: fn(Json<'_>, &str, &mut Vec<SchemaProblem>),
+    /// The session a record names itself, if it names one.
+    pub(super) named_session: for<'a> fn(Json<'a>) -> Option<&'a str>,
+
+    // ---- the family the agent belongs to ----
+    /// Claude Code's stream shape: `system`/`init` opens, `result` ends, `tool_use` blocks
+    /// answered by `tool_result` blocks.
+    pub(super) is_claude_shaped: bool,
+    /// Its records are Claude's message objects, read as Claude's own.
+    pub(super) reads_as_claude_messages: bool,
+    /// Its usage counts the cached input inside `input_tokens`.
+    pub(super) input_includes_cache: bool,
+    /// A tool result's text tells a failed command even when `is_error` is false.
+    pub(super) result_text_tells_failure: bool,
+    /// A session named by one record carries to the records after it that name none.
+    pub(super) carries_session: bool,
+    /// A record means something only with what earlier records of its input said, so the
+    /// input is read in one piece by `stats`, never in blocks counted apart.
+    pub(super) inherits_context: bool,
+
+    // ---- its readers ----
+    /// Its reader of records into normalized events (`None`: every record is `unknown`).
+    pub(super) events: Option<&'static (dyn EventReader + Sync)>,
+    /// Its reader of records for `stats`.
+    pub(super) stats: StatsReader,
+    /// What a record tells the gap trackers.
+    pub(super) gap_ops: fn(&RecordInfo<'_>, Json<'_>, &mut Vec<Op>, &mut String),
+    /// What the end of an input leaves owed to the gap trackers
+    /// ([`InputEnd::SessionResult`]: each session ends with a result record).
+    pub(super) input_end: InputEnd,
+    /// Calls `f` on each piece of a record's human text until it returns true
+    /// (`filter --grep`); whether it did.
+    pub(super) texts: for<'a> fn(Json<'a>, &mut dyn FnMut(Json<'a>) -> bool) -> bool,
+
+    // ---- its CLI, for `ndjq run` ----
+    /// The program names its CLI runs as (empty: no CLI ndjq knows).
+    pub(super) programs: &'static [&'static str],
+    /// The command line that resumes session `id`, run before as `program` with `args`
+    /// (`None`: ndjq does not know how).
+    pub(super) resume: Option<fn(&OsStr, &[OsString], &str) -> Vec<OsString>>,
+    /// What a valid record of a type tells the supervisor (`None`: ndjq does not
+    /// supervise this agent).
+    pub(super) run_facts: Option<for<'a> fn(Json<'a>, &str, Option<&str>) -> RunFacts<'a>>,
+}
+
+/// The `gap_ops` of an agent whose records tell the gap trackers nothing.
+pub(super) fn no_gap_ops(_: &RecordInfo<'_>, _: Json<'_>, _: &mut Vec<Op>, _: &mut String) {}
+
+/// The `named_session` of an agent whose records name no session.
+pub(super) fn no_session(_: Json<'_>) -> Option<&str> {
+    None
+}
+
+/// A top-level `session_id` (Claude-shaped streams, Gemini's stream).
+pub(super) fn session_id(v: Json<'_>) -> Option<&str> {
+    v.get("session_id").and_then(|s| s.as_str())
+}
+
+/// A top-level `sessionId` (the session logs).
+pub(super) fn session_id_camel(v: Json<'_>) -> Option<&str> {
+    v.get("sessionId").and_then(|s| s.as_str())
+}
