@@ -16,12 +16,22 @@ use crate::json::Json;
 use crate::stats::Ingest;
 use std::ffi::{OsStr, OsString};
 
+/// A reader of records into [`Fact`]s: the record, its type, the session its input is in
+/// so far, and where the facts go.
+pub(crate) type FactsFn = for<'a> fn(Json<'a>, Option<&'a str>, &str, &mut dyn FnMut(Fact<'a>));
+
+/// The command line that resumes a session: the program, its arguments, the session id.
+pub(crate) type ResumeFn = fn(&OsStr, &[OsString], &str) -> Vec<OsString>;
+
+/// What a valid record (its type and subtype) tells the supervisor of a run.
+pub(crate) type RunFactsFn = for<'a> fn(Json<'a>, &str, Option<&str>) -> RunFacts<'a>;
+
 /// How `stats` reads an agent's records (docs/DESIGN.md "The stats rooms").
 #[derive(Clone, Copy)]
 pub(crate) enum StatsReader {
     /// Into neutral [`Fact`]s, which the store applies without naming the agent; the
     /// `&str` is the session the record's input is in so far.
-    Facts(for<'a> fn(Json<'a>, Option<&'a str>, &str, &mut dyn FnMut(Fact<'a>))),
+    Facts(FactsFn),
     /// Straight into the store, by the record's type (Codex: turns and cumulative totals).
     Typed(fn(Json<'_>, Option<&str>, &mut Ingest<'_>)),
     /// Straight into the store, from the record's top-level fields found in one walk
@@ -81,10 +91,10 @@ pub(crate) struct Agent {
     pub(super) programs: &'static [&'static str],
     /// The command line that resumes session `id`, run before as `program` with `args`
     /// (`None`: ndjq does not know how).
-    pub(super) resume: Option<fn(&OsStr, &[OsString], &str) -> Vec<OsString>>,
+    pub(super) resume: Option<ResumeFn>,
     /// What a valid record of a type tells the supervisor (`None`: ndjq does not
     /// supervise this agent).
-    pub(super) run_facts: Option<for<'a> fn(Json<'a>, &str, Option<&str>) -> RunFacts<'a>>,
+    pub(super) run_facts: Option<RunFactsFn>,
 }
 
 /// The `gap_ops` of an agent whose records tell the gap trackers nothing.
