@@ -12,7 +12,6 @@ pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
 use super::facts::{at, claude_shaped, num, str_of, Fact};
-use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
@@ -93,11 +92,6 @@ pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsStri
     super::argv::with_resume_flag(program, args, valued, &[b"--continue"], id)
 }
 
-/// Cursor's stream is Claude's shape: its init and result tell a supervisor the same.
-pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
-    super::claude::run_facts(obj, ty, subtype)
-}
-
 /// The stats facts of a Cursor record: Claude's shape ([`claude_shaped`]), its `tool_call`
 /// started/completed, and `result.usage{inputTokens, outputTokens, cacheReadTokens,
 /// cacheWriteTokens}` where newer versions write it (the session's billed totals, as a
@@ -176,5 +170,6 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::each,
     programs: PROGRAMS,
     resume: Some(resume),
-    run_facts: Some(run_facts),
+    // Claude's stream shape: its init and result tell a supervisor the same.
+    run_facts: Some(super::claude::run_facts),
 };

@@ -20,7 +20,6 @@ pub(super) mod gaps;
 use super::agent::{self, Agent, StatsReader};
 use super::facts::{at, claude_shaped, from_prompt, num, str_of, Fact};
 use super::texts;
-use super::RunFacts;
 use super::{claude, expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
@@ -84,11 +83,6 @@ pub(super) const PROGRAMS: &[&str] = &["qwen"];
 pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsString> {
     let valued: &[&[u8]] = &[b"--resume", b"-r", b"--session-id"];
     super::argv::with_resume_flag(program, args, valued, &[b"--continue"], id)
-}
-
-/// Qwen Code's stream is Claude's shape: its init and result tell a supervisor the same.
-pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
-    super::claude::run_facts(obj, ty, subtype)
 }
 
 /// The stats facts of a Qwen Code stream record: Claude's shape ([`claude_shaped`]); each
@@ -200,7 +194,8 @@ pub(super) static AGENT: Agent = Agent {
     texts: claude::texts::messages,
     programs: PROGRAMS,
     resume: Some(resume),
-    run_facts: Some(run_facts),
+    // Claude's stream shape: its init and result tell a supervisor the same.
+    run_facts: Some(super::claude::run_facts),
 };
 
 /// The `qwen-log` agent, as the registry reads it ([`super::Dialect::agent`]).
