@@ -696,12 +696,7 @@ impl GapTracker {
                     self.answered.clear();
                     self.saw_init = true;
                 }
-                Op::OpenTool { id, name, if_new } => {
-                    let (id, name) = (id.of(text), name.of(text));
-                    if !*if_new || !self.tools.contains(id) {
-                        self.open_tool(id, name, at, out);
-                    }
-                }
+                Op::OpenTool { id, name } => self.open_tool(id.of(text), name.of(text), at, out),
                 Op::CloseTool { id, failed } => self.close_tool(id.of(text), *failed, at, out),
                 Op::ToolState { id, name, ended } => {
                     let id = id.of(text);
@@ -962,11 +957,10 @@ pub(crate) enum Op {
     ProcessStart {
         turn_ends: &'static str,
     },
-    /// A tool call opens (`if_new`: unless one with that id is open).
+    /// A tool call opens.
     OpenTool {
         id: Span,
         name: Span,
-        if_new: bool,
     },
     CloseTool {
         id: Span,

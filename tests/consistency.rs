@@ -578,3 +578,41 @@ fn a_codex_rollouts_web_searches_and_local_shell_calls_are_read_alike() {
     assert_eq!(events_tool_names(&path), stats_tool_names(&path));
     assert_eq!(gaps_codes(&path), ["TOOL_ERROR"]);
 }
+
+/// OpenCode prints a tool part again as its state changes (`running`, then `completed` or
+/// `error`), and may print one again after it ended (twice, or a stale `running` behind
+/// its end): each line states the call whole, so a failed call is one call and one error
+/// in every command, and `gaps` opens it once and never again once answered (no second
+/// TOOL_ERROR, no call left open at the end).
+#[test]
+fn an_opencode_tool_part_printed_again_is_one_call_everywhere() {
+    let dir = common::tempdir();
+    let part = |status: &str, extra: &str| {
+        format!(
+            r#"{{"type":"tool_use","timestamp":1777197446600,"sessionID":"ses_1","part":{{"id":"prt_1","callID":"call_1","tool":"bash","type":"tool","state":{{"status":"{status}","input":{{"command":"make"}}{extra}}},"messageID":"msg_1","sessionID":"ses_1"}}}}"#
+        )
+    };
+    let lines = [
+        r#"{"type":"step_start","timestamp":1777197446593,"sessionID":"ses_1","part":{"id":"prt_0","messageID":"msg_1","sessionID":"ses_1","type":"step-start"}}"#.to_string(),
+        part("running", ""),
+        part("error", r#","error":"make: *** no rule""#),
+        part("error", r#","error":"make: *** no rule""#),
+        part("running", ""),
+        r#"{"type":"step_finish","timestamp":1777197446660,"sessionID":"ses_1","part":{"id":"prt_2","reason":"stop","messageID":"msg_1","sessionID":"ses_1","type":"step-finish","tokens":{"total":30,"input":20,"output":10,"reasoning":0,"cache":{"write":0,"read":0}},"cost":0}}"#.to_string(),
+    ];
+    let path = common::write_file(
+        dir.path(),
+        "opencode.jsonl",
+        (lines.join("\n") + "\n").as_bytes(),
+    );
+    let stats = stats_reading(&path);
+    assert_eq!((stats.calls, stats.errors), (1, 1));
+    assert_eq!(events_reading(&path), stats);
+    assert_eq!(gaps_tool_errors(&path), 1);
+    let gaps = json_lines("gaps", &path);
+    assert!(
+        gaps.iter()
+            .all(|d| d["code"] != "TOOL_ORPHAN_RESULT" && d["code"] != "TOOL_ORPHAN_USE"),
+        "{gaps:?}"
+    );
+}

@@ -99,7 +99,6 @@ pub(in crate::dialect) fn tools(
                     ops.push(Op::OpenTool {
                         id: put(text, id),
                         name: put(text, name),
-                        if_new: false,
                     });
                 }
             }

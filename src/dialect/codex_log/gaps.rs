@@ -28,7 +28,6 @@ pub(in crate::dialect) fn ops(
             ops.push(Op::OpenTool {
                 id: put(text, id),
                 name: put(text, name),
-                if_new: false,
             });
         }
         Some("function_call_output" | "custom_tool_call_output" | "local_shell_call_output") => {

@@ -23,7 +23,6 @@ pub(in crate::dialect) fn ops(
                 ops.push(Op::OpenTool {
                     id: put(text, id),
                     name: put(text, data_str("toolName").unwrap_or("?")),
-                    if_new: false,
                 });
             }
         }

@@ -33,7 +33,6 @@ pub(in crate::dialect) fn tool_call(
         Some("started") => ops.push(Op::OpenTool {
             id: put(text, id),
             name: put(text, name.unwrap_or("?")),
-            if_new: false,
         }),
         Some("completed") => ops.push(Op::CloseTool {
             id: put(text, id),

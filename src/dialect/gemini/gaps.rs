@@ -42,7 +42,6 @@ pub(in crate::dialect) fn ops(
                 ops.push(Op::OpenTool {
                     id: put(text, id),
                     name: put(text, str_at("tool_name").unwrap_or("?")),
-                    if_new: false,
                 });
             }
         }

@@ -1,7 +1,7 @@
 //! What an OpenCode record tells the gap trackers: there is no init and no result, so a
 //! run is open from its first record to a `step_finish` that ends it ([`super::ends_run`])
-//! or an `error` (a failure); a `tool_use` part opens its call and, once `completed` or
-//! `error`, closes it (failed by [`super::tool_failed`]).
+//! or an `error` (a failure); a `tool_use` part states its call ([`Op::ToolState`]): opened once, closed once
+//! `completed` or `error` (failed by [`super::tool_failed`]), never opened again after.
 
 use crate::dialect::RecordInfo;
 use crate::gaps::{put, session_error, session_record, Op};
@@ -28,18 +28,15 @@ pub(in crate::dialect) fn ops(
                 .unwrap_or("?");
             let state = part.and_then(|p| p.get("state"));
             let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
-            ops.push(Op::OpenTool {
+            // A part is printed again as its state changes: each line states the call
+            // whole, opened once and closed once (as Gemini's rewritten messages).
+            let ended =
+                matches!(status, Some("completed" | "error")).then(|| super::tool_failed(state));
+            ops.push(Op::ToolState {
                 id: put(text, id),
                 name: put(text, name),
-                if_new: true,
+                ended,
             });
-            if matches!(status, Some("completed" | "error")) {
-                let failed = super::tool_failed(state);
-                ops.push(Op::CloseTool {
-                    id: put(text, id),
-                    failed,
-                });
-            }
         }
         "error" => {
             let e = value.get("error");

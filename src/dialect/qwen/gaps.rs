@@ -27,7 +27,6 @@ pub(in crate::dialect) fn log_ops(
                 ops.push(Op::OpenTool {
                     id: put(text, id),
                     name: put(text, name),
-                    if_new: false,
                 });
             }
         } else if let Some(response) = part.get("functionResponse") {
