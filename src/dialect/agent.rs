@@ -57,9 +57,6 @@ pub(crate) struct Agent {
     pub(super) named_session: for<'a> fn(Json<'a>) -> Option<&'a str>,
 
     // ---- the family the agent belongs to ----
-    /// Claude Code's stream shape: `system`/`init` opens, `result` ends, `tool_use` blocks
-    /// answered by `tool_result` blocks.
-    pub(super) is_claude_shaped: bool,
     /// Its records are Claude's message objects, read as Claude's own.
     pub(super) reads_as_claude_messages: bool,
     /// Its usage counts the cached input inside `input_tokens`.

@@ -161,7 +161,6 @@ pub(super) static AGENT: Agent = Agent {
     recognises,
     check,
     named_session: agent::session_id,
-    is_claude_shaped: true,
     reads_as_claude_messages: true,
     input_includes_cache: false,
     result_text_tells_failure: false,

@@ -157,7 +157,6 @@ pub(super) static AGENT: Agent = Agent {
     recognises,
     check,
     named_session: agent::session_id,
-    is_claude_shaped: true,
     reads_as_claude_messages: false,
     input_includes_cache: false,
     result_text_tells_failure: true,

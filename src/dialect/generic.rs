@@ -24,7 +24,6 @@ pub(super) static AGENT: Agent = Agent {
     recognises,
     check,
     named_session: agent::no_session,
-    is_claude_shaped: false,
     reads_as_claude_messages: false,
     input_includes_cache: false,
     result_text_tells_failure: false,

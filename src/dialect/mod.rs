@@ -176,13 +176,6 @@ impl Dialect {
         }
     }
 
-    /// Whether the dialect is one of Claude Code's stream shape: a `system`/`init` record
-    /// opens a session, a `result` record ends it, and assistant messages carry
-    /// `tool_use` blocks answered by `tool_result` blocks (Claude, Qwen Code, Cursor).
-    pub fn is_claude_shaped(self) -> bool {
-        self.agent().is_claude_shaped
-    }
-
     /// Whether the dialect's records are Claude's message objects, read as Claude's own:
     /// `user`/`assistant` records whose `message.content` holds the text and tool blocks,
     /// and whose `message.usage` is held until the next message or `result` (Claude's
@@ -190,12 +183,6 @@ impl Dialect {
     /// own `tool_call` records and no usage, so it is read on its own.
     pub fn reads_as_claude_messages(self) -> bool {
         self.agent().reads_as_claude_messages
-    }
-
-    /// Whether a stream of this dialect ends each session with a result record, so a
-    /// session left open when the input ends is reported (SESS_NO_RESULT).
-    pub fn ends_sessions_with_result(self) -> bool {
-        matches!(self.agent().input_end, crate::gaps::InputEnd::SessionResult)
     }
 
     /// Whether the dialect's usage counts the cached input inside `input_tokens` (Qwen
@@ -288,7 +275,7 @@ impl Dialect {
     }
 
     /// What the end of an input leaves unfinished for the gap trackers: a session without
-    /// its result ([`Dialect::ends_sessions_with_result`]), or what the agent's process
+    /// its result (`InputEnd::SessionResult`), or what the agent's process
     /// left open (codex exec: a turn, started items).
     pub(crate) fn input_end(self) -> crate::gaps::InputEnd {
         self.agent().input_end

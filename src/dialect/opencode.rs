@@ -195,7 +195,6 @@ pub(super) static AGENT: Agent = Agent {
     recognises,
     check,
     named_session,
-    is_claude_shaped: false,
     reads_as_claude_messages: false,
     input_includes_cache: false,
     result_text_tells_failure: false,
