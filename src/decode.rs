@@ -63,10 +63,8 @@ impl Decoder {
         bytes: &[u8],
         f: impl FnOnce(Result<Json<'_>, &Failure>) -> T,
     ) -> T {
-        if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
-            if self.doc.parse(text, self.max_depth) {
-                return f(Ok(Json::Tape(TapeValue::root(&self.doc, text))));
-            }
+        if let Some(text) = self.doc.parse_bytes(bytes, self.max_depth) {
+            return f(Ok(Json::Tape(TapeValue::root(&self.doc, text))));
         }
         match slow_verdict(bytes, self.max_depth) {
             Ok(value) => {

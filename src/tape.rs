@@ -13,7 +13,8 @@
 //! branch-free bit arithmetic, and checks every escape (only escapes other than `\"`, `\\`
 //! and `\n` are looked at one by one).
 //! Stage 2 is a plain parser of the structure, which jumps from a string's opening quote
-//! to its closing one through the quote mask. The record is checked as UTF-8 before.
+//! to its closing one through the quote mask. UTF-8 is checked in stage 1 on AVX2
+//! (`utf8.rs`), else by simdutf8 before it.
 //!
 //! The parser must never accept what serde_json refuses: its grammar is RFC 8259 as
 //! serde_json reads it (no lone UTF-16 surrogate in a `\u` escape, no number out of the
@@ -22,6 +23,9 @@
 //! serde_json's. The fuzz target `framing_decode` and tests/differential.rs hold it to that.
 
 use std::cell::OnceCell;
+
+#[cfg(target_arch = "x86_64")]
+mod utf8;
 
 /// What a node is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,21 +128,32 @@ impl Doc {
     /// `max_depth` deep. `false` when it is not JSON as serde_json reads it, or when the
     /// record is too big for the tape's 32-bit offsets (serde_json decides those).
     pub fn parse(&mut self, src: &str, max_depth: usize) -> bool {
+        self.parse_bytes(src.as_bytes(), max_depth).is_some()
+    }
+
+    /// As [`Doc::parse`], for bytes not yet known to be UTF-8: stage 1 checks that too.
+    /// The record as text when it is JSON, else `None`.
+    pub fn parse_bytes<'s>(&mut self, src: &'s [u8], max_depth: usize) -> Option<&'s str> {
         self.nodes.clear();
         self.cache.clear();
         self.stack.clear();
-        if u32::try_from(src.len()).is_err() || !stage1(src.as_bytes(), self) {
-            return false;
+        if u32::try_from(src.len()).is_err() || !stage1(src, self) {
+            return None;
         }
+        // SAFETY: stage 1 returns `true` only when all of `src` is UTF-8: the AVX2 path
+        // checks it in its loop (`utf8`), the others ask simdutf8 first.
+        // (tests: `utf8_in_stage1_is_std_s_verdict`, `stage1_is_the_same_on_every_path`.)
+        #[allow(unsafe_code)]
+        let text = unsafe { std::str::from_utf8_unchecked(src) };
         // On failure the nodes are left as they are: only a parsed record is ever read.
         Parser {
-            b: src.as_bytes(),
+            b: src,
             i: 0,
             doc: self,
             max_depth,
         }
-        .run()
-        .is_some()
+        .run()?;
+        Some(text)
     }
 }
 
@@ -406,22 +421,24 @@ const ESCAPABLE: [bool; 256] = {
 /// The loop of stage 1, given a function making a block's masks (quotes, backslashes,
 /// control characters, `n`s) and one computing a prefix XOR.
 macro_rules! stage1_body {
-    ($b:expr, $doc:expr, $masks:ident, $prefix_xor:ident) => {{
+    ($b:expr, $doc:expr, $masks:expr, $prefix_xor:ident) => {{
         let b: &[u8] = $b;
         let doc: &mut Doc = $doc;
         doc.quotes.clear();
         doc.slashes.clear();
         doc.unicode.clear();
         doc.solidus.clear();
+        // Sized first and written in place: no capacity check per block.
         let words = b.len().div_ceil(64);
-        doc.quotes.reserve(words);
-        doc.slashes.reserve(words);
+        doc.quotes.resize(words, 0);
+        doc.slashes.resize(words, 0);
         // Whether the first byte of the next block is escaped, and is in a string.
         let mut carry_escaped = 0u64;
         let mut carry_in_string = 0u64;
         let mut bad = 0u64;
         let mut last = [b' '; 64];
-        for (k, block) in b.chunks(64).enumerate() {
+        let outputs = doc.quotes.iter_mut().zip(doc.slashes.iter_mut());
+        for (k, (block, (quotes_out, slashes_out))) in b.chunks(64).zip(outputs).enumerate() {
             let block: &[u8; 64] = match block.first_chunk::<64>() {
                 Some(full) => full,
                 None => {
@@ -449,20 +466,22 @@ macro_rules! stage1_body {
                 }
                 e &= e - 1;
             }
-            doc.quotes.push(quote);
-            doc.slashes.push(slash);
+            *quotes_out = quote;
+            *slashes_out = slash;
         }
         bad == 0 && unicode_escapes_valid(b, &doc.unicode)
     }};
 }
 
 /// Stage 1 over the whole record: fills `doc.quotes` and `doc.slashes`, and returns
-/// `false` when a string holds a control character or an invalid escape. Bytes outside
-/// strings are stage 2's: a stray backslash or control character there fails it.
+/// `false` when the record is not UTF-8, or a string holds a control character or an
+/// invalid escape. Bytes outside strings are stage 2's: a stray backslash or control
+/// character there fails it.
 ///
 /// The body is written once (`stage1_body!`) and compiled for the instruction sets a CPU
-/// may have: AVX2 with carry-less multiplication when the CPU has them, else SSE2 (every
-/// x86-64 CPU), else plain code on other targets.
+/// may have: AVX2 with carry-less multiplication when the CPU has them, checking UTF-8 on
+/// the vectors it loads; else SSE2 (every x86-64 CPU), else plain code on other targets,
+/// both after simdutf8 has checked the record's UTF-8.
 fn stage1(b: &[u8], doc: &mut Doc) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -482,19 +501,28 @@ fn stage1(b: &[u8], doc: &mut Doc) -> bool {
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    stage1_body!(b, doc, portable_masks, prefix_xor)
+    {
+        simdutf8::basic::from_utf8(b).is_ok() && stage1_body!(b, doc, portable_masks, prefix_xor)
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,pclmulqdq")]
 fn stage1_avx2(b: &[u8], doc: &mut Doc) -> bool {
-    stage1_body!(b, doc, avx2_masks, clmul_prefix_xor)
+    let mut utf8 = utf8::Utf8::new();
+    let strings_ok = stage1_body!(
+        b,
+        doc,
+        |block: &[u8; 64]| avx2_masks(block, &mut utf8),
+        clmul_prefix_xor
+    );
+    strings_ok && utf8.valid()
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "sse2")]
 fn stage1_sse2(b: &[u8], doc: &mut Doc) -> bool {
-    stage1_body!(b, doc, sse2_masks, prefix_xor)
+    simdutf8::basic::from_utf8(b).is_ok() && stage1_body!(b, doc, sse2_masks, prefix_xor)
 }
 
 /// Checks every `\u` escape one by one (`unicode` holds where their `u`s are): four hex
@@ -578,28 +606,29 @@ fn sse2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
     (q, s, c, n)
 }
 
-/// As [`sse2_masks`], 32 bytes at a time.
+/// As [`sse2_masks`], 32 bytes at a time, and the block's UTF-8 checked on the way.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn avx2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
+fn avx2_masks(block: &[u8; 64], utf8: &mut utf8::Utf8) -> (u64, u64, u64, u64) {
     use std::arch::x86_64::{
-        _mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
-        _mm256_set_epi64x,
+        __m256i, _mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
     };
+    let (halves, _) = block.as_chunks::<32>();
+    let halves = [&halves[0], &halves[1]].map(|half| utf8::load(half));
+    utf8.block(halves[0], halves[1]);
     let quote = _mm256_set1_epi8(b'"' as i8);
     let slash = _mm256_set1_epi8(b'\\' as i8);
     let letter_n = _mm256_set1_epi8(b'n' as i8);
     let below_space = _mm256_set1_epi8(0x1F);
+    let mask =
+        |v: __m256i, of: __m256i| u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, of)) as u32);
     let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
-    for (k, chunk) in block.chunks_exact(32).enumerate() {
-        let word = |i| word_at(chunk, i);
-        let v = _mm256_set_epi64x(word(24), word(16), word(8), word(0));
+    for (k, v) in halves.into_iter().enumerate() {
         let shift = 32 * k;
-        q |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, quote)) as u32) << shift;
-        s |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, slash)) as u32) << shift;
-        n |= u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, letter_n)) as u32) << shift;
-        let low = _mm256_cmpeq_epi8(_mm256_min_epu8(v, below_space), v);
-        c |= u64::from(_mm256_movemask_epi8(low) as u32) << shift;
+        q |= mask(v, quote) << shift;
+        s |= mask(v, slash) << shift;
+        n |= mask(v, letter_n) << shift;
+        c |= mask(v, _mm256_min_epu8(v, below_space)) << shift;
     }
     (q, s, c, n)
 }
@@ -800,7 +829,7 @@ mod tests {
                 #[allow(unsafe_code)]
                 fn avx2(block: &[u8; 64]) -> Masks {
                     // SAFETY: only pushed after the CPU was found to have AVX2.
-                    unsafe { avx2_masks(block) }
+                    unsafe { avx2_masks(block, &mut utf8::Utf8::new()) }
                 }
                 makers.push(("avx2", avx2));
             }
@@ -839,8 +868,9 @@ mod tests {
             let mut fast = Doc::new();
             let verdict = stage1(&bytes, &mut fast);
             let mut plain = Doc::new();
-            let plain_verdict = stage1_body!(&bytes, &mut plain, portable_masks, prefix_xor);
-            assert_eq!(verdict, plain_verdict, "{bytes:?}");
+            let strings_ok = stage1_body!(&bytes, &mut plain, portable_masks, prefix_xor);
+            let is_utf8 = std::str::from_utf8(&bytes).is_ok();
+            assert_eq!(verdict, is_utf8 && strings_ok, "{bytes:?}");
             assert_eq!(fast.quotes, plain.quotes);
             assert_eq!(fast.slashes, plain.slashes);
             assert_eq!(fast.unicode, plain.unicode);
@@ -852,8 +882,75 @@ mod tests {
                 // SAFETY: SSE2 is part of x86-64.
                 let sse2_verdict = unsafe { stage1_sse2(&bytes, &mut sse2) };
                 assert_eq!(verdict, sse2_verdict, "{bytes:?}");
-                assert_eq!(fast.quotes, sse2.quotes);
+                if is_utf8 {
+                    assert_eq!(fast.quotes, sse2.quotes);
+                }
             }
+        }
+    }
+
+    /// Stage 1's UTF-8 verdict is the standard library's, on every path: every sequence of
+    /// up to four of the bytes where UTF-8's rules change, after every number of ASCII
+    /// bytes that puts it across the edge of a 32-byte vector or a 64-byte block, and
+    /// followed by ASCII, by more of the same, or by nothing (the end of the record).
+    #[test]
+    fn utf8_in_stage1_is_std_s_verdict() {
+        let edges: &[u8] = &[
+            0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0,
+            0xE1, 0xEC, 0xED, 0xEE, 0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF8, 0xFF,
+        ];
+        let mut sequences: Vec<Vec<u8>> = Vec::new();
+        for &a in edges {
+            sequences.push(vec![a]);
+            for &b in edges {
+                sequences.push(vec![a, b]);
+                if a >= 0xC0 {
+                    for &c in edges {
+                        sequences.push(vec![a, b, c]);
+                        if a >= 0xF0 && (0x80..0xC0).contains(&b) && (0x80..0xC0).contains(&c) {
+                            for &d in edges {
+                                sequences.push(vec![a, b, c, d]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut checked = 0;
+        let mut valid = 0;
+        for seq in &sequences {
+            for lead in [0usize, 1, 29, 30, 31, 32, 60, 61, 62, 63, 64, 95] {
+                for tail in [&b""[..], b"a", "é".as_bytes(), seq] {
+                    let mut bytes = vec![b'a'; lead];
+                    bytes.extend_from_slice(seq);
+                    bytes.extend_from_slice(tail);
+                    let theirs = std::str::from_utf8(&bytes).is_ok();
+                    let mut doc = Doc::new();
+                    assert_eq!(stage1(&bytes, &mut doc), theirs, "{bytes:x?}");
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        // SAFETY: SSE2 is part of x86-64.
+                        #[allow(unsafe_code)]
+                        let sse2 = unsafe { stage1_sse2(&bytes, &mut doc) };
+                        assert_eq!(sse2, theirs, "sse2: {bytes:x?}");
+                    }
+                    checked += 1;
+                    valid += usize::from(theirs);
+                }
+            }
+        }
+        assert!(
+            checked > 100_000 && valid > checked / 50,
+            "{valid} of {checked}"
+        );
+        // A character may also end exactly at a block's end, or begin in the padding of a
+        // last short block.
+        for len in 60..=200 {
+            let mut text: String = "a".repeat(len);
+            text.push('😀');
+            assert!(stage1(text.as_bytes(), &mut Doc::new()), "{len}");
+            let cut = &text.as_bytes()[..text.len() - 1];
+            assert!(!stage1(cut, &mut Doc::new()), "cut at {len}");
         }
     }
 
