@@ -179,56 +179,6 @@ fn first_backslash(w: u64) -> usize {
     zero.trailing_zeros() as usize / 8
 }
 
-/// The backslashes of a text, found 64 bytes at a time: in a command's output the
-/// escapes come every few bytes, and a block's mask answers every search inside it.
-struct Backslashes<'a> {
-    b: &'a [u8],
-    /// The block `base..end` the mask is of (empty before the first search).
-    base: usize,
-    end: usize,
-    /// One bit per byte of the block, set for a backslash.
-    mask: u64,
-}
-
-impl Backslashes<'_> {
-    /// The first backslash at or after `j`.
-    fn next(&mut self, mut j: usize) -> Option<usize> {
-        loop {
-            if (self.base..self.end).contains(&j) {
-                let later = self.mask >> (j - self.base);
-                if later != 0 {
-                    return Some(j + later.trailing_zeros() as usize);
-                }
-                j = self.end;
-            }
-            let rest = self.b.get(j..)?;
-            let Some(block) = rest.first_chunk::<64>() else {
-                return memchr::memchr(b'\\', rest).map(|at| j + at);
-            };
-            self.base = j;
-            self.end = j + 64;
-            self.mask = backslash_mask(block);
-        }
-    }
-}
-
-/// One bit per byte of `block`, set for a backslash (exact for every byte).
-fn backslash_mask(block: &[u8; 64]) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let mut mask = 0;
-    for (k, word) in block.chunks_exact(8).enumerate() {
-        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let x = w ^ (ONES * u64::from(b'\\'));
-        // The high bit of each byte that is zero in `x`, without a borrow between bytes.
-        let zero = !(((x & LOW7) + LOW7) | x) & !LOW7;
-        // Gathers the eight high bits into the top byte, in order.
-        let bits = (zero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        mask |= bits << (8 * k);
-    }
-    mask
-}
-
 /// [`failed_exact`]'s answer from the escaped text `raw` of a string without `\u`
 /// escapes, or `None` when it cannot tell cheaply.
 fn failed_escaped(raw: &str) -> Option<bool> {
@@ -499,16 +449,21 @@ impl Escaped<'_> {
             return None;
         }
         let mut j = i + 2;
-        let mut slashes = Backslashes {
-            b,
-            base: 0,
-            end: 0,
-            mask: 0,
-        };
         loop {
-            // Any character but a control one (the record has none) may stand as itself:
-            // only the record's escapes are looked at.
-            j = slashes.next(j)?;
+            // Any character but a control one (the record has none) may stand as itself.
+            if let Some(word) = b.get(j..).and_then(|r| r.first_chunk::<8>()) {
+                match first_backslash(u64::from_le_bytes(*word)) {
+                    8 => {
+                        j += 8;
+                        continue;
+                    }
+                    at => j += at,
+                }
+            }
+            if *b.get(j)? != b'\\' {
+                j += 1;
+                continue;
+            }
             // One of the record's escapes: the document's quote or backslash, a `/` (the
             // document may hold it as itself), or a control character (it may not).
             match *b.get(j + 1)? {
@@ -819,46 +774,6 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_backslashes_of_a_block_are_all_found() {
-        let pool = [
-            0u8,
-            b'a',
-            b'\\' ^ 0x80,
-            b'\\' + 1,
-            b'\\' - 1,
-            0xff,
-            b'\\',
-            0x80,
-        ];
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..20_000 {
-            let block: [u8; 64] = std::array::from_fn(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                pool[(x >> 20) as usize % pool.len()]
-            });
-            let want = block
-                .iter()
-                .enumerate()
-                .fold(0u64, |m, (k, &c)| m | (u64::from(c == b'\\') << k));
-            assert_eq!(backslash_mask(&block), want, "{block:?}");
-            // and every search from every start inside a longer text
-            let text = [&block[..], &block[..17]].concat();
-            let mut slashes = Backslashes {
-                b: &text,
-                base: 0,
-                end: 0,
-                mask: 0,
-            };
-            for j in 0..text.len() {
-                let want = text[j..].iter().position(|&c| c == b'\\').map(|at| j + at);
-                assert_eq!(slashes.next(j), want);
-            }
-        }
-    }
-
     /// Random documents built from the pieces the shortcut looks at.
     #[test]
     fn random_outputs_read_as_the_exact_reading() {
@@ -931,7 +846,7 @@ mod tests {
         ];
         for round in 0..20_000 {
             let mut doc = templates[next(templates.len())].to_string();
-            // One in four long, so strings span the 64-byte blocks `Backslashes` reads.
+            // One in four long: strings with many escapes, as a command's output has.
             let pieces = if round % 4 == 0 { next(120) } else { next(12) };
             for _ in 0..pieces {
                 doc.push_str(PIECES[next(PIECES.len())]);
