@@ -6,7 +6,7 @@
 //! over time; the ones seen in real captures are known here.
 
 use super::agent::{self, Agent, StatsReader};
-use super::{expect, SchemaProblem, Want};
+use super::{check_value, expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
 
@@ -42,12 +42,16 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
 pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
     match ty {
         "user" | "assistant" => {
-            expect(obj, "sessionId", Want::Str, true, p);
-            expect(obj, "uuid", Want::Str, true, p);
-            expect(obj, "message", Want::Obj, true, p);
+            // One walk over the record's (many) keys for the four checked, not one each:
+            // every line of a transcript is checked.
+            let [session, uuid, message, cost] =
+                obj.get_many(["sessionId", "uuid", "message", "costUSD"]);
+            check_value(session, "sessionId", Want::Str, true, p);
+            check_value(uuid, "uuid", Want::Str, true, p);
+            check_value(message, "message", Want::Obj, true, p);
             if ty == "assistant" {
-                expect(obj, "costUSD", Want::Cost, false, p);
-                let usage = obj.get("message").and_then(|m| m.get("usage"));
+                check_value(cost, "costUSD", Want::Cost, false, p);
+                let usage = message.and_then(|m| m.get("usage"));
                 super::check_counts(usage, "message.usage", super::claude::CLAUDE_COUNTS, p);
             }
         }

@@ -102,6 +102,21 @@ impl<'a> Top<'a> {
         Top(v.get_many(TOP_FIELDS))
     }
 
+    /// [`Top::of`] a record of `dialect`, but only the type, subtype and time when its
+    /// agent's reader does not read the rest from here (a Codex rollout's three keys were
+    /// compared with all ten names on every line).
+    pub(crate) fn of_record(v: Json<'a>, dialect: Option<Dialect>) -> Top<'a> {
+        match dialect.map(|d| d.agent().stats) {
+            None | Some(StatsReader::Top(_)) => Top::of(v),
+            Some(StatsReader::Facts(_) | StatsReader::Typed(_)) => {
+                let [ty, subtype, timestamp] = v.get_many(["type", "subtype", "timestamp"]);
+                let mut top = [None; 10];
+                (top[0], top[1], top[2]) = (ty, subtype, timestamp);
+                Top(top)
+            }
+        }
+    }
+
     pub(crate) fn ty(&self) -> Option<&'a str> {
         self.0[0].and_then(|t| t.as_str())
     }

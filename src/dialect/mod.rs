@@ -431,10 +431,11 @@ pub(crate) fn expect(
     problems: &mut Vec<SchemaProblem>,
 ) {
     // A missing parent is reported by its own check; its children are not reported again.
-    let (parent, field) = match path.rsplit_once('.') {
-        Some((parent, field)) => match walk(obj, parent) {
-            Some(p) => (p, field),
-            None => return,
+    // The paths are short: a plain loop finds the dot sooner than a string search.
+    let (parent, field) = match path.bytes().rposition(|c| c == b'.') {
+        Some(at) => match (walk(obj, path.get(..at).unwrap_or("")), path.get(at + 1..)) {
+            (Some(p), Some(field)) => (p, field),
+            _ => return,
         },
         None => (obj, path),
     };
@@ -451,7 +452,10 @@ fn step<'a>(cur: Json<'a>, s: &str) -> Option<Json<'a>> {
 
 /// Follows a dotted path without allocating.
 fn walk<'a>(obj: Json<'a>, dotted: &str) -> Option<Json<'a>> {
-    dotted.split('.').try_fold(obj, step)
+    match dotted.bytes().any(|c| c == b'.') {
+        true => dotted.split('.').try_fold(obj, step),
+        false => step(obj, dotted),
+    }
 }
 
 /// The check of [`expect`] on a field already looked up (`found`, at `path`), for a

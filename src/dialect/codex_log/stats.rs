@@ -9,12 +9,28 @@ use crate::stats::{Ingest, Key, Tokens, NONE};
 /// One record.
 pub(crate) fn read(v: Json<'_>, ty: Option<&str>, s: &mut Ingest<'_>) {
     let payload = v.get("payload");
-    // The payload's fields, found in one walk over it.
-    let [ptype, id, model, cwd, info, name, call_id, output] = match payload {
-        Some(p) => p.get_many([
-            "type", "id", "model", "cwd", "info", "name", "call_id", "output",
-        ]),
-        None => [None; 8],
+    // The payload's fields this record's type may need, found in one walk over it: most
+    // lines are messages, reasoning and events that need only their type.
+    let [ptype, id, model, cwd, info, name, call_id, output] = match ty {
+        Some("session_meta") => {
+            let [id, cwd] = payload.map_or([None; 2], |p| p.get_many(["id", "cwd"]));
+            [None, id, None, cwd, None, None, None, None]
+        }
+        Some("turn_context") => {
+            let [model, cwd] = payload.map_or([None; 2], |p| p.get_many(["model", "cwd"]));
+            [None, None, model, cwd, None, None, None, None]
+        }
+        Some("event_msg") => {
+            let [ptype, info] = payload.map_or([None; 2], |p| p.get_many(["type", "info"]));
+            [ptype, None, None, None, info, None, None, None]
+        }
+        Some("response_item") => {
+            let keys = ["type", "id", "name", "call_id", "output"];
+            let [ptype, id, name, call_id, output] =
+                payload.map_or([None; 5], |p| p.get_many(keys));
+            [ptype, id, None, None, None, name, call_id, output]
+        }
+        _ => [None; 8],
     };
     fn str_of(v: Option<Json<'_>>) -> Option<&str> {
         v.and_then(|v| v.as_str())
