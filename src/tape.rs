@@ -298,9 +298,9 @@ impl Parser<'_, '_> {
     #[inline]
     fn string(&mut self) -> Step {
         let start = self.i + 1;
-        let end = next_bit(&self.doc.quotes, start)?;
+        let (end, escaped) = string_end(&self.doc.quotes, &self.doc.slashes, start)?;
         self.i = end + 1;
-        if any_bit(&self.doc.slashes, start, end) {
+        if escaped {
             let slot = self.doc.cache.len() as u32;
             self.doc.cache.push(OnceCell::new());
             self.push(Tag::Escaped, start, end);
@@ -378,6 +378,28 @@ fn next_bit(bits: &[u64], from: usize) -> Option<usize> {
     Some(w * 64 + m.trailing_zeros() as usize)
 }
 
+/// The closing quote of a string whose contents start at `from`, and whether a backslash
+/// comes before it: one walk over both masks (a string spans many words when it is a tool's
+/// output). `None` when no quote closes it.
+#[inline]
+fn string_end(quotes: &[u64], slashes: &[u64], from: usize) -> Option<(usize, bool)> {
+    let mut w = from / 64;
+    let first = !0u64 << (from % 64);
+    let mut q = quotes.get(w)? & first;
+    let mut s = slashes.get(w).copied().unwrap_or(0) & first;
+    let mut slash_before = 0u64;
+    while q == 0 {
+        slash_before |= s;
+        w += 1;
+        q = *quotes.get(w)?;
+        s = slashes.get(w).copied().unwrap_or(0);
+    }
+    let bit = q.trailing_zeros();
+    // The backslashes of the last word below the quote.
+    let below = (1u64 << bit) - 1;
+    Some((w * 64 + bit as usize, slash_before | (s & below) != 0))
+}
+
 /// The positions of a sorted list that fall in `from..to`.
 fn within(list: &[u32], from: usize, to: usize) -> impl Iterator<Item = &u32> {
     let first = list.partition_point(|&p| (p as usize) < from);
@@ -387,7 +409,9 @@ fn within(list: &[u32], from: usize, to: usize) -> impl Iterator<Item = &u32> {
         .take_while(move |&&p| (p as usize) < to)
 }
 
-/// Whether a bit is set in `from..to`.
+/// Whether a bit is set in `from..to` (what [`string_end`] finds on its way, as a test
+/// reads it).
+#[cfg(test)]
 fn any_bit(bits: &[u64], from: usize, to: usize) -> bool {
     if from >= to {
         return false;
@@ -688,10 +712,31 @@ fn hex4(b: &[u8], i: usize) -> Option<u32> {
     let digits = b.get(i..i + 4)?;
     let mut n = 0;
     for &d in digits {
-        n = n * 16 + char::from(d).to_digit(16)?;
+        let v = HEX[usize::from(d)];
+        if v > 15 {
+            return None;
+        }
+        n = n * 16 + u32::from(v);
     }
     Some(n)
 }
+
+/// Each byte's value as a hex digit, or 0xFF.
+const HEX: [u8; 256] = {
+    let mut t = [0xFF; 256];
+    let mut k = 0;
+    while k < 10 {
+        t[b'0' as usize + k] = k as u8;
+        k += 1;
+    }
+    k = 0;
+    while k < 6 {
+        t[b'a' as usize + k] = 10 + k as u8;
+        t[b'A' as usize + k] = 10 + k as u8;
+        k += 1;
+    }
+    t
+};
 
 /// The length of the escape at `b[i] == b'\\'` when it is the one serde_json writes for
 /// the character it stands for: `\"`, `\\`, one of the short escapes `\b \f \n \r \t`,
@@ -1023,6 +1068,18 @@ mod tests {
             accepted > runs / 200,
             "the pieces make valid strings too: {accepted}"
         );
+    }
+
+    #[test]
+    fn string_ends_match_the_two_searches() {
+        let quotes = [0x8000_0000_0000_0001u64, 0, 0x10, 1 << 63];
+        let slash_sets = [[0u64; 4], [!0; 4], [0, 1 << 5, 0, 0], [0x2, 0, 0x8, 0x4000]];
+        for slashes in slash_sets {
+            for from in 0..256 {
+                let expect = next_bit(&quotes, from).map(|end| (end, any_bit(&slashes, from, end)));
+                assert_eq!(string_end(&quotes, &slashes, from), expect, "from {from}");
+            }
+        }
     }
 
     #[test]
