@@ -576,7 +576,9 @@ impl GapTracker {
     // ---- what a record tells the trackers (no state) ----
 
     /// The record's facts, pushed onto `ops` in the order the trackers take them: its
-    /// sequence candidates first (when it has any), then what its dialect says.
+    /// sequence candidates first (when it has any), then what its dialect says. A reader
+    /// that walks every record's keys anyway (the Claude-shaped ones) finds the sequence
+    /// candidates in that walk ([`seq_op`]); for the others they are looked up here.
     fn extract(
         &self,
         info: &RecordInfo<'_>,
@@ -584,17 +586,24 @@ impl GapTracker {
         ops: &mut Vec<Op>,
         text: &mut String,
     ) {
+        let start = ops.len();
+        let walked = info
+            .dialect
+            .is_some_and(|d| d.gap_ops(info, value, ops, text));
         let seq = match &self.seq_field {
-            Some(f) => [value.get(f).and_then(|v| v.as_u64()), None, None],
+            Some(f) => {
+                if walked && matches!(ops.get(start), Some(Op::Seq(_))) {
+                    ops.remove(start);
+                }
+                [value.get(f).and_then(|v| v.as_u64()), None, None]
+            }
+            None if walked => return,
             None => value
                 .get_many(SEQ_FIELDS)
                 .map(|v| v.and_then(|v| v.as_u64())),
         };
         if seq.iter().any(Option::is_some) {
-            ops.push(Op::Seq(seq));
-        }
-        if let Some(d) = info.dialect {
-            d.gap_ops(info, value, ops, text);
+            ops.insert(start, Op::Seq(seq));
         }
     }
 
@@ -1021,6 +1030,16 @@ impl NoInit {
             printable(ty),
             self.start
         )
+    }
+}
+
+/// Pushes a record's sequence candidates (the values of [`SEQ_FIELDS`], in order, as a
+/// reader found them in its own walk over the record) as its first operation, when any is
+/// a non-negative integer. A reader that does so says so ([`Dialect::gap_ops`]).
+pub(crate) fn seq_op(values: [Option<Json<'_>>; 3], ops: &mut Vec<Op>) {
+    let seq = values.map(|v| v.and_then(|v| v.as_u64()));
+    if seq.iter().any(Option::is_some) {
+        ops.push(Op::Seq(seq));
     }
 }
 

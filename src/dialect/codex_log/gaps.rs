@@ -11,16 +11,16 @@ pub(in crate::dialect) fn ops(
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     if info.ty != Some("response_item") {
-        return;
+        return false;
     }
     let Some(payload) = value.get("payload") else {
-        return;
+        return false;
     };
     let [ty, name, call_id, output] = payload.get_many(["type", "name", "call_id", "output"]);
     let Some(id) = call_id.and_then(|c| c.as_str()) else {
-        return;
+        return false;
     };
     match ty.and_then(|t| t.as_str()) {
         Some("function_call" | "custom_tool_call" | "local_shell_call") => {
@@ -38,4 +38,5 @@ pub(in crate::dialect) fn ops(
         }
         _ => {}
     }
+    false
 }
