@@ -98,31 +98,125 @@ struct Opened {
 #[derive(Debug, Default)]
 pub struct Ending {
     first: VecDeque<Diagnostic>,
-    tools: VecDeque<(Arc<str>, Opened)>,
-    requests: VecDeque<(Arc<str>, Opened)>,
+    tools: VecDeque<(KeyText, Opened)>,
+    requests: VecDeque<(KeyText, Opened)>,
 }
+
+/// A key of a tracked set (a tool call's id, a uuid, a request id) with its hash, made
+/// once per operation by [`GapTracker::key`] and used for every set the operation touches.
+#[derive(Debug, Clone, Copy)]
+struct Key<'s> {
+    text: &'s str,
+    hash: u64,
+}
+
+/// A key's text as a tracked set keeps it: in place when it is short (a uuid, a tool call's
+/// id: nearly all of them), so that adding one allocates nothing and clearing a set frees
+/// nothing.
+#[derive(Debug, Clone)]
+enum KeyText {
+    Inline(u8, [u8; KeyText::INLINE]),
+    Heap(Box<str>),
+}
+
+impl KeyText {
+    const INLINE: usize = 46;
+
+    fn new(s: &str) -> Self {
+        let mut buf = [0u8; Self::INLINE];
+        match (buf.get_mut(..s.len()), u8::try_from(s.len())) {
+            (Some(to), Ok(len)) => {
+                to.copy_from_slice(s.as_bytes());
+                KeyText::Inline(len, buf)
+            }
+            _ => KeyText::Heap(Box::from(s)),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            KeyText::Inline(len, buf) => buf
+                .get(..usize::from(*len))
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or_default(),
+            KeyText::Heap(s) => s,
+        }
+    }
+}
+
+/// One entry of a tracked set.
+#[derive(Debug)]
+struct Slot {
+    key: KeyText,
+    hash: u64,
+    opened: Opened,
+}
+
+/// The hasher of a table whose keys are hashes already: it hands the hash on.
+#[derive(Debug, Default, Clone, Copy)]
+struct Rehash(u64);
+
+impl std::hash::Hasher for Rehash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 hashes are written (below); any other input still hashes.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type ByHash = HashMap<u64, u64, std::hash::BuildHasherDefault<Rehash>>;
 
 /// A set of open things with a cap: the oldest is dropped when it is full.
 ///
-/// Entries sit in a queue in the order they were opened, each key allocated once and
-/// shared with the index; closing one leaves a hole that is skipped when the oldest is
+/// Entries sit in a queue in the order they were opened, each key kept once, in its slot;
+/// the index maps a key's hash to the entry's age, and a key whose hash another key in the
+/// set already has (a 64-bit collision: never in practice, but possible) is indexed by its
+/// text in `spill`. Closing an entry leaves a hole that is skipped when the oldest is
 /// dropped, and the queue is compacted when holes outnumber entries, so memory stays
-/// bounded by the cap whatever stays open.
+/// bounded by the cap whatever stays open. See docs/PERFORMANCE.md, "The gap trackers
+/// (issue 28, third pass)".
 #[derive(Debug)]
 struct Tracked {
-    /// Key → age; the entry of age `a` is `slots[a - base]`.
-    by_key: HashMap<Arc<str>, u64, Hasher>,
-    slots: VecDeque<Option<(Arc<str>, Opened)>>,
+    /// Key hash → age; the entry of age `a` is `slots[a - base]`, whose key has that hash.
+    by_hash: ByHash,
+    /// Key → age, for the keys whose hash another entry held when they were added.
+    spill: HashMap<Box<str>, u64, Hasher>,
+    slots: VecDeque<Option<Slot>>,
     base: u64,
     cap: usize,
     /// The cap was hit in this input (reported once).
     capped: bool,
 }
 
+/// Where a key is indexed.
+#[derive(Clone, Copy)]
+enum Found {
+    ByHash(u64),
+    Spill(u64),
+}
+
+impl Found {
+    fn age(self) -> u64 {
+        match self {
+            Found::ByHash(a) | Found::Spill(a) => a,
+        }
+    }
+}
+
 impl Tracked {
     fn new(cap: usize) -> Self {
         Tracked {
-            by_key: HashMap::default(),
+            by_hash: ByHash::default(),
+            spill: HashMap::default(),
             slots: VecDeque::new(),
             base: 0,
             cap: cap.max(1),
@@ -130,67 +224,114 @@ impl Tracked {
         }
     }
 
+    fn len(&self) -> usize {
+        self.by_hash.len() + self.spill.len()
+    }
+
     fn clear(&mut self) {
         // Clearing an empty table still writes over its whole capacity: once per input.
-        if !self.by_key.is_empty() {
-            self.by_key.clear();
+        if !self.by_hash.is_empty() {
+            self.by_hash.clear();
+        }
+        if !self.spill.is_empty() {
+            self.spill.clear();
         }
         self.slots.clear();
         self.base = 0;
         self.capped = false;
     }
 
-    fn contains(&self, key: &str) -> bool {
-        self.by_key.contains_key(key)
-    }
-
-    fn slot(&self, age: u64) -> Option<&(Arc<str>, Opened)> {
+    fn slot(&self, age: u64) -> Option<&Slot> {
         let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
         self.slots.get(i)?.as_ref()
     }
 
-    fn get(&self, key: &str) -> Option<&Opened> {
-        let age = *self.by_key.get(key)?;
-        self.slot(age).map(|(_, o)| o)
+    /// Where `key` is indexed, with its entry's age.
+    fn find(&self, key: Key<'_>) -> Option<Found> {
+        if let Some(&age) = self.by_hash.get(&key.hash) {
+            if self.slot(age).is_some_and(|s| s.key.as_str() == key.text) {
+                return Some(Found::ByHash(age));
+            }
+        }
+        if self.spill.is_empty() {
+            return None;
+        }
+        self.spill.get(key.text).map(|&age| Found::Spill(age))
+    }
+
+    fn contains(&self, key: Key<'_>) -> bool {
+        self.find(key).is_some()
+    }
+
+    fn get(&self, key: Key<'_>) -> Option<&Opened> {
+        let age = self.find(key)?.age();
+        self.slot(age).map(|s| &s.opened)
     }
 
     /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
     /// first time in the input (the oldest entry was dropped).
-    fn insert(&mut self, key: &str, opened: Opened) -> bool {
-        // One lookup of the key (this runs for every uuid of a transcript): the new entry
-        // goes to the back, then the old one of the same key, or the oldest when the set
-        // was full, leaves the front.
-        let full = self.by_key.len() >= self.cap;
+    fn insert(&mut self, key: Key<'_>, opened: Opened) -> bool {
+        // The new entry goes to the back, then the old one of the same key, or the oldest
+        // when the set was full, leaves the front.
+        let full = self.len() >= self.cap;
         let age = self.base + self.slots.len() as u64;
-        let key: Arc<str> = Arc::from(key);
-        match self.by_key.entry(Arc::clone(&key)) {
-            Entry::Occupied(mut e) => {
-                let old = std::mem::replace(e.get_mut(), age);
-                self.slots.push_back(Some((key, opened)));
-                self.take(old);
-                false
-            }
+        let slot = Slot {
+            key: KeyText::new(key.text),
+            hash: key.hash,
+            opened,
+        };
+        if let Some(found) = self.find(key) {
+            match found {
+                Found::ByHash(_) => self.by_hash.insert(key.hash, age),
+                Found::Spill(_) => self.spill.insert(Box::from(key.text), age),
+            };
+            self.slots.push_back(Some(slot));
+            self.take(found.age());
+            return false;
+        }
+        match self.by_hash.entry(key.hash) {
             Entry::Vacant(e) => {
                 e.insert(age);
-                self.slots.push_back(Some((key, opened)));
-                if !full {
-                    return false;
-                }
-                self.drop_oldest();
-                let first_cap = !self.capped;
-                self.capped = true;
-                first_cap
             }
+            Entry::Occupied(_) => {
+                self.spill.insert(Box::from(key.text), age);
+            }
+        }
+        self.slots.push_back(Some(slot));
+        if !full {
+            return false;
+        }
+        self.drop_oldest();
+        let first_cap = !self.capped;
+        self.capped = true;
+        first_cap
+    }
+
+    fn remove(&mut self, key: Key<'_>) -> Option<Opened> {
+        let found = self.find(key)?;
+        self.unindex(key.hash, key.text, found);
+        self.take(found.age()).map(|s| s.opened)
+    }
+
+    /// Takes a key out of the index.
+    fn unindex(&mut self, hash: u64, text: &str, found: Found) {
+        match found {
+            Found::ByHash(_) => self.by_hash.remove(&hash),
+            Found::Spill(_) => self.spill.remove(text),
+        };
+    }
+
+    /// Where the entry in slot `age`, whose key is `text` with `hash`, is indexed.
+    fn indexed_at(&self, hash: u64, age: u64) -> Found {
+        if self.by_hash.get(&hash) == Some(&age) {
+            Found::ByHash(age)
+        } else {
+            Found::Spill(age)
         }
     }
 
-    fn remove(&mut self, key: &str) -> Option<Opened> {
-        let age = self.by_key.remove(key)?;
-        self.take(age).map(|(_, o)| o)
-    }
-
     /// Empties the slot of `age` (its key is already out of the index).
-    fn take(&mut self, age: u64) -> Option<(Arc<str>, Opened)> {
+    fn take(&mut self, age: u64) -> Option<Slot> {
         let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
         let entry = self.slots.get_mut(i)?.take();
         while let Some(None) = self.slots.front() {
@@ -200,7 +341,7 @@ impl Tracked {
         while let Some(None) = self.slots.back() {
             self.slots.pop_back();
         }
-        if self.slots.len() > 2 * self.by_key.len() + 64 {
+        if self.slots.len() > 2 * self.len() + 64 {
             self.compact();
         }
         entry
@@ -209,9 +350,11 @@ impl Tracked {
     /// Drops the oldest open entry.
     fn drop_oldest(&mut self) {
         while let Some(slot) = self.slots.pop_front() {
+            let age = self.base;
             self.base += 1;
-            if let Some((key, _)) = slot {
-                self.by_key.remove(&*key);
+            if let Some(s) = slot {
+                let found = self.indexed_at(s.hash, age);
+                self.unindex(s.hash, s.key.as_str(), found);
                 return;
             }
         }
@@ -219,21 +362,36 @@ impl Tracked {
 
     /// Closes the holes left by removed entries, keeping the order.
     fn compact(&mut self) {
-        let live: VecDeque<Option<(Arc<str>, Opened)>> =
-            self.slots.drain(..).filter(Option::is_some).collect();
-        self.slots = live;
-        for (i, (key, _)) in self.slots.iter().flatten().enumerate() {
-            if let Some(age) = self.by_key.get_mut(&**key) {
-                *age = self.base + i as u64;
+        let old = std::mem::take(&mut self.slots);
+        let mut next = self.base;
+        for (i, slot) in old.into_iter().enumerate() {
+            let Some(s) = slot else { continue };
+            let age = self.base + i as u64;
+            match self.indexed_at(s.hash, age) {
+                Found::ByHash(_) => {
+                    self.by_hash.insert(s.hash, next);
+                }
+                Found::Spill(_) => {
+                    if let Some(a) = self.spill.get_mut(s.key.as_str()) {
+                        *a = next;
+                    }
+                }
             }
+            self.slots.push_back(Some(s));
+            next += 1;
         }
     }
 
     /// Everything still open, oldest first, leaving the set empty.
-    fn drain(&mut self) -> Vec<(Arc<str>, Opened)> {
-        self.by_key.clear();
+    fn drain(&mut self) -> Vec<(KeyText, Opened)> {
+        self.by_hash.clear();
+        self.spill.clear();
         self.base = 0;
-        self.slots.drain(..).flatten().collect()
+        self.slots
+            .drain(..)
+            .flatten()
+            .map(|s| (s.key, s.opened))
+            .collect()
     }
 }
 
@@ -301,6 +459,8 @@ pub struct GapTracker {
     /// Diagnostics found and not yet taken (the [`Consumer`] use).
     found: Vec<Diagnostic>,
     labels: Labels,
+    /// Hashes the sets' keys, once per operation ([`GapTracker::key`]).
+    hasher: Hasher,
     /// Between [`GapTracker::begin`] and [`GapTracker::end`]: records are tracked as they
     /// come. Otherwise (a worker reading a block) [`GapTracker::see`] collects their facts.
     following: bool,
@@ -333,6 +493,7 @@ impl GapTracker {
             open_session: None,
             found: Vec::new(),
             labels: Labels::default(),
+            hasher: Hasher::default(),
             following: false,
             scratch: (Vec::new(), String::new()),
         }
@@ -524,7 +685,7 @@ impl GapTracker {
                 &o,
                 format!(
                     "tool_use {} ({}) at line {} has no result",
-                    printable(&id),
+                    printable(id.as_str()),
                     printable(&o.label),
                     o.line
                 ),
@@ -536,7 +697,7 @@ impl GapTracker {
             &o,
             format!(
                 "request id {} ({}) at line {} was never answered",
-                printable(&id),
+                printable(id.as_str()),
                 printable(&o.label),
                 o.line
             ),
@@ -546,6 +707,15 @@ impl GapTracker {
     /// Takes what was found since the last call (when used as a [`Consumer`]).
     pub fn take_found(&mut self) -> Vec<Diagnostic> {
         std::mem::take(&mut self.found)
+    }
+
+    /// A key of the tracked sets, hashed once for every set it is looked up in.
+    fn key<'s>(&self, text: &'s str) -> Key<'s> {
+        use std::hash::BuildHasher;
+        Key {
+            text,
+            hash: self.hasher.hash_one(text),
+        }
     }
 
     fn at_opened(&self, code: Code, o: &Opened, message: String) -> Diagnostic {
@@ -629,7 +799,10 @@ impl GapTracker {
                         self.sidechain = true;
                     }
                     if let Some(parent) = parent.map(|p| p.of(text)) {
-                        if !self.sidechain && !self.uuids.capped && !self.uuids.contains(parent) {
+                        if !self.sidechain
+                            && !self.uuids.capped
+                            && !self.uuids.contains(self.key(parent))
+                        {
                             out.push(at.diag(
                                 Code::SeqGap,
                                 format!(
@@ -644,7 +817,7 @@ impl GapTracker {
                     // after that are not kept, which on a long stream is most of them.
                     if let Some(uuid) = uuid.map(|u| u.of(text)).filter(|_| !self.uuids.capped) {
                         let opened = at.opened(self.labels.get(""));
-                        if self.uuids.insert(uuid, opened) {
+                        if self.uuids.insert(self.key(uuid), opened) {
                             out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
                         }
                     }
@@ -705,10 +878,14 @@ impl GapTracker {
                     self.answered.clear();
                     self.saw_init = true;
                 }
-                Op::OpenTool { id, name } => self.open_tool(id.of(text), name.of(text), at, out),
-                Op::CloseTool { id, failed } => self.close_tool(id.of(text), *failed, at, out),
+                Op::OpenTool { id, name } => {
+                    self.open_tool(self.key(id.of(text)), name.of(text), at, out)
+                }
+                Op::CloseTool { id, failed } => {
+                    self.close_tool(self.key(id.of(text)), *failed, at, out)
+                }
                 Op::ToolState { id, name, ended } => {
-                    let id = id.of(text);
+                    let id = self.key(id.of(text));
                     if !self.answered.contains(id) {
                         if !self.tools.contains(id) {
                             self.open_tool(id, name.of(text), at, out);
@@ -719,7 +896,7 @@ impl GapTracker {
                     }
                 }
                 Op::OpenItem { id, kind } => {
-                    let id = id.of(text);
+                    let id = self.key(id.of(text));
                     let opened = at.opened(self.labels.get(kind.of(text)));
                     if self.items.insert(id, opened) {
                         out.push(self.capped(
@@ -731,21 +908,21 @@ impl GapTracker {
                     }
                 }
                 Op::CloseItem { id, failed } => {
-                    let id = id.of(text);
+                    let id = self.key(id.of(text));
                     let opened = self.items.remove(id);
                     if let Some(name) = failed {
                         self.tool_failed(id, name.of(text), opened.map(|o| o.line), at, out);
                     }
                 }
                 Op::Request { key, method } => {
-                    let key = key.of(text);
+                    let key = self.key(key.of(text));
                     let method = self.labels.get(method.of(text));
                     if let Some(first) = self.requests.get(key) {
                         out.push(at.diag(
                             Code::RpcDuplicateId,
                             format!(
                                 "request id {} reused while the request at line {} ({}) is still open",
-                                printable(key),
+                                printable(key.text),
                                 first.line,
                                 printable(&first.label)
                             ),
@@ -761,13 +938,13 @@ impl GapTracker {
                     }
                 }
                 Op::Response { key } => {
-                    let key = key.of(text);
+                    let key = self.key(key.of(text));
                     if self.requests.remove(key).is_none() && !self.requests.capped {
                         out.push(at.diag(
                             Code::RpcUnmatchedResponse,
                             format!(
                                 "response id {}: no open request with that id",
-                                printable(key)
+                                printable(key.text)
                             ),
                         ));
                     }
@@ -838,7 +1015,7 @@ impl GapTracker {
                 &o,
                 format!(
                     "item {} ({}) started at line {} never completed ({why})",
-                    printable(&id),
+                    printable(id.as_str()),
                     printable(&o.label),
                     o.line
                 ),
@@ -849,7 +1026,7 @@ impl GapTracker {
     // ---- Gemini CLI, Cursor, OpenCode, Copilot ----
 
     /// Opens a tool call (`id`, named `name`).
-    fn open_tool(&mut self, id: &str, name: &str, at: &At<'_>, out: &mut Vec<Diagnostic>) {
+    fn open_tool(&mut self, id: Key<'_>, name: &str, at: &At<'_>, out: &mut Vec<Diagnostic>) {
         let opened = at.opened(self.labels.get(name));
         if self.tools.insert(id, opened) {
             out.push(self.capped(
@@ -865,7 +1042,7 @@ impl GapTracker {
     /// when known).
     fn tool_failed(
         &mut self,
-        id: &str,
+        id: Key<'_>,
         name: &str,
         line: Option<u64>,
         at: &At<'_>,
@@ -877,11 +1054,11 @@ impl GapTracker {
         let message = match line {
             Some(line) => format!(
                 "tool_result for {} ({}, line {line}) is an error",
-                printable(id),
+                printable(id.text),
                 printable(name)
             ),
-            None if name.is_empty() => format!("tool_result for {} is an error", printable(id)),
-            None => format!("{} call {} failed", printable(name), printable(id)),
+            None if name.is_empty() => format!("tool_result for {} is an error", printable(id.text)),
+            None => format!("{} call {} failed", printable(name), printable(id.text)),
         };
         out.push(at.diag(Code::ToolError, message));
         let label = self.labels.get(name);
@@ -889,7 +1066,7 @@ impl GapTracker {
     }
 
     /// Closes a tool call; an error result is TOOL_ERROR, an answer to nothing an orphan.
-    fn close_tool(&mut self, id: &str, is_error: bool, at: &At<'_>, out: &mut Vec<Diagnostic>) {
+    fn close_tool(&mut self, id: Key<'_>, is_error: bool, at: &At<'_>, out: &mut Vec<Diagnostic>) {
         match self.tools.remove(id) {
             Some(o) => {
                 if is_error {
@@ -913,7 +1090,7 @@ impl GapTracker {
                         Code::ToolOrphanResult,
                         format!(
                             "tool_result for {}: no tool_use with that id before",
-                            printable(id)
+                            printable(id.text)
                         ),
                     ));
                 }
@@ -1196,9 +1373,10 @@ mod tests {
     use crate::pipeline::{Options, Pipeline};
 
     /// The tracked set against a plain list in opening order, through random opens,
-    /// re-opens, closes and evictions: same entries, same order, bounded queue.
-    #[test]
-    fn tracked_set_matches_a_plain_list() {
+    /// re-opens, closes and evictions: same entries, same order, bounded queue. `hash`
+    /// makes each key's hash: the real one, or one that makes keys collide (indexed by
+    /// their text in `spill`).
+    fn tracked_set_against_a_plain_list(hash: impl Fn(&str) -> u64) {
         let mut t = Tracked::new(50);
         let mut model: Vec<(String, u64)> = Vec::new();
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
@@ -1206,21 +1384,30 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let key = format!("k{}", x % 97);
+            // Some keys too long to be kept in place.
+            let key = if x % 5 == 0 {
+                format!("{}-k{}", "long".repeat(12), x % 97)
+            } else {
+                format!("k{}", x % 97)
+            };
+            let k = Key {
+                text: &key,
+                hash: hash(&key),
+            };
             let opened = Opened {
                 line: step,
                 offset: 0,
                 label: Arc::from(""),
             };
             if x.is_multiple_of(3) {
-                let got = t.remove(&key).map(|o| o.line);
+                let got = t.remove(k).map(|o| o.line);
                 let want = model
                     .iter()
                     .position(|(k, _)| *k == key)
                     .map(|i| model.remove(i).1);
                 assert_eq!(got, want, "remove {key} at {step}");
             } else {
-                let capped = t.insert(&key, opened);
+                let capped = t.insert(k, opened);
                 model.retain(|(k, _)| *k != key);
                 let mut dropped = false;
                 if model.len() >= 50 {
@@ -1231,20 +1418,33 @@ mod tests {
                 assert!(!capped || dropped);
             }
             assert_eq!(
-                t.get(&key).map(|o| o.line),
+                t.get(k).map(|o| o.line),
                 model.iter().find(|(k, _)| *k == key).map(|e| e.1)
             );
-            assert!(
-                t.slots.len() <= 2 * t.by_key.len() + 65,
-                "holes are compacted"
-            );
+            assert_eq!(t.len(), model.len());
+            assert!(t.slots.len() <= 2 * t.len() + 65, "holes are compacted");
         }
         let rest: Vec<(String, u64)> = t
             .drain()
             .into_iter()
-            .map(|(k, o)| (k.to_string(), o.line))
+            .map(|(k, o)| (k.as_str().to_string(), o.line))
             .collect();
         assert_eq!(rest, model);
+    }
+
+    #[test]
+    fn tracked_set_matches_a_plain_list() {
+        let hasher = Hasher::default();
+        tracked_set_against_a_plain_list(|k| {
+            use std::hash::BuildHasher;
+            hasher.hash_one(k)
+        });
+    }
+
+    /// Keys of the same hash (a collision) are told apart by their text.
+    #[test]
+    fn tracked_set_with_colliding_hashes_matches_a_plain_list() {
+        tracked_set_against_a_plain_list(|k| k.len() as u64 % 3);
     }
 
     fn gaps(text: &str, cap: usize) -> Vec<(u64, Code, String)> {
