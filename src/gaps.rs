@@ -60,7 +60,6 @@ use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
 use crate::dialect::{Dialect, RecordInfo};
 use crate::json::Json;
 use crate::pipeline::{Consumer, Flow, Record, Status};
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::sync::Arc;
@@ -120,7 +119,7 @@ enum KeyText {
 }
 
 impl KeyText {
-    const INLINE: usize = 46;
+    const INLINE: usize = 38;
 
     fn new(s: &str) -> Self {
         let mut buf = [0u8; Self::INLINE];
@@ -130,6 +129,13 @@ impl KeyText {
                 KeyText::Inline(len, buf)
             }
             _ => KeyText::Heap(Box::from(s)),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            KeyText::Inline(len, buf) => buf.get(..usize::from(*len)).unwrap_or_default(),
+            KeyText::Heap(s) => s.as_bytes(),
         }
     }
 
@@ -148,11 +154,22 @@ impl KeyText {
 #[derive(Debug)]
 struct Slot {
     key: KeyText,
-    hash: u64,
+    /// The index's key of it ([`Key::short`]).
+    short: u32,
     opened: Opened,
 }
 
-/// The hasher of a table whose keys are hashes already: it hands the hash on.
+impl Key<'_> {
+    /// What the index is keyed by: 32 bits of the hash, so that the index takes half the
+    /// memory (its probes are most of a set's time, in cache misses, on a long stream).
+    /// The key's text decides; two keys of these 32 bits are told apart as any collision.
+    fn short(&self) -> u32 {
+        self.hash as u32
+    }
+}
+
+/// The hasher of a table whose keys are hashes already: it hands the hash on, its bits
+/// copied to the top too, which the table reads for its probes.
 #[derive(Debug, Default, Clone, Copy)]
 struct Rehash(u64);
 
@@ -162,36 +179,42 @@ impl std::hash::Hasher for Rehash {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        // Only u64 hashes are written (below); any other input still hashes.
+        // Only u32 hashes are written (below); any other input still hashes.
         for &b in bytes {
             self.0 = self.0.rotate_left(8) ^ u64::from(b);
         }
     }
 
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n) << 32 | u64::from(n);
     }
 }
 
-type ByHash = HashMap<u64, u64, std::hash::BuildHasherDefault<Rehash>>;
+/// Short hash → the low 32 bits of an age (see [`Tracked::age_of`]).
+type ByHash = HashMap<u32, u32, std::hash::BuildHasherDefault<Rehash>>;
 
 /// A set of open things with a cap: the oldest is dropped when it is full.
 ///
 /// Entries sit in a queue in the order they were opened, each key kept once, in its slot;
-/// the index maps a key's hash to the entry's age, and a key whose hash another key in the
-/// set already has (a 64-bit collision: never in practice, but possible) is indexed by its
-/// text in `spill`. Closing an entry leaves a hole that is skipped when the oldest is
-/// dropped, and the queue is compacted when holes outnumber entries, so memory stays
-/// bounded by the cap whatever stays open. See docs/PERFORMANCE.md, "The gap trackers
-/// (issue 28, third pass)".
+/// the index maps 32 bits of a key's hash to the entry's age, and a key whose hash another
+/// key in the set already has is indexed by its text in `spill`. Closing an entry leaves a
+/// hole that is skipped when the oldest is dropped, and the queue is compacted when holes
+/// outnumber entries. Dropping the oldest entry of a full set leaves its index entry in
+/// place, pointing before the queue (stale, so absent): removing it would be a probe of
+/// the index for every entry added, a cache miss on a long stream; stale entries are swept
+/// when they outnumber the live ones. So memory stays bounded by the cap whatever stays
+/// open. See docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)".
 #[derive(Debug)]
 struct Tracked {
-    /// Key hash → age; the entry of age `a` is `slots[a - base]`, whose key has that hash.
+    /// Short hash → age (its low 32 bits); the entry of age `a` is `slots[a - base]`.
     by_hash: ByHash,
-    /// Key → age, for the keys whose hash another entry held when they were added.
+    /// Key → age, for the keys whose short hash another live entry held when they were
+    /// added.
     spill: HashMap<Box<str>, u64, Hasher>,
     slots: VecDeque<Option<Slot>>,
     base: u64,
+    /// Live entries.
+    live: usize,
     cap: usize,
     /// The cap was hit in this input (reported once).
     capped: bool,
@@ -212,6 +235,18 @@ impl Found {
     }
 }
 
+/// The slot of `age` in a queue whose first slot is of age `base`.
+fn slot_at(slots: &VecDeque<Option<Slot>>, base: u64, age: u64) -> Option<&Slot> {
+    let i = usize::try_from(age.checked_sub(base)?).ok()?;
+    slots.get(i)?.as_ref()
+}
+
+/// The age whose low 32 bits are `low`, at or after `base`: every live entry's (the queue
+/// is far shorter than 2^32); a stale one's lands past the queue, so it is absent.
+fn age_of(base: u64, low: u32) -> u64 {
+    base + u64::from(low.wrapping_sub(base as u32))
+}
+
 impl Tracked {
     fn new(cap: usize) -> Self {
         Tracked {
@@ -219,13 +254,10 @@ impl Tracked {
             spill: HashMap::default(),
             slots: VecDeque::new(),
             base: 0,
+            live: 0,
             cap: cap.max(1),
             capped: false,
         }
-    }
-
-    fn len(&self) -> usize {
-        self.by_hash.len() + self.spill.len()
     }
 
     fn clear(&mut self) {
@@ -238,25 +270,32 @@ impl Tracked {
         }
         self.slots.clear();
         self.base = 0;
+        self.live = 0;
         self.capped = false;
     }
 
     fn slot(&self, age: u64) -> Option<&Slot> {
-        let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
-        self.slots.get(i)?.as_ref()
+        slot_at(&self.slots, self.base, age)
+    }
+
+    /// The live entry the index holds for `short`, if any, with its age.
+    fn indexed(&self, short: u32) -> Option<(u64, &Slot)> {
+        let age = age_of(self.base, *self.by_hash.get(&short)?);
+        self.slot(age).map(|s| (age, s))
     }
 
     /// Where `key` is indexed, with its entry's age.
     fn find(&self, key: Key<'_>) -> Option<Found> {
-        if let Some(&age) = self.by_hash.get(&key.hash) {
-            if self.slot(age).is_some_and(|s| s.key.as_str() == key.text) {
+        if let Some((age, s)) = self.indexed(key.short()) {
+            if s.key.as_bytes() == key.text.as_bytes() {
                 return Some(Found::ByHash(age));
             }
         }
         if self.spill.is_empty() {
             return None;
         }
-        self.spill.get(key.text).map(|&age| Found::Spill(age))
+        let age = *self.spill.get(key.text)?;
+        self.slot(age).map(|_| Found::Spill(age))
     }
 
     fn contains(&self, key: Key<'_>) -> bool {
@@ -273,31 +312,36 @@ impl Tracked {
     fn insert(&mut self, key: Key<'_>, opened: Opened) -> bool {
         // The new entry goes to the back, then the old one of the same key, or the oldest
         // when the set was full, leaves the front.
-        let full = self.len() >= self.cap;
+        let full = self.live >= self.cap;
         let age = self.base + self.slots.len() as u64;
         let slot = Slot {
             key: KeyText::new(key.text),
-            hash: key.hash,
+            short: key.short(),
             opened,
         };
         if let Some(found) = self.find(key) {
             match found {
-                Found::ByHash(_) => self.by_hash.insert(key.hash, age),
-                Found::Spill(_) => self.spill.insert(Box::from(key.text), age),
-            };
+                Found::ByHash(_) => {
+                    self.by_hash.insert(key.short(), age as u32);
+                }
+                Found::Spill(_) => {
+                    if let Some(a) = self.spill.get_mut(key.text) {
+                        *a = age;
+                    }
+                }
+            }
             self.slots.push_back(Some(slot));
             self.take(found.age());
             return false;
         }
-        match self.by_hash.entry(key.hash) {
-            Entry::Vacant(e) => {
-                e.insert(age);
-            }
-            Entry::Occupied(_) => {
-                self.spill.insert(Box::from(key.text), age);
-            }
+        // The short hash is free, or held by a stale entry: the key takes it.
+        if self.indexed(key.short()).is_some() {
+            self.spill.insert(Box::from(key.text), age);
+        } else {
+            self.by_hash.insert(key.short(), age as u32);
         }
         self.slots.push_back(Some(slot));
+        self.live += 1;
         if !full {
             return false;
         }
@@ -309,28 +353,15 @@ impl Tracked {
 
     fn remove(&mut self, key: Key<'_>) -> Option<Opened> {
         let found = self.find(key)?;
-        self.unindex(key.hash, key.text, found);
+        match found {
+            Found::ByHash(_) => self.by_hash.remove(&key.short()).map(|_| ()),
+            Found::Spill(_) => self.spill.remove(key.text).map(|_| ()),
+        };
+        self.live -= 1;
         self.take(found.age()).map(|s| s.opened)
     }
 
-    /// Takes a key out of the index.
-    fn unindex(&mut self, hash: u64, text: &str, found: Found) {
-        match found {
-            Found::ByHash(_) => self.by_hash.remove(&hash),
-            Found::Spill(_) => self.spill.remove(text),
-        };
-    }
-
-    /// Where the entry in slot `age`, whose key is `text` with `hash`, is indexed.
-    fn indexed_at(&self, hash: u64, age: u64) -> Found {
-        if self.by_hash.get(&hash) == Some(&age) {
-            Found::ByHash(age)
-        } else {
-            Found::Spill(age)
-        }
-    }
-
-    /// Empties the slot of `age` (its key is already out of the index).
+    /// Empties the slot of `age` (its key is already out of the index, or indexed anew).
     fn take(&mut self, age: u64) -> Option<Slot> {
         let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
         let entry = self.slots.get_mut(i)?.take();
@@ -341,37 +372,47 @@ impl Tracked {
         while let Some(None) = self.slots.back() {
             self.slots.pop_back();
         }
-        if self.slots.len() > 2 * self.len() + 64 {
+        if self.slots.len() > 2 * self.live + 64 {
             self.compact();
         }
         entry
     }
 
-    /// Drops the oldest open entry.
+    /// Drops the oldest open entry. Its index entry stays, stale, unless it is in `spill`.
     fn drop_oldest(&mut self) {
         while let Some(slot) = self.slots.pop_front() {
             let age = self.base;
             self.base += 1;
-            if let Some(s) = slot {
-                let found = self.indexed_at(s.hash, age);
-                self.unindex(s.hash, s.key.as_str(), found);
-                return;
+            let Some(s) = slot else { continue };
+            self.live -= 1;
+            if !self.spill.is_empty() && self.spill.get(s.key.as_str()) == Some(&age) {
+                self.spill.remove(s.key.as_str());
             }
+            if self.by_hash.len() > 2 * self.live + 64 {
+                self.sweep();
+            }
+            return;
         }
+    }
+
+    /// Drops the index's stale entries.
+    fn sweep(&mut self) {
+        let (slots, base) = (&self.slots, self.base);
+        self.by_hash
+            .retain(|_, low| slot_at(slots, base, age_of(base, *low)).is_some());
     }
 
     /// Closes the holes left by removed entries, keeping the order.
     fn compact(&mut self) {
         let old = std::mem::take(&mut self.slots);
+        self.slots.reserve(self.live);
         let mut next = self.base;
         for (i, slot) in old.into_iter().enumerate() {
             let Some(s) = slot else { continue };
             let age = self.base + i as u64;
-            match self.indexed_at(s.hash, age) {
-                Found::ByHash(_) => {
-                    self.by_hash.insert(s.hash, next);
-                }
-                Found::Spill(_) => {
+            match self.by_hash.get_mut(&s.short) {
+                Some(low) if age_of(self.base, *low) == age => *low = next as u32,
+                _ => {
                     if let Some(a) = self.spill.get_mut(s.key.as_str()) {
                         *a = next;
                     }
@@ -387,6 +428,7 @@ impl Tracked {
         self.by_hash.clear();
         self.spill.clear();
         self.base = 0;
+        self.live = 0;
         self.slots
             .drain(..)
             .flatten()
@@ -1057,7 +1099,9 @@ impl GapTracker {
                 printable(id.text),
                 printable(name)
             ),
-            None if name.is_empty() => format!("tool_result for {} is an error", printable(id.text)),
+            None if name.is_empty() => {
+                format!("tool_result for {} is an error", printable(id.text))
+            }
             None => format!("{} call {} failed", printable(name), printable(id.text)),
         };
         out.push(at.diag(Code::ToolError, message));
@@ -1421,8 +1465,9 @@ mod tests {
                 t.get(k).map(|o| o.line),
                 model.iter().find(|(k, _)| *k == key).map(|e| e.1)
             );
-            assert_eq!(t.len(), model.len());
-            assert!(t.slots.len() <= 2 * t.len() + 65, "holes are compacted");
+            assert_eq!(t.live, model.len());
+            assert!(t.slots.len() <= 2 * t.live + 65, "holes are compacted");
+            assert!(t.by_hash.len() <= 2 * 50 + 65, "stale entries are swept");
         }
         let rest: Vec<(String, u64)> = t
             .drain()

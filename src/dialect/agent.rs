@@ -97,12 +97,7 @@ pub(crate) struct Agent {
 }
 
 /// The `gap_ops` of an agent whose records tell the gap trackers nothing.
-pub(super) fn no_gap_ops(
-    _: &RecordInfo<'_>,
-    _: Json<'_>,
-    _: &mut Vec<Op>,
-    _: &mut String,
-) -> bool {
+pub(super) fn no_gap_ops(_: &RecordInfo<'_>, _: Json<'_>, _: &mut Vec<Op>, _: &mut String) -> bool {
     false
 }
 
