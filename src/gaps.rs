@@ -1286,6 +1286,21 @@ pub struct Facts {
     text: String,
 }
 
+impl Facts {
+    /// Takes the facts collected so far, leaving room for as many: the next block's are
+    /// about as many as this one's, so they are not grown from empty again (reallocating
+    /// and copying as they grow was 2% of a worker's time on a Claude stream; see
+    /// docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)").
+    pub fn take(&mut self) -> Facts {
+        let room = Facts {
+            records: Vec::with_capacity(self.records.len()),
+            ops: Vec::with_capacity(self.ops.len()),
+            text: String::with_capacity(self.text.len()),
+        };
+        std::mem::replace(self, room)
+    }
+}
+
 #[derive(Debug)]
 struct FactRecord {
     line: u64,
