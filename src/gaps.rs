@@ -261,8 +261,12 @@ impl Tracked {
     }
 
     fn clear(&mut self) {
-        // Clearing an empty table still writes over its whole capacity: once per input.
-        if !self.by_hash.is_empty() {
+        // Clearing a table writes over its whole capacity, even when it is empty: once per
+        // input. A table grown for a long input and holding little now is let go, so a
+        // tree of small files after a large one does not pay for the large one each time.
+        if self.by_hash.capacity() > 4 * self.by_hash.len().max(1024) {
+            self.by_hash = ByHash::default();
+        } else if !self.by_hash.is_empty() {
             self.by_hash.clear();
         }
         if !self.spill.is_empty() {
@@ -440,11 +444,11 @@ impl Tracked {
 /// Labels shared by the entries that carry them; a bounded table, so a stream of ever new
 /// names cannot grow it without end (past the bound, a label is just not shared).
 #[derive(Debug)]
-struct Labels(HashSet<Arc<str>, Hasher>, Arc<str>);
+struct Labels(HashSet<Arc<str>, Hasher>, Arc<str>, Option<Arc<str>>);
 
 impl Default for Labels {
     fn default() -> Self {
-        Labels(HashSet::default(), Arc::from(""))
+        Labels(HashSet::default(), Arc::from(""), None)
     }
 }
 
@@ -456,8 +460,14 @@ impl Labels {
         if s.is_empty() {
             return Arc::clone(&self.1);
         }
-        if let Some(l) = self.0.get(s) {
+        // The one asked for last (a tool called again), without hashing it.
+        if let Some(l) = self.2.as_ref().filter(|l| ***l == *s) {
             return Arc::clone(l);
+        }
+        if let Some(l) = self.0.get(s) {
+            let l = Arc::clone(l);
+            self.2 = Some(Arc::clone(&l));
+            return l;
         }
         let l: Arc<str> = Arc::from(s);
         if self.0.len() < Self::MAX {
@@ -491,6 +501,8 @@ pub struct GapTracker {
     items: Tracked,
     requests: Tracked,
     uuids: Tracked,
+    /// The uuid last added to `uuids` in this input.
+    last_uuid: Option<String>,
     sidechain: bool,
     /// A session start (system/init, thread.started) was seen in this input.
     saw_init: bool,
@@ -529,6 +541,7 @@ impl GapTracker {
             items: Tracked::new(cap),
             requests: Tracked::new(cap),
             uuids: Tracked::new(cap),
+            last_uuid: None,
             sidechain: false,
             saw_init: false,
             reported_no_init: false,
@@ -554,6 +567,7 @@ impl GapTracker {
         self.items.clear();
         self.requests.clear();
         self.uuids.clear();
+        self.last_uuid = None;
         self.sidechain = false;
         self.saw_init = false;
         self.reported_no_init = false;
@@ -681,6 +695,7 @@ impl GapTracker {
             InputEnd::Nothing => {}
         }
         self.uuids.clear();
+        self.last_uuid = None;
         first.sort_by_key(|d| d.line);
         Ending {
             first: first.into(),
@@ -841,8 +856,11 @@ impl GapTracker {
                         self.sidechain = true;
                     }
                     if let Some(parent) = parent.map(|p| p.of(text)) {
+                        // A parent is nearly always the record before: its uuid, the last
+                        // one added, is in the set without a lookup.
                         if !self.sidechain
                             && !self.uuids.capped
+                            && self.last_uuid.as_deref() != Some(parent)
                             && !self.uuids.contains(self.key(parent))
                         {
                             out.push(at.diag(
@@ -859,6 +877,9 @@ impl GapTracker {
                     // after that are not kept, which on a long stream is most of them.
                     if let Some(uuid) = uuid.map(|u| u.of(text)).filter(|_| !self.uuids.capped) {
                         let opened = at.opened(self.labels.get(""));
+                        let last = self.last_uuid.get_or_insert_with(String::new);
+                        last.clear();
+                        last.push_str(uuid);
                         if self.uuids.insert(self.key(uuid), opened) {
                             out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
                         }
