@@ -1465,7 +1465,7 @@ mod tests {
             x ^= x >> 7;
             x ^= x << 17;
             // Some keys too long to be kept in place.
-            let key = if x % 5 == 0 {
+            let key = if x.is_multiple_of(5) {
                 format!("{}-k{}", "long".repeat(12), x % 97)
             } else {
                 format!("k{}", x % 97)
