@@ -60,7 +60,6 @@ use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
 use crate::dialect::{Dialect, RecordInfo};
 use crate::json::Json;
 use crate::pipeline::{Consumer, Flow, Record, Status};
-use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::sync::Arc;
@@ -98,99 +97,276 @@ struct Opened {
 #[derive(Debug, Default)]
 pub struct Ending {
     first: VecDeque<Diagnostic>,
-    tools: VecDeque<(Arc<str>, Opened)>,
-    requests: VecDeque<(Arc<str>, Opened)>,
+    tools: VecDeque<(KeyText, Opened)>,
+    requests: VecDeque<(KeyText, Opened)>,
 }
+
+/// A key of a tracked set (a tool call's id, a uuid, a request id) with its hash, made
+/// once per operation by [`GapTracker::key`] and used for every set the operation touches.
+#[derive(Debug, Clone, Copy)]
+struct Key<'s> {
+    text: &'s str,
+    hash: u64,
+}
+
+/// A key's text as a tracked set keeps it: in place when it is short (a uuid, a tool call's
+/// id: nearly all of them), so that adding one allocates nothing and clearing a set frees
+/// nothing.
+#[derive(Debug, Clone)]
+enum KeyText {
+    Inline(u8, [u8; KeyText::INLINE]),
+    Heap(Box<str>),
+}
+
+impl KeyText {
+    const INLINE: usize = 38;
+
+    fn new(s: &str) -> Self {
+        let mut buf = [0u8; Self::INLINE];
+        match (buf.get_mut(..s.len()), u8::try_from(s.len())) {
+            (Some(to), Ok(len)) => {
+                to.copy_from_slice(s.as_bytes());
+                KeyText::Inline(len, buf)
+            }
+            _ => KeyText::Heap(Box::from(s)),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            KeyText::Inline(len, buf) => buf.get(..usize::from(*len)).unwrap_or_default(),
+            KeyText::Heap(s) => s.as_bytes(),
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        match self {
+            KeyText::Inline(len, buf) => buf
+                .get(..usize::from(*len))
+                .and_then(|b| std::str::from_utf8(b).ok())
+                .unwrap_or_default(),
+            KeyText::Heap(s) => s,
+        }
+    }
+}
+
+/// One entry of a tracked set.
+#[derive(Debug)]
+struct Slot {
+    key: KeyText,
+    /// The index's key of it ([`Key::short`]).
+    short: u32,
+    opened: Opened,
+}
+
+impl Key<'_> {
+    /// What the index is keyed by: 32 bits of the hash, so that the index takes half the
+    /// memory (its probes are most of a set's time, in cache misses, on a long stream).
+    /// The key's text decides; two keys of these 32 bits are told apart as any collision.
+    fn short(&self) -> u32 {
+        self.hash as u32
+    }
+}
+
+/// The hasher of a table whose keys are hashes already: it hands the hash on, its bits
+/// copied to the top too, which the table reads for its probes.
+#[derive(Debug, Default, Clone, Copy)]
+struct Rehash(u64);
+
+impl std::hash::Hasher for Rehash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u32 hashes are written (below); any other input still hashes.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.0 = u64::from(n) << 32 | u64::from(n);
+    }
+}
+
+/// Short hash → the low 32 bits of an age (see [`Tracked::age_of`]).
+type ByHash = HashMap<u32, u32, std::hash::BuildHasherDefault<Rehash>>;
 
 /// A set of open things with a cap: the oldest is dropped when it is full.
 ///
-/// Entries sit in a queue in the order they were opened, each key allocated once and
-/// shared with the index; closing one leaves a hole that is skipped when the oldest is
-/// dropped, and the queue is compacted when holes outnumber entries, so memory stays
-/// bounded by the cap whatever stays open.
+/// Entries sit in a queue in the order they were opened, each key kept once, in its slot;
+/// the index maps 32 bits of a key's hash to the entry's age, and a key whose hash another
+/// key in the set already has is indexed by its text in `spill`. Closing an entry leaves a
+/// hole that is skipped when the oldest is dropped, and the queue is compacted when holes
+/// outnumber entries. Dropping the oldest entry of a full set leaves its index entry in
+/// place, pointing before the queue (stale, so absent): removing it would be a probe of
+/// the index for every entry added, a cache miss on a long stream; stale entries are swept
+/// when they outnumber the live ones. So memory stays bounded by the cap whatever stays
+/// open. See docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)".
 #[derive(Debug)]
 struct Tracked {
-    /// Key → age; the entry of age `a` is `slots[a - base]`.
-    by_key: HashMap<Arc<str>, u64, Hasher>,
-    slots: VecDeque<Option<(Arc<str>, Opened)>>,
+    /// Short hash → age (its low 32 bits); the entry of age `a` is `slots[a - base]`.
+    by_hash: ByHash,
+    /// Key → age, for the keys whose short hash another live entry held when they were
+    /// added.
+    spill: HashMap<Box<str>, u64, Hasher>,
+    slots: VecDeque<Option<Slot>>,
     base: u64,
+    /// Live entries.
+    live: usize,
     cap: usize,
     /// The cap was hit in this input (reported once).
     capped: bool,
 }
 
+/// Where a key is indexed.
+#[derive(Clone, Copy)]
+enum Found {
+    ByHash(u64),
+    Spill(u64),
+}
+
+impl Found {
+    fn age(self) -> u64 {
+        match self {
+            Found::ByHash(a) | Found::Spill(a) => a,
+        }
+    }
+}
+
+/// The slot of `age` in a queue whose first slot is of age `base`.
+fn slot_at(slots: &VecDeque<Option<Slot>>, base: u64, age: u64) -> Option<&Slot> {
+    let i = usize::try_from(age.checked_sub(base)?).ok()?;
+    slots.get(i)?.as_ref()
+}
+
+/// The age whose low 32 bits are `low`, at or after `base`: every live entry's (the queue
+/// is far shorter than 2^32); a stale one's lands past the queue, so it is absent.
+fn age_of(base: u64, low: u32) -> u64 {
+    base + u64::from(low.wrapping_sub(base as u32))
+}
+
 impl Tracked {
     fn new(cap: usize) -> Self {
         Tracked {
-            by_key: HashMap::default(),
+            by_hash: ByHash::default(),
+            spill: HashMap::default(),
             slots: VecDeque::new(),
             base: 0,
+            live: 0,
             cap: cap.max(1),
             capped: false,
         }
     }
 
     fn clear(&mut self) {
-        // Clearing an empty table still writes over its whole capacity: once per input.
-        if !self.by_key.is_empty() {
-            self.by_key.clear();
+        // Clearing a table writes over its whole capacity, even when it is empty: once per
+        // input. A table grown for a long input and holding little now is let go, so a
+        // tree of small files after a large one does not pay for the large one each time.
+        if self.by_hash.capacity() > 4 * self.by_hash.len().max(1024) {
+            self.by_hash = ByHash::default();
+        } else if !self.by_hash.is_empty() {
+            self.by_hash.clear();
+        }
+        if !self.spill.is_empty() {
+            self.spill.clear();
         }
         self.slots.clear();
         self.base = 0;
+        self.live = 0;
         self.capped = false;
     }
 
-    fn contains(&self, key: &str) -> bool {
-        self.by_key.contains_key(key)
+    fn slot(&self, age: u64) -> Option<&Slot> {
+        slot_at(&self.slots, self.base, age)
     }
 
-    fn slot(&self, age: u64) -> Option<&(Arc<str>, Opened)> {
-        let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
-        self.slots.get(i)?.as_ref()
+    /// The live entry the index holds for `short`, if any, with its age.
+    fn indexed(&self, short: u32) -> Option<(u64, &Slot)> {
+        let age = age_of(self.base, *self.by_hash.get(&short)?);
+        self.slot(age).map(|s| (age, s))
     }
 
-    fn get(&self, key: &str) -> Option<&Opened> {
-        let age = *self.by_key.get(key)?;
-        self.slot(age).map(|(_, o)| o)
+    /// Where `key` is indexed, with its entry's age.
+    fn find(&self, key: Key<'_>) -> Option<Found> {
+        if let Some((age, s)) = self.indexed(key.short()) {
+            if s.key.as_bytes() == key.text.as_bytes() {
+                return Some(Found::ByHash(age));
+            }
+        }
+        if self.spill.is_empty() {
+            return None;
+        }
+        let age = *self.spill.get(key.text)?;
+        self.slot(age).map(|_| Found::Spill(age))
+    }
+
+    fn contains(&self, key: Key<'_>) -> bool {
+        self.find(key).is_some()
+    }
+
+    fn get(&self, key: Key<'_>) -> Option<&Opened> {
+        let age = self.find(key)?.age();
+        self.slot(age).map(|s| &s.opened)
     }
 
     /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
     /// first time in the input (the oldest entry was dropped).
-    fn insert(&mut self, key: &str, opened: Opened) -> bool {
-        // One lookup of the key (this runs for every uuid of a transcript): the new entry
-        // goes to the back, then the old one of the same key, or the oldest when the set
-        // was full, leaves the front.
-        let full = self.by_key.len() >= self.cap;
+    fn insert(&mut self, key: Key<'_>, opened: Opened) -> bool {
+        // The new entry goes to the back, then the old one of the same key, or the oldest
+        // when the set was full, leaves the front.
+        let full = self.live >= self.cap;
         let age = self.base + self.slots.len() as u64;
-        let key: Arc<str> = Arc::from(key);
-        match self.by_key.entry(Arc::clone(&key)) {
-            Entry::Occupied(mut e) => {
-                let old = std::mem::replace(e.get_mut(), age);
-                self.slots.push_back(Some((key, opened)));
-                self.take(old);
-                false
-            }
-            Entry::Vacant(e) => {
-                e.insert(age);
-                self.slots.push_back(Some((key, opened)));
-                if !full {
-                    return false;
+        let slot = Slot {
+            key: KeyText::new(key.text),
+            short: key.short(),
+            opened,
+        };
+        if let Some(found) = self.find(key) {
+            match found {
+                Found::ByHash(_) => {
+                    self.by_hash.insert(key.short(), age as u32);
                 }
-                self.drop_oldest();
-                let first_cap = !self.capped;
-                self.capped = true;
-                first_cap
+                Found::Spill(_) => {
+                    if let Some(a) = self.spill.get_mut(key.text) {
+                        *a = age;
+                    }
+                }
             }
+            self.slots.push_back(Some(slot));
+            self.take(found.age());
+            return false;
         }
+        // The short hash is free, or held by a stale entry: the key takes it.
+        if self.indexed(key.short()).is_some() {
+            self.spill.insert(Box::from(key.text), age);
+        } else {
+            self.by_hash.insert(key.short(), age as u32);
+        }
+        self.slots.push_back(Some(slot));
+        self.live += 1;
+        if !full {
+            return false;
+        }
+        self.drop_oldest();
+        let first_cap = !self.capped;
+        self.capped = true;
+        first_cap
     }
 
-    fn remove(&mut self, key: &str) -> Option<Opened> {
-        let age = self.by_key.remove(key)?;
-        self.take(age).map(|(_, o)| o)
+    fn remove(&mut self, key: Key<'_>) -> Option<Opened> {
+        let found = self.find(key)?;
+        match found {
+            Found::ByHash(_) => self.by_hash.remove(&key.short()).map(|_| ()),
+            Found::Spill(_) => self.spill.remove(key.text).map(|_| ()),
+        };
+        self.live -= 1;
+        self.take(found.age()).map(|s| s.opened)
     }
 
-    /// Empties the slot of `age` (its key is already out of the index).
-    fn take(&mut self, age: u64) -> Option<(Arc<str>, Opened)> {
+    /// Empties the slot of `age` (its key is already out of the index, or indexed anew).
+    fn take(&mut self, age: u64) -> Option<Slot> {
         let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
         let entry = self.slots.get_mut(i)?.take();
         while let Some(None) = self.slots.front() {
@@ -200,51 +376,79 @@ impl Tracked {
         while let Some(None) = self.slots.back() {
             self.slots.pop_back();
         }
-        if self.slots.len() > 2 * self.by_key.len() + 64 {
+        if self.slots.len() > 2 * self.live + 64 {
             self.compact();
         }
         entry
     }
 
-    /// Drops the oldest open entry.
+    /// Drops the oldest open entry. Its index entry stays, stale, unless it is in `spill`.
     fn drop_oldest(&mut self) {
         while let Some(slot) = self.slots.pop_front() {
+            let age = self.base;
             self.base += 1;
-            if let Some((key, _)) = slot {
-                self.by_key.remove(&*key);
-                return;
+            let Some(s) = slot else { continue };
+            self.live -= 1;
+            if !self.spill.is_empty() && self.spill.get(s.key.as_str()) == Some(&age) {
+                self.spill.remove(s.key.as_str());
             }
+            if self.by_hash.len() > 2 * self.live + 64 {
+                self.sweep();
+            }
+            return;
         }
+    }
+
+    /// Drops the index's stale entries.
+    fn sweep(&mut self) {
+        let (slots, base) = (&self.slots, self.base);
+        self.by_hash
+            .retain(|_, low| slot_at(slots, base, age_of(base, *low)).is_some());
     }
 
     /// Closes the holes left by removed entries, keeping the order.
     fn compact(&mut self) {
-        let live: VecDeque<Option<(Arc<str>, Opened)>> =
-            self.slots.drain(..).filter(Option::is_some).collect();
-        self.slots = live;
-        for (i, (key, _)) in self.slots.iter().flatten().enumerate() {
-            if let Some(age) = self.by_key.get_mut(&**key) {
-                *age = self.base + i as u64;
+        let old = std::mem::take(&mut self.slots);
+        self.slots.reserve(self.live);
+        let mut next = self.base;
+        for (i, slot) in old.into_iter().enumerate() {
+            let Some(s) = slot else { continue };
+            let age = self.base + i as u64;
+            match self.by_hash.get_mut(&s.short) {
+                Some(low) if age_of(self.base, *low) == age => *low = next as u32,
+                _ => {
+                    if let Some(a) = self.spill.get_mut(s.key.as_str()) {
+                        *a = next;
+                    }
+                }
             }
+            self.slots.push_back(Some(s));
+            next += 1;
         }
     }
 
     /// Everything still open, oldest first, leaving the set empty.
-    fn drain(&mut self) -> Vec<(Arc<str>, Opened)> {
-        self.by_key.clear();
+    fn drain(&mut self) -> Vec<(KeyText, Opened)> {
+        self.by_hash.clear();
+        self.spill.clear();
         self.base = 0;
-        self.slots.drain(..).flatten().collect()
+        self.live = 0;
+        self.slots
+            .drain(..)
+            .flatten()
+            .map(|s| (s.key, s.opened))
+            .collect()
     }
 }
 
 /// Labels shared by the entries that carry them; a bounded table, so a stream of ever new
 /// names cannot grow it without end (past the bound, a label is just not shared).
 #[derive(Debug)]
-struct Labels(HashSet<Arc<str>, Hasher>, Arc<str>);
+struct Labels(HashSet<Arc<str>, Hasher>, Arc<str>, Option<Arc<str>>);
 
 impl Default for Labels {
     fn default() -> Self {
-        Labels(HashSet::default(), Arc::from(""))
+        Labels(HashSet::default(), Arc::from(""), None)
     }
 }
 
@@ -256,8 +460,14 @@ impl Labels {
         if s.is_empty() {
             return Arc::clone(&self.1);
         }
-        if let Some(l) = self.0.get(s) {
+        // The one asked for last (a tool called again), without hashing it.
+        if let Some(l) = self.2.as_ref().filter(|l| ***l == *s) {
             return Arc::clone(l);
+        }
+        if let Some(l) = self.0.get(s) {
+            let l = Arc::clone(l);
+            self.2 = Some(Arc::clone(&l));
+            return l;
         }
         let l: Arc<str> = Arc::from(s);
         if self.0.len() < Self::MAX {
@@ -291,6 +501,8 @@ pub struct GapTracker {
     items: Tracked,
     requests: Tracked,
     uuids: Tracked,
+    /// The uuid last added to `uuids` in this input.
+    last_uuid: Option<String>,
     sidechain: bool,
     /// A session start (system/init, thread.started) was seen in this input.
     saw_init: bool,
@@ -301,6 +513,8 @@ pub struct GapTracker {
     /// Diagnostics found and not yet taken (the [`Consumer`] use).
     found: Vec<Diagnostic>,
     labels: Labels,
+    /// Hashes the sets' keys, once per operation ([`GapTracker::key`]).
+    hasher: Hasher,
     /// Between [`GapTracker::begin`] and [`GapTracker::end`]: records are tracked as they
     /// come. Otherwise (a worker reading a block) [`GapTracker::see`] collects their facts.
     following: bool,
@@ -327,12 +541,14 @@ impl GapTracker {
             items: Tracked::new(cap),
             requests: Tracked::new(cap),
             uuids: Tracked::new(cap),
+            last_uuid: None,
             sidechain: false,
             saw_init: false,
             reported_no_init: false,
             open_session: None,
             found: Vec::new(),
             labels: Labels::default(),
+            hasher: Hasher::default(),
             following: false,
             scratch: (Vec::new(), String::new()),
         }
@@ -351,6 +567,7 @@ impl GapTracker {
         self.items.clear();
         self.requests.clear();
         self.uuids.clear();
+        self.last_uuid = None;
         self.sidechain = false;
         self.saw_init = false;
         self.reported_no_init = false;
@@ -478,6 +695,7 @@ impl GapTracker {
             InputEnd::Nothing => {}
         }
         self.uuids.clear();
+        self.last_uuid = None;
         first.sort_by_key(|d| d.line);
         Ending {
             first: first.into(),
@@ -524,7 +742,7 @@ impl GapTracker {
                 &o,
                 format!(
                     "tool_use {} ({}) at line {} has no result",
-                    printable(&id),
+                    printable(id.as_str()),
                     printable(&o.label),
                     o.line
                 ),
@@ -536,7 +754,7 @@ impl GapTracker {
             &o,
             format!(
                 "request id {} ({}) at line {} was never answered",
-                printable(&id),
+                printable(id.as_str()),
                 printable(&o.label),
                 o.line
             ),
@@ -546,6 +764,15 @@ impl GapTracker {
     /// Takes what was found since the last call (when used as a [`Consumer`]).
     pub fn take_found(&mut self) -> Vec<Diagnostic> {
         std::mem::take(&mut self.found)
+    }
+
+    /// A key of the tracked sets, hashed once for every set it is looked up in.
+    fn key<'s>(&self, text: &'s str) -> Key<'s> {
+        use std::hash::BuildHasher;
+        Key {
+            text,
+            hash: self.hasher.hash_one(text),
+        }
     }
 
     fn at_opened(&self, code: Code, o: &Opened, message: String) -> Diagnostic {
@@ -576,7 +803,9 @@ impl GapTracker {
     // ---- what a record tells the trackers (no state) ----
 
     /// The record's facts, pushed onto `ops` in the order the trackers take them: its
-    /// sequence candidates first (when it has any), then what its dialect says.
+    /// sequence candidates first (when it has any), then what its dialect says. A reader
+    /// that walks every record's keys anyway (the Claude-shaped ones) finds the sequence
+    /// candidates in that walk ([`seq_op`]); for the others they are looked up here.
     fn extract(
         &self,
         info: &RecordInfo<'_>,
@@ -584,17 +813,24 @@ impl GapTracker {
         ops: &mut Vec<Op>,
         text: &mut String,
     ) {
+        let start = ops.len();
+        let walked = info
+            .dialect
+            .is_some_and(|d| d.gap_ops(info, value, ops, text));
         let seq = match &self.seq_field {
-            Some(f) => [value.get(f).and_then(|v| v.as_u64()), None, None],
+            Some(f) => {
+                if walked && matches!(ops.get(start), Some(Op::Seq(_))) {
+                    ops.remove(start);
+                }
+                [value.get(f).and_then(|v| v.as_u64()), None, None]
+            }
+            None if walked => return,
             None => value
                 .get_many(SEQ_FIELDS)
                 .map(|v| v.and_then(|v| v.as_u64())),
         };
         if seq.iter().any(Option::is_some) {
-            ops.push(Op::Seq(seq));
-        }
-        if let Some(d) = info.dialect {
-            d.gap_ops(info, value, ops, text);
+            ops.insert(start, Op::Seq(seq));
         }
     }
 
@@ -620,7 +856,13 @@ impl GapTracker {
                         self.sidechain = true;
                     }
                     if let Some(parent) = parent.map(|p| p.of(text)) {
-                        if !self.sidechain && !self.uuids.capped && !self.uuids.contains(parent) {
+                        // A parent is nearly always the record before: its uuid, the last
+                        // one added, is in the set without a lookup.
+                        if !self.sidechain
+                            && !self.uuids.capped
+                            && self.last_uuid.as_deref() != Some(parent)
+                            && !self.uuids.contains(self.key(parent))
+                        {
                             out.push(at.diag(
                                 Code::SeqGap,
                                 format!(
@@ -635,7 +877,10 @@ impl GapTracker {
                     // after that are not kept, which on a long stream is most of them.
                     if let Some(uuid) = uuid.map(|u| u.of(text)).filter(|_| !self.uuids.capped) {
                         let opened = at.opened(self.labels.get(""));
-                        if self.uuids.insert(uuid, opened) {
+                        let last = self.last_uuid.get_or_insert_with(String::new);
+                        last.clear();
+                        last.push_str(uuid);
+                        if self.uuids.insert(self.key(uuid), opened) {
                             out.push(self.capped(Code::SeqGap, Severity::Info, at, "uuids"));
                         }
                     }
@@ -696,10 +941,14 @@ impl GapTracker {
                     self.answered.clear();
                     self.saw_init = true;
                 }
-                Op::OpenTool { id, name } => self.open_tool(id.of(text), name.of(text), at, out),
-                Op::CloseTool { id, failed } => self.close_tool(id.of(text), *failed, at, out),
+                Op::OpenTool { id, name } => {
+                    self.open_tool(self.key(id.of(text)), name.of(text), at, out)
+                }
+                Op::CloseTool { id, failed } => {
+                    self.close_tool(self.key(id.of(text)), *failed, at, out)
+                }
                 Op::ToolState { id, name, ended } => {
-                    let id = id.of(text);
+                    let id = self.key(id.of(text));
                     if !self.answered.contains(id) {
                         if !self.tools.contains(id) {
                             self.open_tool(id, name.of(text), at, out);
@@ -710,7 +959,7 @@ impl GapTracker {
                     }
                 }
                 Op::OpenItem { id, kind } => {
-                    let id = id.of(text);
+                    let id = self.key(id.of(text));
                     let opened = at.opened(self.labels.get(kind.of(text)));
                     if self.items.insert(id, opened) {
                         out.push(self.capped(
@@ -722,21 +971,21 @@ impl GapTracker {
                     }
                 }
                 Op::CloseItem { id, failed } => {
-                    let id = id.of(text);
+                    let id = self.key(id.of(text));
                     let opened = self.items.remove(id);
                     if let Some(name) = failed {
                         self.tool_failed(id, name.of(text), opened.map(|o| o.line), at, out);
                     }
                 }
                 Op::Request { key, method } => {
-                    let key = key.of(text);
+                    let key = self.key(key.of(text));
                     let method = self.labels.get(method.of(text));
                     if let Some(first) = self.requests.get(key) {
                         out.push(at.diag(
                             Code::RpcDuplicateId,
                             format!(
                                 "request id {} reused while the request at line {} ({}) is still open",
-                                printable(key),
+                                printable(key.text),
                                 first.line,
                                 printable(&first.label)
                             ),
@@ -752,13 +1001,13 @@ impl GapTracker {
                     }
                 }
                 Op::Response { key } => {
-                    let key = key.of(text);
+                    let key = self.key(key.of(text));
                     if self.requests.remove(key).is_none() && !self.requests.capped {
                         out.push(at.diag(
                             Code::RpcUnmatchedResponse,
                             format!(
                                 "response id {}: no open request with that id",
-                                printable(key)
+                                printable(key.text)
                             ),
                         ));
                     }
@@ -829,7 +1078,7 @@ impl GapTracker {
                 &o,
                 format!(
                     "item {} ({}) started at line {} never completed ({why})",
-                    printable(&id),
+                    printable(id.as_str()),
                     printable(&o.label),
                     o.line
                 ),
@@ -840,7 +1089,7 @@ impl GapTracker {
     // ---- Gemini CLI, Cursor, OpenCode, Copilot ----
 
     /// Opens a tool call (`id`, named `name`).
-    fn open_tool(&mut self, id: &str, name: &str, at: &At<'_>, out: &mut Vec<Diagnostic>) {
+    fn open_tool(&mut self, id: Key<'_>, name: &str, at: &At<'_>, out: &mut Vec<Diagnostic>) {
         let opened = at.opened(self.labels.get(name));
         if self.tools.insert(id, opened) {
             out.push(self.capped(
@@ -856,7 +1105,7 @@ impl GapTracker {
     /// when known).
     fn tool_failed(
         &mut self,
-        id: &str,
+        id: Key<'_>,
         name: &str,
         line: Option<u64>,
         at: &At<'_>,
@@ -868,11 +1117,13 @@ impl GapTracker {
         let message = match line {
             Some(line) => format!(
                 "tool_result for {} ({}, line {line}) is an error",
-                printable(id),
+                printable(id.text),
                 printable(name)
             ),
-            None if name.is_empty() => format!("tool_result for {} is an error", printable(id)),
-            None => format!("{} call {} failed", printable(name), printable(id)),
+            None if name.is_empty() => {
+                format!("tool_result for {} is an error", printable(id.text))
+            }
+            None => format!("{} call {} failed", printable(name), printable(id.text)),
         };
         out.push(at.diag(Code::ToolError, message));
         let label = self.labels.get(name);
@@ -880,7 +1131,7 @@ impl GapTracker {
     }
 
     /// Closes a tool call; an error result is TOOL_ERROR, an answer to nothing an orphan.
-    fn close_tool(&mut self, id: &str, is_error: bool, at: &At<'_>, out: &mut Vec<Diagnostic>) {
+    fn close_tool(&mut self, id: Key<'_>, is_error: bool, at: &At<'_>, out: &mut Vec<Diagnostic>) {
         match self.tools.remove(id) {
             Some(o) => {
                 if is_error {
@@ -904,7 +1155,7 @@ impl GapTracker {
                         Code::ToolOrphanResult,
                         format!(
                             "tool_result for {}: no tool_use with that id before",
-                            printable(id)
+                            printable(id.text)
                         ),
                     ));
                 }
@@ -1024,6 +1275,16 @@ impl NoInit {
     }
 }
 
+/// Pushes a record's sequence candidates (the values of [`SEQ_FIELDS`], in order, as a
+/// reader found them in its own walk over the record) as its first operation, when any is
+/// a non-negative integer. A reader that does so says so ([`Dialect::gap_ops`]).
+pub(crate) fn seq_op(values: [Option<Json<'_>>; 3], ops: &mut Vec<Op>) {
+    let seq = values.map(|v| v.and_then(|v| v.as_u64()));
+    if seq.iter().any(Option::is_some) {
+        ops.push(Op::Seq(seq));
+    }
+}
+
 /// What the end of an input leaves unfinished, by dialect ([`Dialect::input_end`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum InputEnd {
@@ -1044,6 +1305,21 @@ pub struct Facts {
     ops: Vec<Op>,
     /// The operations' strings.
     text: String,
+}
+
+impl Facts {
+    /// Takes the facts collected so far, leaving room for as many: the next block's are
+    /// about as many as this one's, so they are not grown from empty again (reallocating
+    /// and copying as they grow was 2% of a worker's time on a Claude stream; see
+    /// docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)").
+    pub fn take(&mut self) -> Facts {
+        let room = Facts {
+            records: Vec::with_capacity(self.records.len()),
+            ops: Vec::with_capacity(self.ops.len()),
+            text: String::with_capacity(self.text.len()),
+        };
+        std::mem::replace(self, room)
+    }
 }
 
 #[derive(Debug)]
@@ -1177,9 +1453,10 @@ mod tests {
     use crate::pipeline::{Options, Pipeline};
 
     /// The tracked set against a plain list in opening order, through random opens,
-    /// re-opens, closes and evictions: same entries, same order, bounded queue.
-    #[test]
-    fn tracked_set_matches_a_plain_list() {
+    /// re-opens, closes and evictions: same entries, same order, bounded queue. `hash`
+    /// makes each key's hash: the real one, or one that makes keys collide (indexed by
+    /// their text in `spill`).
+    fn tracked_set_against_a_plain_list(hash: impl Fn(&str) -> u64) {
         let mut t = Tracked::new(50);
         let mut model: Vec<(String, u64)> = Vec::new();
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
@@ -1187,21 +1464,30 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            let key = format!("k{}", x % 97);
+            // Some keys too long to be kept in place.
+            let key = if x.is_multiple_of(5) {
+                format!("{}-k{}", "long".repeat(12), x % 97)
+            } else {
+                format!("k{}", x % 97)
+            };
+            let k = Key {
+                text: &key,
+                hash: hash(&key),
+            };
             let opened = Opened {
                 line: step,
                 offset: 0,
                 label: Arc::from(""),
             };
             if x.is_multiple_of(3) {
-                let got = t.remove(&key).map(|o| o.line);
+                let got = t.remove(k).map(|o| o.line);
                 let want = model
                     .iter()
                     .position(|(k, _)| *k == key)
                     .map(|i| model.remove(i).1);
                 assert_eq!(got, want, "remove {key} at {step}");
             } else {
-                let capped = t.insert(&key, opened);
+                let capped = t.insert(k, opened);
                 model.retain(|(k, _)| *k != key);
                 let mut dropped = false;
                 if model.len() >= 50 {
@@ -1212,20 +1498,34 @@ mod tests {
                 assert!(!capped || dropped);
             }
             assert_eq!(
-                t.get(&key).map(|o| o.line),
+                t.get(k).map(|o| o.line),
                 model.iter().find(|(k, _)| *k == key).map(|e| e.1)
             );
-            assert!(
-                t.slots.len() <= 2 * t.by_key.len() + 65,
-                "holes are compacted"
-            );
+            assert_eq!(t.live, model.len());
+            assert!(t.slots.len() <= 2 * t.live + 65, "holes are compacted");
+            assert!(t.by_hash.len() <= 2 * 50 + 65, "stale entries are swept");
         }
         let rest: Vec<(String, u64)> = t
             .drain()
             .into_iter()
-            .map(|(k, o)| (k.to_string(), o.line))
+            .map(|(k, o)| (k.as_str().to_string(), o.line))
             .collect();
         assert_eq!(rest, model);
+    }
+
+    #[test]
+    fn tracked_set_matches_a_plain_list() {
+        let hasher = Hasher::default();
+        tracked_set_against_a_plain_list(|k| {
+            use std::hash::BuildHasher;
+            hasher.hash_one(k)
+        });
+    }
+
+    /// Keys of the same hash (a collision) are told apart by their text.
+    #[test]
+    fn tracked_set_with_colliding_hashes_matches_a_plain_list() {
+        tracked_set_against_a_plain_list(|k| k.len() as u64 % 3);
     }
 
     fn gaps(text: &str, cap: usize) -> Vec<(u64, Code, String)> {

@@ -74,8 +74,10 @@ pub(crate) struct Agent {
     pub(super) events: Option<&'static (dyn EventReader + Sync)>,
     /// Its reader of records for `stats`.
     pub(super) stats: StatsReader,
-    /// What a record tells the gap trackers.
-    pub(super) gap_ops: fn(&RecordInfo<'_>, Json<'_>, &mut Vec<Op>, &mut String),
+    /// What a record tells the gap trackers. Returns true when the reader looked the
+    /// sequence fields up itself, in its own walk over the record (`crate::gaps::seq_op`),
+    /// so the trackers need not walk the record again for them.
+    pub(super) gap_ops: fn(&RecordInfo<'_>, Json<'_>, &mut Vec<Op>, &mut String) -> bool,
     /// What the end of an input leaves owed to the gap trackers
     /// ([`InputEnd::SessionResult`]: each session ends with a result record).
     pub(super) input_end: InputEnd,
@@ -95,7 +97,9 @@ pub(crate) struct Agent {
 }
 
 /// The `gap_ops` of an agent whose records tell the gap trackers nothing.
-pub(super) fn no_gap_ops(_: &RecordInfo<'_>, _: Json<'_>, _: &mut Vec<Op>, _: &mut String) {}
+pub(super) fn no_gap_ops(_: &RecordInfo<'_>, _: Json<'_>, _: &mut Vec<Op>, _: &mut String) -> bool {
+    false
+}
 
 /// The `named_session` of an agent whose records name no session.
 pub(super) fn no_session(_: Json<'_>) -> Option<&str> {

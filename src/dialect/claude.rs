@@ -126,7 +126,17 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> R
 /// true`, or (`text_tells`: [`super::Dialect::result_text_tells_failure`]) a text content
 /// that says the command failed. The one rule `stats`, `events` and `gaps` use.
 pub(crate) fn tool_result_failed(block: Json<'_>, text_tells: bool) -> bool {
-    block.get("is_error").and_then(|e| e.as_bool()) == Some(true)
+    tool_result_failed_given(block.get("is_error"), block, text_tells)
+}
+
+/// [`tool_result_failed`] with the block's `is_error` already looked up (the gap reader
+/// finds it in the walk that finds the block's type and ids).
+pub(crate) fn tool_result_failed_given(
+    is_error: Option<Json<'_>>,
+    block: Json<'_>,
+    text_tells: bool,
+) -> bool {
+    is_error.and_then(|e| e.as_bool()) == Some(true)
         || (text_tells
             && block
                 .get("content")
@@ -141,16 +151,17 @@ pub(super) mod gaps;
 pub(super) mod texts;
 
 /// What a record of a Claude-shaped stream (Claude, Qwen Code, Cursor) tells the gap
-/// trackers. Cursor's `tool_call` records count in any of them: a stream read as Claude's
+/// trackers, its sequence candidates with them. Cursor's `tool_call` records count in any of them: a stream read as Claude's
 /// (forced, or before Cursor's own records tell it) keeps its calls.
 pub(super) fn stream_gap_ops(
     info: &RecordInfo<'_>,
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     gaps::stream(info, value, ops, text);
     super::cursor::gaps::tool_call(info, value, ops, text);
+    true
 }
 
 /// The `claude` agent, as the registry reads it ([`super::Dialect::agent`]).

@@ -73,8 +73,9 @@ pub(crate) fn facts<'a>(
 pub(super) mod gaps;
 
 /// What a message tells the gap trackers: requests and their responses, by `id`.
-fn gap_ops(_: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) {
+fn gap_ops(_: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut String) -> bool {
     gaps::ops(value, ops, text);
+    false
 }
 
 /// The `jsonrpc` agent, as the registry reads it ([`super::Dialect::agent`]).

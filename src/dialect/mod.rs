@@ -264,13 +264,16 @@ impl Dialect {
 
     /// What a record tells the gap trackers (`gaps`, `validate --gaps`), pushed onto `ops`
     /// with their strings in `text`: each agent's `gaps` module reads its own records.
+    /// True when the reader also looked up the sequence fields, in its own walk over the
+    /// record's keys (the Claude-shaped ones: every record is walked for its chain or its
+    /// message anyway).
     pub(crate) fn gap_ops(
         self,
         info: &RecordInfo<'_>,
         value: Json<'_>,
         ops: &mut Vec<crate::gaps::Op>,
         text: &mut String,
-    ) {
+    ) -> bool {
         (self.agent().gap_ops)(info, value, ops, text)
     }
 

@@ -155,7 +155,7 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
             summary: std::mem::take(&mut shard.summary),
             diagnostics: shard.diagnostics.take(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
-            facts: std::mem::take(&mut shard.facts),
+            facts: shard.facts.take(),
         }
     }
 

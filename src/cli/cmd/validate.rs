@@ -188,7 +188,7 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
             text: shard.writer.take_output(),
             rejects: shard.rejects.as_mut().map(Rejects::take),
             summary: std::mem::take(&mut shard.summary),
-            facts: std::mem::take(&mut shard.facts),
+            facts: shard.facts.take(),
         }
     }
 

@@ -5,18 +5,23 @@
 
 use crate::diagnostic::printable;
 use crate::dialect::{Dialect, RecordInfo};
-use crate::gaps::{put, Name, NoInit, Op};
+use crate::gaps::{put, seq_op, Name, NoInit, Op, SEQ_FIELDS};
 use crate::json::{Json, Kind};
 
-/// A Claude-shaped stream's record: its session, then its message's tool blocks.
+/// A Claude-shaped stream's record: its session, then its message's tool blocks. One walk
+/// over the record's keys finds its sequence candidates and its message (this runs for
+/// every record; docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)").
 pub(in crate::dialect) fn stream(
     info: &RecordInfo<'_>,
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
 ) {
+    let [seq, sequence, event_id, message] =
+        value.get_many([SEQ_FIELDS[0], SEQ_FIELDS[1], SEQ_FIELDS[2], "message"]);
+    seq_op([seq, sequence, event_id], ops);
     session(info, value, ops, text);
-    tools(info, value, ops, text);
+    tools(info, message, ops, text);
 }
 
 /// Claude stream-json sessions (and Qwen's, Cursor's): system/init … result. An error
@@ -70,11 +75,11 @@ fn session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut
     ops.push(Op::End(error.map(|e| put(text, &e))));
 }
 
-/// tool_use / tool_result content blocks (Claude stream-json and transcripts); a result
-/// failed by [`super::tool_result_failed`].
+/// tool_use / tool_result content blocks (Claude stream-json and transcripts) of a
+/// record's `message`; a result failed by [`super::tool_result_failed_given`].
 pub(in crate::dialect) fn tools(
     info: &RecordInfo<'_>,
-    value: Json<'_>,
+    message: Option<Json<'_>>,
     ops: &mut Vec<Op>,
     text: &mut String,
 ) {
@@ -82,7 +87,7 @@ pub(in crate::dialect) fn tools(
     if ty != "assistant" && ty != "user" {
         return;
     }
-    let Some(content) = value.get("message").and_then(|m| m.get("content")) else {
+    let Some(content) = message.and_then(|m| m.get("content")) else {
         return;
     };
     if content.kind() != Kind::Array {
@@ -91,7 +96,8 @@ pub(in crate::dialect) fn tools(
     let text_tells = info.dialect.is_some_and(Dialect::result_text_tells_failure);
     content.for_each_element(|block| {
         // One walk over the block for the fields either kind needs.
-        let [ty, id, name, use_id] = block.get_many(["type", "id", "name", "tool_use_id"]);
+        let [ty, id, name, use_id, is_error] =
+            block.get_many(["type", "id", "name", "tool_use_id", "is_error"]);
         match ty.and_then(|t| t.as_str()) {
             Some("tool_use") => {
                 if let Some(id) = id.and_then(|v| v.as_str()) {
@@ -104,7 +110,7 @@ pub(in crate::dialect) fn tools(
             }
             Some("tool_result") => {
                 if let Some(id) = use_id.and_then(|v| v.as_str()) {
-                    let failed = super::tool_result_failed(block, text_tells);
+                    let failed = super::tool_result_failed_given(is_error, block, text_tells);
                     ops.push(Op::CloseTool {
                         id: put(text, id),
                         failed,

@@ -17,13 +17,13 @@ pub(in crate::dialect) fn ops(
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     let ty: &'static str = match info.ty.unwrap_or_default() {
         "thread.started" => {
             ops.push(Op::ProcessStart {
                 turn_ends: TURN_ENDS,
             });
-            return;
+            return false;
         }
         "turn.started" => "turn.started",
         "turn.completed" => "turn.completed",
@@ -31,7 +31,7 @@ pub(in crate::dialect) fn ops(
         "item.started" => "item.started",
         "item.updated" => "item.updated",
         "item.completed" => "item.completed",
-        _ => return,
+        _ => return false,
     };
     ops.push(Op::NoInit(NoInit {
         ty: Name::Known(ty),
@@ -80,4 +80,5 @@ pub(in crate::dialect) fn ops(
         }
         _ => {}
     }
+    false
 }

@@ -2,25 +2,29 @@
 //! its output closes it (failed by the Codex rule, [`super::tool_output::failed`]).
 
 use crate::dialect::RecordInfo;
-use crate::gaps::{put, Op};
+use crate::gaps::{put, seq_op, Op, SEQ_FIELDS};
 use crate::json::Json;
 
-/// Codex rollouts: `response_item` calls and their outputs, by `call_id`.
+/// Codex rollouts: `response_item` calls and their outputs, by `call_id`. One walk over the
+/// record's keys finds its sequence candidates and its payload.
 pub(in crate::dialect) fn ops(
     info: &RecordInfo<'_>,
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
+    let [seq, sequence, event_id, payload] =
+        value.get_many([SEQ_FIELDS[0], SEQ_FIELDS[1], SEQ_FIELDS[2], "payload"]);
+    seq_op([seq, sequence, event_id], ops);
     if info.ty != Some("response_item") {
-        return;
+        return true;
     }
-    let Some(payload) = value.get("payload") else {
-        return;
+    let Some(payload) = payload else {
+        return true;
     };
     let [ty, name, call_id, output] = payload.get_many(["type", "name", "call_id", "output"]);
     let Some(id) = call_id.and_then(|c| c.as_str()) else {
-        return;
+        return true;
     };
     match ty.and_then(|t| t.as_str()) {
         Some("function_call" | "custom_tool_call" | "local_shell_call") => {
@@ -38,4 +42,5 @@ pub(in crate::dialect) fn ops(
         }
         _ => {}
     }
+    true
 }

@@ -12,7 +12,7 @@ pub(in crate::dialect) fn ops(
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     let ty = info.ty.unwrap_or_default();
     session_record(info.ty, None, ops, text);
     let data = value.get("data");
@@ -46,4 +46,5 @@ pub(in crate::dialect) fn ops(
         }
         _ => {}
     }
+    false
 }

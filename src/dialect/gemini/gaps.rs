@@ -13,7 +13,7 @@ pub(in crate::dialect) fn ops(
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     let str_at = |k: &str| value.get(k).and_then(|v| v.as_str());
     let Some(ty) = info.ty else {
         // The `-o json` document: a whole session in one record.
@@ -28,12 +28,12 @@ pub(in crate::dialect) fn ops(
             ops.push(Op::Open { replace: false });
             ops.push(Op::End(error.map(|e| put(text, &e))));
         }
-        return;
+        return false;
     };
     if ty == "init" {
         ops.push(Op::Init);
         ops.push(Op::Open { replace: true });
-        return;
+        return false;
     }
     session_record(info.ty, Some("init"), ops, text);
     match ty {
@@ -67,4 +67,5 @@ pub(in crate::dialect) fn ops(
         }
         _ => {}
     }
+    false
 }

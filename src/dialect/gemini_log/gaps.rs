@@ -15,12 +15,12 @@ pub(in crate::dialect) fn ops(
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     if info.ty != Some("gemini") {
-        return;
+        return false;
     }
     let Some(calls) = value.get("toolCalls") else {
-        return;
+        return false;
     };
     calls.for_each_element(|call| {
         let Some(id) = crate::dialect::str_field(call, "id") else {
@@ -34,4 +34,5 @@ pub(in crate::dialect) fn ops(
             ended,
         });
     });
+    false
 }

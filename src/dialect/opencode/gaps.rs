@@ -13,7 +13,7 @@ pub(in crate::dialect) fn ops(
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     let ty = info.ty.unwrap_or_default();
     // OpenCode has no init: every record belongs to the run it names.
     session_record(info.ty, None, ops, text);
@@ -21,7 +21,7 @@ pub(in crate::dialect) fn ops(
         "tool_use" => {
             let part = value.get("part");
             let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
-            let Some(id) = id else { return };
+            let Some(id) = id else { return false };
             let name = part
                 .and_then(|p| p.get("tool"))
                 .and_then(|v| v.as_str())
@@ -50,4 +50,5 @@ pub(in crate::dialect) fn ops(
         _ if super::ends_run(value, ty) => ops.push(Op::End(None)),
         _ => {}
     }
+    false
 }

@@ -13,9 +13,9 @@ pub(in crate::dialect) fn log_ops(
     value: Json<'_>,
     ops: &mut Vec<Op>,
     text: &mut String,
-) {
+) -> bool {
     let Some(parts) = value.path(&["message", "parts"]) else {
-        return;
+        return false;
     };
     let failed = value
         .get("toolCallResult")
@@ -38,4 +38,5 @@ pub(in crate::dialect) fn log_ops(
             }
         }
     });
+    false
 }
