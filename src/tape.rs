@@ -911,26 +911,40 @@ mod tests {
     fn stage1_is_the_same_on_every_path() {
         let pool = b"\\\"\"an u0/\x01{}[]:,\xc3\xa9";
         for seed in 0..300u64 {
-            let bytes = random_bytes(seed, 1 + (seed as usize * 13) % 400, pool);
-            let mut fast = Doc::new();
-            let verdict = stage1(&bytes, &mut fast);
-            let mut plain = Doc::new();
-            let strings_ok = stage1_body!(&bytes, &mut plain, portable_masks, prefix_xor);
-            let is_utf8 = std::str::from_utf8(&bytes).is_ok();
-            assert_eq!(verdict, is_utf8 && strings_ok, "{bytes:?}");
-            assert_eq!(fast.quotes, plain.quotes);
-            assert_eq!(fast.slashes, plain.slashes);
-            assert_eq!(fast.unicode, plain.unicode);
-            assert_eq!(fast.solidus, plain.solidus);
-            #[cfg(target_arch = "x86_64")]
-            {
-                let mut sse2 = Doc::new();
-                #[allow(unsafe_code)]
-                // SAFETY: SSE2 is part of x86-64.
-                let sse2_verdict = unsafe { stage1_sse2(&bytes, &mut sse2) };
-                assert_eq!(verdict, sse2_verdict, "{bytes:?}");
-                if is_utf8 {
-                    assert_eq!(fast.quotes, sse2.quotes);
+            let raw = random_bytes(seed, 1 + (seed as usize * 13) % 400, pool);
+            // Mostly not UTF-8 (a lone 0xC3 or 0xA9): the verdict alone, then the masks
+            // of the same bytes made UTF-8 (each bad byte an U+FFFD).
+            let repaired = String::from_utf8_lossy(&raw).into_owned().into_bytes();
+            for bytes in [raw, repaired] {
+                let mut fast = Doc::new();
+                let verdict = stage1(&bytes, &mut fast);
+                let mut plain = Doc::new();
+                let strings_ok = stage1_body!(&bytes, &mut plain, portable_masks, prefix_xor);
+                let is_utf8 = std::str::from_utf8(&bytes).is_ok();
+                assert_eq!(verdict, is_utf8 && strings_ok, "{bytes:?}");
+                #[cfg(target_arch = "x86_64")]
+                let sse2 = {
+                    let mut sse2 = Doc::new();
+                    #[allow(unsafe_code)]
+                    // SAFETY: SSE2 is part of x86-64.
+                    let sse2_verdict = unsafe { stage1_sse2(&bytes, &mut sse2) };
+                    assert_eq!(verdict, sse2_verdict, "{bytes:?}");
+                    sse2
+                };
+                if !is_utf8 {
+                    // A path may stop at the UTF-8 verdict.
+                    continue;
+                }
+                assert_eq!(fast.quotes, plain.quotes);
+                assert_eq!(fast.slashes, plain.slashes);
+                assert_eq!(fast.unicode, plain.unicode);
+                assert_eq!(fast.solidus, plain.solidus);
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert_eq!(sse2.quotes, plain.quotes);
+                    assert_eq!(sse2.slashes, plain.slashes);
+                    assert_eq!(sse2.unicode, plain.unicode);
+                    assert_eq!(sse2.solidus, plain.solidus);
                 }
             }
         }
