@@ -133,25 +133,26 @@ pub(super) fn load(bytes: &[u8; 32]) -> __m256i {
     }
 }
 
-/// The UTF-8 state carried from block to block.
+/// The UTF-8 state carried from block to block: one vector and two flags, so that stage
+/// 1's loop keeps it in registers (three vectors of state were spilled to the stack on
+/// every block, and the reload stalled when the stack and the record met 4 KiB apart).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Utf8 {
-    /// Every error bit found so far.
-    error: __m256i,
     /// The last non-ASCII vector looked at (the bytes before the next one).
     prev: __m256i,
-    /// Non-zero where `prev` ended inside a character.
-    prev_incomplete: __m256i,
+    /// Whether `prev` ended inside a character.
+    incomplete: bool,
+    /// Whether an error was found.
+    bad: bool,
 }
 
 impl Utf8 {
     #[target_feature(enable = "avx2")]
     pub(super) fn new() -> Self {
-        let zero = _mm256_setzero_si256();
         Utf8 {
-            error: zero,
-            prev: zero,
-            prev_incomplete: zero,
+            prev: _mm256_setzero_si256(),
+            incomplete: false,
+            bad: false,
         }
     }
 
@@ -160,44 +161,45 @@ impl Utf8 {
     pub(super) fn block(&mut self, low: __m256i, high: __m256i) {
         if _mm256_movemask_epi8(_mm256_or_si256(low, high)) == 0 {
             // ASCII cannot finish a character the block before left open.
-            self.error = _mm256_or_si256(self.error, self.prev_incomplete);
+            self.bad |= self.incomplete;
             return;
         }
-        self.pair_errors(low, self.prev);
-        self.pair_errors(high, low);
-        self.prev_incomplete = _mm256_subs_epu8(high, load(&LAST_MAX));
+        let errors = _mm256_or_si256(pair_errors(low, self.prev), pair_errors(high, low));
+        self.bad |= _mm256_testz_si256(errors, errors) == 0;
+        let open = _mm256_subs_epu8(high, load(&LAST_MAX));
+        self.incomplete = _mm256_testz_si256(open, open) == 0;
         self.prev = high;
     }
 
     /// Whether every block was UTF-8 and the last one did not end inside a character.
-    #[target_feature(enable = "avx2")]
     pub(super) fn valid(&self) -> bool {
-        let error = _mm256_or_si256(self.error, self.prev_incomplete);
-        _mm256_testz_si256(error, error) == 1
+        !self.bad && !self.incomplete
     }
+}
 
-    #[target_feature(enable = "avx2")]
-    fn pair_errors(&mut self, input: __m256i, before: __m256i) {
-        // The 16 bytes before `input`'s high lane, then its low lane: what `alignr` shifts
-        // in so that every byte sees the one, two or three before it.
-        let joined = _mm256_permute2x128_si256::<0x21>(before, input);
-        let prev1 = _mm256_alignr_epi8::<15>(input, joined);
-        let prev2 = _mm256_alignr_epi8::<14>(input, joined);
-        let prev3 = _mm256_alignr_epi8::<13>(input, joined);
-        let low_half = _mm256_set1_epi8(0x0F);
-        let high = |v: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(v), low_half);
-        let byte_1_high = _mm256_shuffle_epi8(load(&BYTE_1_HIGH), high(prev1));
-        let byte_1_low = _mm256_shuffle_epi8(load(&BYTE_1_LOW), _mm256_and_si256(prev1, low_half));
-        let byte_2_high = _mm256_shuffle_epi8(load(&BYTE_2_HIGH), high(input));
-        let special = _mm256_and_si256(_mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
-        // A lead byte of three (four) bytes two (three) places back wants a continuation
-        // here: only `111_____` (`1111____`) stays at 0x80 or above after the subtraction.
-        let third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((0xE0u8 - 0x80) as i8));
-        let fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((0xF0u8 - 0x80) as i8));
-        let wanted = _mm256_and_si256(
-            _mm256_or_si256(third, fourth),
-            _mm256_set1_epi8(TWO_CONTS as i8),
-        );
-        self.error = _mm256_or_si256(self.error, _mm256_xor_si256(wanted, special));
-    }
+/// The error bits of the bytes of `input`, each seen with the three before it (`before`
+/// holds the bytes before `input`).
+#[target_feature(enable = "avx2")]
+fn pair_errors(input: __m256i, before: __m256i) -> __m256i {
+    // The 16 bytes before `input`'s high lane, then its low lane: what `alignr` shifts
+    // in so that every byte sees the one, two or three before it.
+    let joined = _mm256_permute2x128_si256::<0x21>(before, input);
+    let prev1 = _mm256_alignr_epi8::<15>(input, joined);
+    let prev2 = _mm256_alignr_epi8::<14>(input, joined);
+    let prev3 = _mm256_alignr_epi8::<13>(input, joined);
+    let low_half = _mm256_set1_epi8(0x0F);
+    let high = |v: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(v), low_half);
+    let byte_1_high = _mm256_shuffle_epi8(load(&BYTE_1_HIGH), high(prev1));
+    let byte_1_low = _mm256_shuffle_epi8(load(&BYTE_1_LOW), _mm256_and_si256(prev1, low_half));
+    let byte_2_high = _mm256_shuffle_epi8(load(&BYTE_2_HIGH), high(input));
+    let special = _mm256_and_si256(_mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
+    // A lead byte of three (four) bytes two (three) places back wants a continuation
+    // here: only `111_____` (`1111____`) stays at 0x80 or above after the subtraction.
+    let third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((0xE0u8 - 0x80) as i8));
+    let fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((0xF0u8 - 0x80) as i8));
+    let wanted = _mm256_and_si256(
+        _mm256_or_si256(third, fourth),
+        _mm256_set1_epi8(TWO_CONTS as i8),
+    );
+    _mm256_xor_si256(wanted, special)
 }
