@@ -391,6 +391,22 @@ pub(crate) trait EventReader {
     fn observe(&self, _cx: &mut Context, _ty: Option<&str>, _v: Json<'_>) {}
 }
 
+/// The reader of an agent whose events are one function of each record, with nothing to
+/// [`EventReader::observe`]: most agents' (`events: Some(&(events::map as MapFn))`).
+pub(crate) type MapFn = fn(&mut Context, Origin<'_>, Json<'_>, &mut Emit<'_>) -> io::Result<()>;
+
+impl EventReader for MapFn {
+    fn map<'a>(
+        &self,
+        cx: &mut Context,
+        o: Origin<'a>,
+        v: Json<'a>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        self(cx, o, v, emit)
+    }
+}
+
 /// A usage snapshot waiting for the end of its message.
 #[derive(Debug, Clone, PartialEq)]
 struct PendingUsage {

@@ -199,7 +199,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: true,
-    events: Some(&events::Exec),
+    events: Some(&(events::map as crate::event::MapFn)),
     stats: StatsReader::Typed(stats::read),
     gap_ops: gaps::ops,
     input_end: InputEnd::Process {

@@ -128,7 +128,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: true,
-    events: Some(&events::Log),
+    events: Some(&(events::map as crate::event::MapFn)),
     stats: StatsReader::Facts(facts),
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,

@@ -200,7 +200,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: false,
-    events: Some(&events::OpenCode),
+    events: Some(&(events::map as crate::event::MapFn)),
     stats: StatsReader::Facts(facts),
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,

@@ -9,28 +9,19 @@
 //! the item type as subtype. `turn.completed` gives a `usage` and a `result`; `turn.failed`
 //! a failed `result` whose `text` is the error message.
 
-use crate::event::{str_of, tool_content, uint, Body, Context, Emit, EventReader};
+use crate::event::{str_of, tool_content, uint, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::{Json, Kind};
 use std::borrow::Cow;
 use std::io;
 
-/// The exec stream.
-pub(in crate::dialect) struct Exec;
-
-impl EventReader for Exec {
-    fn map<'a>(
-        &self,
-        cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        map(cx, o, v, emit)
-    }
-}
-
-fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
+pub(in crate::dialect) fn map(
+    cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     match str_of(v, "type").unwrap_or_default() {
         "thread.started" => {
             // Item ids restart with every process, and so with every thread.started.

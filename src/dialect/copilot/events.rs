@@ -2,27 +2,18 @@
 //! messages, tool requests and executions (an execution an error by
 //! [`super::execution_failed`]), its `result`.
 
-use crate::event::{str_of, uint, Body, Context, Emit, EventReader};
+use crate::event::{str_of, uint, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::Json;
 use std::io;
 
-/// The stream.
-pub(in crate::dialect) struct Copilot;
-
-impl EventReader for Copilot {
-    fn map<'a>(
-        &self,
-        _cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        map(o, v, emit)
-    }
-}
-
-fn map(o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
+pub(in crate::dialect) fn map(
+    _cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     let ty = str_of(v, "type").unwrap_or_default();
     let data = v.get("data");
     let at = |k: &str| data.and_then(|d| str_of(d, k));

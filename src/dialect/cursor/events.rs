@@ -4,27 +4,18 @@
 
 use crate::dialect::claude::events as claude;
 use crate::dialect::Dialect;
-use crate::event::{str_of, uint, Body, Context, Emit, EventReader};
+use crate::event::{str_of, uint, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome};
 use crate::json::Json;
 use std::io;
 
-/// The stream.
-pub(in crate::dialect) struct Cursor;
-
-impl EventReader for Cursor {
-    fn map<'a>(
-        &self,
-        cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        map(cx, o, v, emit)
-    }
-}
-
-fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
+pub(in crate::dialect) fn map(
+    cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     let ty = str_of(v, "type").unwrap_or_default();
     if ty == "thinking" {
         if let Some(chunk) = str_of(v, "text") {

@@ -8,28 +8,19 @@
 //! `result` gives one `usage` per model of `stats.models` and a `result`. The `-o json`
 //! document gives its `response` as text, its models' usage and a result.
 
-use crate::event::{str_of, sum_some, uint, Body, Context, Emit, EventReader};
+use crate::event::{str_of, sum_some, uint, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::Json;
 use std::borrow::Cow;
 use std::io;
 
-/// The stream and the document.
-pub(in crate::dialect) struct Stream;
-
-impl EventReader for Stream {
-    fn map<'a>(
-        &self,
-        cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        map(cx, o, v, emit)
-    }
-}
-
-fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
+pub(in crate::dialect) fn map(
+    cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     let ty = str_of(v, "type");
     if ty == Some("message")
         && str_of(v, "role") == Some("assistant")

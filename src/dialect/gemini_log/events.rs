@@ -4,27 +4,18 @@
 //! an error by [`super::tool_call_failed`].
 
 use crate::dialect::gemini::events::{log_input, log_output};
-use crate::event::{str_of, Body, Context, Emit, EventReader};
+use crate::event::{str_of, Body, Context, Emit};
 use crate::event::{Nested, Origin, Text, Usage};
 use crate::json::Json;
 use std::io;
 
-/// The session logs.
-pub(in crate::dialect) struct Log;
-
-impl EventReader for Log {
-    fn map<'a>(
-        &self,
-        cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        map(cx, o, v, emit)
-    }
-}
-
-fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
+pub(in crate::dialect) fn map(
+    cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     let Some(ty) = str_of(v, "type") else {
         if v.has("projectHash") {
             return emit(&o.event(Body::Init {

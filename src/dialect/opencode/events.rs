@@ -3,28 +3,19 @@
 //! error by [`super::tool_failed`]), `step_finish` usage and, with reason `stop`, a result;
 //! `error` a failed result.
 
-use crate::event::{str_of, sum_some, uint, Body, Context, Emit, EventReader};
+use crate::event::{str_of, sum_some, uint, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::Json;
 use std::borrow::Cow;
 use std::io;
 
-/// The stream.
-pub(in crate::dialect) struct OpenCode;
-
-impl EventReader for OpenCode {
-    fn map<'a>(
-        &self,
-        _cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        map(o, v, emit)
-    }
-}
-
-fn map(o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
+pub(in crate::dialect) fn map(
+    _cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     let part = v.get("part");
     let at = |k: &str| part.and_then(|p| str_of(p, k));
     match str_of(v, "type").unwrap_or_default() {

@@ -5,42 +5,28 @@
 //! [`super::log_tool_result_failed`].
 
 use crate::dialect::Dialect;
-use crate::event::{str_of, sum_some, uint, Body, Context, Emit, EventReader};
+use crate::event::{str_of, sum_some, uint, Body, Context, Emit};
 use crate::event::{Nested, Origin, Text, Usage};
 use crate::json::Json;
 use std::io;
 
 /// The stream: Claude's shape, read as Qwen Code writes it.
-pub(in crate::dialect) struct Stream;
-
-impl EventReader for Stream {
-    fn map<'a>(
-        &self,
-        cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        super::claude::events::map(cx, o, v, Dialect::Qwen, emit)
-    }
+pub(in crate::dialect) fn stream(
+    cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
+    super::claude::events::map(cx, o, v, Dialect::Qwen, emit)
 }
 
-/// The session logs.
-pub(in crate::dialect) struct Log;
-
-impl EventReader for Log {
-    fn map<'a>(
-        &self,
-        _cx: &mut Context,
-        o: Origin<'a>,
-        v: Json<'a>,
-        emit: &mut Emit<'_>,
-    ) -> io::Result<()> {
-        map(o, v, emit)
-    }
-}
-
-fn map(o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
+pub(in crate::dialect) fn map(
+    _cx: &mut Context,
+    o: Origin<'_>,
+    v: Json<'_>,
+    emit: &mut Emit<'_>,
+) -> io::Result<()> {
     let uuid = str_of(v, "uuid");
     let ty = str_of(v, "type").unwrap_or_default();
     if ty == "system" {
