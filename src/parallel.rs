@@ -2,11 +2,12 @@
 //! order.
 //!
 //! One pool serves the whole run: the calling thread spawns `threads` workers once and hands
-//! them work units from every input. A small regular file (up to [`WHOLE_FILE_BYTES`]) is
-//! one unit: a worker opens it, reads it whole into a buffer of its own that is reused and
-//! sized to the data, and runs a whole [`Pipeline`] pass over it (dialect detection
-//! included) into its shard of the consumer. A large regular file whose dialect its head
-//! tells is cut into ranges of about [`BLOCK_BYTES`] ending at line ends: the calling thread
+//! them work units from every input. A small regular file (up to [`WHOLE_FILE_BYTES`]), or
+//! a medium one (up to [`MEDIUM_FILE_BYTES`]) that another input follows, is one unit: a
+//! worker opens it, reads it whole into a buffer of its own that is reused and sized to the
+//! data, and runs a whole [`Pipeline`] pass over it (dialect detection included) into its
+//! shard of the consumer. A larger regular file (or a medium one that is the last input)
+//! whose dialect its head tells is cut into ranges of about [`BLOCK_BYTES`] ending at line ends: the calling thread
 //! only reads around each cut, and each worker reads its range itself, so the records are
 //! copied once, by the thread that parses them, while it runs (a [`LineChain`] gives each
 //! range its first line number). Anything else (a compressed file, stdin, a pipe named on
@@ -57,9 +58,17 @@ const WARM_BYTES: usize = 64 << 10;
 const ANCHOR_BYTES: usize = 1 << 20;
 /// Regular files up to this size are one work unit, read whole by a worker.
 pub const WHOLE_FILE_BYTES: u64 = 1 << 20;
-/// A whole-file unit reads at most this much into memory; a file that grew past it since
-/// it was listed is read on through the framer.
-const WHOLE_READ_LIMIT: u64 = 2 * WHOLE_FILE_BYTES;
+/// Regular files up to this size are one work unit too (read whole up to
+/// [`WHOLE_READ_LIMIT`], then through the framer) when another input follows them: in a
+/// tree, the cuts, hand-overs and merges of a few ranges cost the calling thread more than
+/// the workers lose by taking a file each (docs/PERFORMANCE.md, "Medium files"). The last
+/// input is cut into ranges, so one file alone, or a tree's last, is still read by every
+/// worker.
+const MEDIUM_FILE_BYTES: u64 = 4 << 20;
+/// A whole-file unit reads at most this much into memory in one go (a worker's buffer
+/// grows to it); the rest of a file read whole (one that grew since it was listed, or a
+/// stream of [`WHOLE_STREAM_BYTES`]) is read on through the framer.
+const WHOLE_READ_LIMIT: u64 = MEDIUM_FILE_BYTES;
 
 /// A consumer that can be split across worker threads.
 pub trait Parallel: Consumer {
@@ -329,7 +338,8 @@ impl Pipeline {
                 max_listed: threads * 8 * BLOCK_BYTES,
             };
             let mut batch = Batch::default();
-            for source in sources {
+            let mut sources = sources.peekable();
+            while let Some(source) = sources.next() {
                 if pool.merger.stopped {
                     break;
                 }
@@ -354,6 +364,7 @@ impl Pipeline {
                 if let (Source::File(path), Some(_)) = (source, size) {
                     let whole = size.is_some_and(|n| {
                         n <= WHOLE_FILE_BYTES
+                            || (n <= MEDIUM_FILE_BYTES && sources.peek().is_some())
                             || (n <= WHOLE_STREAM_BYTES
                                 && consumer.small_parts()
                                 && !consumer.batchable(self.peek_dialect(path)))

@@ -279,8 +279,11 @@ fn capture_tree(root: &Path) {
     }
     write("p2/empty.jsonl", b"");
     write("p3/notes.txt", b"not a log file\n");
-    // Larger than a block: read by the calling thread and cut into blocks.
-    write("p1/big-transcript.jsonl", &claude_log.repeat(200));
+    // Larger than a block. In a tree a file of up to 4 MiB is read whole by a worker
+    // like a small one; a larger one is cut into ranges (and so is a medium file when it
+    // is the last input: `big_files_alone_are_cut_into_ranges` below).
+    write("p1/big-transcript.jsonl", &claude_log.repeat(320));
+    write("p1/medium-transcript.jsonl", &claude_log.repeat(200));
     write("p4/big-rollout.jsonl", &codex_log.repeat(60));
     // Context across blocks: codex items started and completed, JSON-RPC requests and their
     // responses, sessions carried.
@@ -387,10 +390,10 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
     );
     assert!(!rejects.is_empty());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
-    assert_eq!(report["files"], 6 * 11 + 11);
+    assert_eq!(report["files"], 6 * 11 + 12);
     assert_eq!(out.status.code(), Some(2), "the dangling link is an error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("dangling.jsonl"));
-    // Gaps were found in the other agents' large files, which are read in blocks.
+    // Gaps were found in the other agents' large files.
     let (gaps, _) = run(
         &["gaps", "-f", "json", tree.to_str().expect("path")],
         "2",
@@ -415,6 +418,37 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
         "cursor",
     ] {
         assert!(dialects.contains_key(d), "{d} in {dialects:?}");
+    }
+}
+
+#[test]
+fn big_files_alone_are_cut_into_ranges() {
+    // In the tree above the files of up to 4 MiB are read whole, one per worker; the last
+    // input (here the only one) is cut into ranges whatever its size, so every dialect's
+    // context across ranges (sessions, open tool calls, requests and responses) is read
+    // the same on every thread count.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let tree = dir.path().join("tree");
+    capture_tree(&tree);
+    let mut big: Vec<PathBuf> = walk(&tree)
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            let large = std::fs::metadata(p).is_ok_and(|m| m.len() > 1 << 20);
+            large && name.is_some_and(|n| n.starts_with("big-") || n.starts_with("medium-"))
+        })
+        .collect();
+    big.sort();
+    assert!(big.len() >= 8, "{big:?}");
+    for file in &big {
+        for cmd in [
+            &["validate", "-f", "json"][..],
+            &["gaps", "-f", "json"],
+            &["events", "-f", "json"],
+            &["stats", "-f", "json"],
+        ] {
+            assert_same_with_any_thread_count(cmd, file);
+        }
     }
 }
 
