@@ -40,8 +40,10 @@ use std::sync::{Arc, Condvar, Mutex};
 
 /// Bytes per block handed to a worker.
 pub const BLOCK_BYTES: usize = 1 << 20;
-/// Small files are sent to the workers in batches of up to this many bytes...
-const BATCH_BYTES: usize = 1 << 20;
+/// Small files are sent to the workers in batches of up to this many bytes (each batch is
+/// one part to merge: at 1 MiB, `stats` on a tree of 140 KB files ran 2.5% slower; the
+/// last batch is what one worker may still be reading when the other is done)...
+const BATCH_BYTES: usize = 2 << 20;
 /// ... and this many files.
 const BATCH_FILES: usize = 64;
 /// A partial line longer than this ends batching for the rest of the input.
