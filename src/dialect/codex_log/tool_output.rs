@@ -27,7 +27,7 @@
 //! is not a string, goes to [`failed_exact`].
 
 use crate::json::Json;
-use memchr::memmem::{Finder, FinderRev};
+use memchr::memmem::Finder;
 use std::sync::LazyLock;
 
 /// Whether a rollout tool output reports a non-zero exit (see the module docs).
@@ -86,8 +86,6 @@ const XIT: &str = "xit";
 
 /// Searchers for the markers and the key, built once.
 static FIND_XIT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(XIT));
-static FIND_METADATA_KEY: LazyLock<FinderRev<'static>> =
-    LazyLock::new(|| FinderRev::new(METADATA_KEY));
 /// The key `"metadata"` as a document held in a string writes it.
 const METADATA_KEY: &[u8] = b"\\\"metadata\\\"";
 
@@ -182,6 +180,44 @@ fn first_backslash(w: u64) -> usize {
 /// [`failed_exact`]'s answer from the escaped text `raw` of a string without `\u`
 /// escapes, or `None` when it cannot tell cheaply.
 fn failed_escaped(raw: &str) -> Option<bool> {
+    if !raw.starts_with('{') {
+        return failed_by_markers(raw);
+    }
+    let doc = Escaped { b: raw.as_bytes() };
+    let code = match doc.exit_code() {
+        // The code decides when the document is JSON, the markers when it is not: when
+        // both give the same answer, that is the answer. Look for the one that costs less
+        // first. A command that failed mostly says so in the code alone, so the markers
+        // would not agree: check the document (which then decides) rather than search it.
+        Some(Some(code)) if code != 0 => {
+            if doc.is_surely_json() {
+                return Some(true);
+            }
+            if failed_by_markers(raw)? {
+                return Some(true);
+            }
+            escaped_document_exit_code(raw.as_bytes())?
+        }
+        // A command that did not fail mostly says nothing about it: the markers, found
+        // with one fast search, agree.
+        Some(Some(_)) => {
+            if !failed_by_markers(raw)? || doc.is_surely_json() {
+                return Some(false);
+            }
+            escaped_document_exit_code(raw.as_bytes())?
+        }
+        Some(None) => return failed_by_markers(raw),
+        None => escaped_document_exit_code(raw.as_bytes())?,
+    };
+    match code {
+        Some(code) => Some(code != 0),
+        None => failed_by_markers(raw),
+    }
+}
+
+/// What the markers say in the escaped text `raw` (the last branch of [`failed_exact`]),
+/// or `None` when it cannot be read without unescaping it.
+fn failed_by_markers(raw: &str) -> Option<bool> {
     let (process_exited, exit_code) = first_markers(raw.as_bytes());
     let after = |at: Option<usize>, marker: &str| match at {
         Some(at) => code_after(raw, at + marker.len()),
@@ -191,23 +227,7 @@ fn failed_escaped(raw: &str) -> Option<bool> {
         Some(code) => Some(code),
         None => after(exit_code, EXIT_CODE)?,
     };
-    let by_markers = markers.is_some_and(|code| code != 0);
-    if !raw.starts_with('{') {
-        return Some(by_markers);
-    }
-    let doc = Escaped { b: raw.as_bytes() };
-    let code = match doc.exit_code() {
-        Some(Some(code)) if (code != 0) != by_markers => {
-            // Which it is depends on whether the document is JSON.
-            if doc.is_surely_json() {
-                return Some(code != 0);
-            }
-            escaped_document_exit_code(raw.as_bytes())?
-        }
-        Some(_) => return Some(by_markers),
-        None => escaped_document_exit_code(raw.as_bytes())?,
-    };
-    Some(code.map_or(by_markers, |code| code != 0))
+    Some(markers.is_some_and(|code| code != 0))
 }
 
 /// Where the first `Process exited with code` and the first `Exit code:` are in the
@@ -311,7 +331,16 @@ impl Escaped<'_> {
     /// followed by `:`, a value, `}` and nothing but white space, it is a key of the
     /// top-level object, and its last one.
     fn last_entry_metadata(&self) -> Option<usize> {
-        let at = FIND_METADATA_KEY.rfind(self.b)?;
+        // The last `m` that starts `metadata\\\"` (the key's only `m`, two bytes in): Codex
+        // writes the key a few dozen bytes from the end, and `memrchr` gets there in a
+        // few vector steps where a reverse substring search goes byte by byte.
+        let at = memchr::memrchr_iter(b'm', self.b)
+            .filter_map(|m| m.checked_sub(2))
+            .find(|&at| {
+                self.b
+                    .get(at..)
+                    .is_some_and(|b| b.starts_with(METADATA_KEY))
+            })?;
         let run = 1 + self.b[..at]
             .iter()
             .rev()
@@ -444,56 +473,20 @@ impl Escaped<'_> {
     /// The index after the string whose opening `\"` is at `i`, when its contents are
     /// valid in a JSON string.
     fn checked_string(&self, i: usize) -> Option<usize> {
-        let b = self.b;
-        if b.get(i..i + 2)? != b"\\\"" {
+        if self.b.get(i..i + 2)? != b"\\\"" {
             return None;
         }
-        let mut j = i + 2;
-        loop {
-            // Any character but a control one (the record has none) may stand as itself.
-            if let Some(word) = b.get(j..).and_then(|r| r.first_chunk::<8>()) {
-                match first_backslash(u64::from_le_bytes(*word)) {
-                    8 => {
-                        j += 8;
-                        continue;
-                    }
-                    at => j += at,
-                }
-            }
-            if *b.get(j)? != b'\\' {
-                j += 1;
-                continue;
-            }
-            // One of the record's escapes: the document's quote or backslash, a `/` (the
-            // document may hold it as itself), or a control character (it may not).
-            match *b.get(j + 1)? {
-                b'"' => return Some(j + 2),
-                b'/' => j += 2,
-                b'\\' => {
-                    // The document's own escape: its letter, itself escaped or not.
-                    j += 2;
-                    match *b.get(j)? {
-                        b'\\' => match *b.get(j + 1)? {
-                            b'"' | b'\\' | b'/' => j += 2,
-                            _ => return None,
-                        },
-                        b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 1,
-                        b'u' => {
-                            // Four hex digits, and no UTF-16 surrogate (`d800` to `dfff`).
-                            let hex = b.get(j + 1..j + 5)?;
-                            let surrogate = matches!(hex[0], b'd' | b'D')
-                                && matches!(hex[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
-                            if surrogate || !hex.iter().all(u8::is_ascii_hexdigit) {
-                                return None;
-                            }
-                            j += 5;
-                        }
-                        _ => return None,
-                    }
-                }
-                _ => return None,
-            }
+        let start = i + 2;
+        // A long string (a command's output) is checked a block at a time
+        // ([`checked_string_blocks`]); a key or a short value byte by byte.
+        #[cfg(target_arch = "x86_64")]
+        if self.b.len() - start >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, as just checked. (tests:
+            // `string_checks_agree_on_every_path`, `generated_outputs_read_as_the_exact_reading`.)
+            #[allow(unsafe_code)]
+            return unsafe { checked_string_avx2(self.b, start) };
         }
+        checked_string_bytes(self.b, start)
     }
 
     /// The index after the white space at `i`.
@@ -571,6 +564,224 @@ impl Escaped<'_> {
             }
         }
     }
+}
+
+/// The index after the string whose contents start at `start` in the escaped text `b` (a
+/// document held in a string without `\u` escapes), when its contents are valid in a JSON
+/// string: byte by byte.
+fn checked_string_bytes(b: &[u8], start: usize) -> Option<usize> {
+    let mut j = start;
+    loop {
+        // Any character but a control one (the record has none) may stand as itself.
+        if let Some(word) = b.get(j..).and_then(|r| r.first_chunk::<8>()) {
+            match first_backslash(u64::from_le_bytes(*word)) {
+                8 => {
+                    j += 8;
+                    continue;
+                }
+                at => j += at,
+            }
+        }
+        if *b.get(j)? != b'\\' {
+            j += 1;
+            continue;
+        }
+        // One of the record's escapes: the document's quote or backslash, a `/` (the
+        // document may hold it as itself), or a control character (it may not).
+        match *b.get(j + 1)? {
+            b'"' => return Some(j + 2),
+            b'/' => j += 2,
+            b'\\' => {
+                // The document's own escape: its letter, itself escaped or not.
+                j += 2;
+                match *b.get(j)? {
+                    b'\\' => match *b.get(j + 1)? {
+                        b'"' | b'\\' | b'/' => j += 2,
+                        _ => return None,
+                    },
+                    b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 1,
+                    b'u' => {
+                        if !unicode_escape_is_plain(b.get(j + 1..j + 5)?) {
+                            return None;
+                        }
+                        j += 5;
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// One bit per byte of a 64-byte block, for [`checked_string_blocks`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct StringMasks {
+    /// `\`
+    backslash: u64,
+    /// `"`
+    quote: u64,
+    /// `"` or `/`: what may follow the record's own backslash in a string of the document
+    /// (`\b`, `\f`, `\n`, `\r`, `\t` there would be control characters in it)
+    quote_or_solidus: u64,
+    /// `/`, `b`, `f`, `n`, `r`, `t`, `u`: the document's escape letters
+    letter: u64,
+    /// `u`
+    u: u64,
+}
+
+/// The positions of a block by their remainder mod 4: bit `k` of `CLASS[r]` is set when
+/// `k % 4 == r`.
+const CLASS: [u64; 4] = [
+    0x1111_1111_1111_1111,
+    0x2222_2222_2222_2222,
+    0x4444_4444_4444_4444,
+    0x8888_8888_8888_8888,
+];
+
+/// [`checked_string_bytes`] a 64-byte block at a time, `masks` giving each block's bits.
+///
+/// In the escaped text a run of `L` backslashes and the byte `c` after it are `L / 2`
+/// backslashes of the document, then `c` itself (`L` even) or the record's escape `\c`
+/// (`L` odd); an odd number of the document's backslashes escapes what follows. So `L`
+/// mod 4 says what `c` may be: 0, anything; 1, `"` (the end of the string) or `/`; 2, an
+/// escape letter of the document (`u` with four hex digits, not a UTF-16 surrogate); 3,
+/// `"` or `/` (escaped in the document). The lengths mod 4 of all the runs of a block come
+/// from four additions, one per class of start positions mod 4: the carry of a run start
+/// added to the run stops on the byte after it (simdjson tells odd runs from even ones
+/// with one such addition). Only `\u` escapes of the document are looked at one by one.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+fn checked_string_blocks(
+    b: &[u8],
+    start: usize,
+    masks: impl Fn(&[u8; 64]) -> StringMasks,
+) -> Option<usize> {
+    let mut base = start;
+    // Whether the block before ended in a run of backslashes, and that run's length mod 4.
+    let (mut open_run, mut run_len) = (false, 0usize);
+    loop {
+        let rest = b.get(base..).filter(|rest| !rest.is_empty())?;
+        let mut padded = [0u8; 64];
+        let block = match rest.first_chunk::<64>() {
+            Some(block) => block,
+            None => {
+                padded[..rest.len()].copy_from_slice(rest);
+                &padded
+            }
+        };
+        let m = masks(block);
+        let slash = m.backslash;
+        let goes_on = open_run && slash & 1 == 1;
+        let starts = slash & !((slash << 1) | u64::from(open_run));
+        // `ends[l]`: the bytes after the runs whose length is `l` mod 4.
+        let mut ends = [0u64; 4];
+        if open_run && !goes_on {
+            ends[run_len] |= 1;
+        }
+        let mut next_len = 0;
+        for (class, &positions) in CLASS.iter().enumerate() {
+            let mut first = starts & positions;
+            if goes_on && class == (4 - run_len) % 4 {
+                // the run the block before left open, as if it started `run_len` bytes
+                // before this block
+                first |= 1;
+            }
+            let (sum, past_the_block) = slash.overflowing_add(first);
+            if past_the_block {
+                next_len = (4 - class) % 4;
+            }
+            let after = sum & !slash;
+            for (len, end) in ends.iter_mut().enumerate() {
+                *end |= after & CLASS[(class + len) % 4];
+            }
+        }
+        let end = ends[1] & m.quote;
+        // the bytes before the end of the string (all of them when it goes on)
+        let inside = end.wrapping_sub(1) & !end;
+        let bad = ((ends[1] | ends[3]) & !m.quote_or_solidus) | (ends[2] & !m.letter);
+        if bad & inside != 0 {
+            return None;
+        }
+        let mut unicode = ends[2] & m.u & inside;
+        while unicode != 0 {
+            let at = base + unicode.trailing_zeros() as usize;
+            if !unicode_escape_is_plain(b.get(at + 1..at + 5)?) {
+                return None;
+            }
+            unicode &= unicode - 1;
+        }
+        if end != 0 {
+            return Some(base + end.trailing_zeros() as usize + 1);
+        }
+        (open_run, run_len) = (slash >> 63 == 1, next_len);
+        base += 64;
+    }
+}
+
+/// Whether the four bytes after a `\u` of the document are hex digits, and not a UTF-16
+/// surrogate (`d800` to `dfff`: those the check leaves to the parser).
+fn unicode_escape_is_plain(hex: &[u8]) -> bool {
+    let surrogate = matches!(hex.first(), Some(b'd' | b'D'))
+        && matches!(hex.get(1), Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'));
+    !surrogate && hex.len() == 4 && hex.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// [`checked_string_blocks`] with the bits of each block from AVX2 compares.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn checked_string_avx2(b: &[u8], start: usize) -> Option<usize> {
+    checked_string_blocks(b, start, |block| avx2_string_masks(block))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_string_masks(block: &[u8; 64]) -> StringMasks {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
+        _mm256_set1_epi8,
+    };
+    let (halves, _) = block.as_chunks::<32>();
+    let mut m = StringMasks::default();
+    for (k, half) in halves.iter().enumerate() {
+        // SAFETY: an unaligned 256-bit load reads exactly the 32 bytes of `half`.
+        // (tests: `string_checks_agree_on_every_path`.)
+        #[allow(unsafe_code)]
+        let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast::<__m256i>()) };
+        let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
+        let bits = |x: __m256i| u64::from(_mm256_movemask_epi8(x) as u32) << (32 * k);
+        let (quote, solidus, u) = (eq(b'"'), eq(b'/'), eq(b'u'));
+        let letter = [b'b', b'f', b'n', b'r', b't']
+            .into_iter()
+            .fold(_mm256_or_si256(solidus, u), |acc, c| {
+                _mm256_or_si256(acc, eq(c))
+            });
+        m.backslash |= bits(eq(b'\\'));
+        m.quote |= bits(quote);
+        m.quote_or_solidus |= bits(_mm256_or_si256(quote, solidus));
+        m.letter |= bits(letter);
+        m.u |= bits(u);
+    }
+    m
+}
+
+/// [`avx2_string_masks`] byte by byte (for the tests, and a reference).
+#[cfg(test)]
+fn portable_string_masks(block: &[u8; 64]) -> StringMasks {
+    let mut m = StringMasks::default();
+    for (k, &c) in block.iter().enumerate() {
+        let bit = 1u64 << k;
+        let set = |mask: &mut u64, yes: bool| *mask |= if yes { bit } else { 0 };
+        set(&mut m.backslash, c == b'\\');
+        set(&mut m.quote, c == b'"');
+        set(&mut m.quote_or_solidus, matches!(c, b'"' | b'/'));
+        set(
+            &mut m.letter,
+            matches!(c, b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'),
+        );
+        set(&mut m.u, c == b'u');
+    }
+    m
 }
 
 #[cfg(test)]
@@ -863,5 +1074,221 @@ mod tests {
             let raw = format!("{{\"output\":\"{doc}\",\"metadata\":{{\"exit_code\":1}}}}");
             agree(&quoted(&raw));
         }
+    }
+
+    /// The strings of generated texts, checked byte by byte, a block at a time with the
+    /// portable bits, and with the AVX2 bits when the CPU has them: the same answer, from
+    /// every start, with runs of backslashes across the blocks' edges.
+    #[test]
+    fn string_checks_agree_on_every_path() {
+        const PIECES: [&[u8]; 34] = [
+            b"\\",
+            b"\\\\",
+            b"\\\\\\\\\\\\\\",
+            b"\"",
+            b"/",
+            b"b",
+            b"f",
+            b"n",
+            b"r",
+            b"t",
+            b"u",
+            b"x",
+            b"0",
+            b"9",
+            b"a",
+            b"F",
+            b"g",
+            b"d",
+            b"D",
+            b"8",
+            b"c",
+            b" ",
+            b"\xc3\xa9",
+            b"\\\\u001b",
+            b"\\\\ud83d",
+            b"\\\\uDC00",
+            b"\\\\ud7ff",
+            b"\\\\u00",
+            b"\\\\n",
+            b"\\\\\\\"",
+            b"\\\"",
+            b"\\n",
+            b"\\/",
+            b"plain text without any escape in it at all, long enough to fill a block",
+        ];
+        // the document's `\\`, `\\\\`, `\n`, `\u001b`, `\"`, `/`, `\/`, as the record
+        // writes them, and plain text
+        const VALID: [&[u8]; 11] = [
+            br"\\\\",
+            br"\\\\\\\\",
+            br"\\n",
+            br"\\u001b",
+            br#"\\\""#,
+            br"\/",
+            br"\\\/",
+            b"x",
+            "é".as_bytes(),
+            b" ",
+            b"plain text without any escape in it",
+        ];
+        let mut x: u64 = 0x853c_49e6_748f_ea9b;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let (mut ended, mut refused) = (0, 0);
+        for round in 0..60_000 {
+            let mut text = Vec::new();
+            // mostly runs of plain text and escapes, as a command's output has
+            let pieces = 1 + next(if round % 8 == 0 { 200 } else { 60 });
+            for _ in 0..pieces {
+                // valid contents mostly, so that many strings reach their end
+                let piece = match next(8) {
+                    0 => PIECES[next(PIECES.len())],
+                    _ => VALID[next(VALID.len())],
+                };
+                // a quote of the document ends the string: keep most texts going longer
+                if piece == b"\\\"" && next(4) != 0 {
+                    continue;
+                }
+                text.extend_from_slice(piece);
+            }
+            if next(2) == 0 {
+                // the string's end, and what may follow it
+                text.extend_from_slice(br#"\",\"metadata\":{}}"#);
+            }
+            let start = next(text.len().min(70) + 1);
+            let want = checked_string_bytes(&text, start);
+            match want {
+                Some(_) => ended += 1,
+                None => refused += 1,
+            }
+            assert_eq!(
+                checked_string_blocks(&text, start, portable_string_masks),
+                want,
+                "{:?} from {start}",
+                String::from_utf8_lossy(&text)
+            );
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, as just checked.
+                #[allow(unsafe_code)]
+                let avx2 = unsafe { checked_string_avx2(&text, start) };
+                assert_eq!(
+                    avx2,
+                    want,
+                    "{:?} from {start}",
+                    String::from_utf8_lossy(&text)
+                );
+                if let Some(block) = text.first_chunk::<64>() {
+                    // SAFETY: as above.
+                    #[allow(unsafe_code)]
+                    let bits = unsafe { avx2_string_masks(block) };
+                    assert_eq!(bits, portable_string_masks(block));
+                }
+            }
+        }
+        // both answers are common, so the comparison means something
+        assert!(ended > 10_000 && refused > 10_000, "{ended} {refused}");
+    }
+
+    /// Outputs shaped as Codex writes them, long enough for the block-at-a-time check, with
+    /// every exit code and marker, every escape, and broken documents: `failed` answers as
+    /// `failed_exact` does.
+    #[test]
+    fn generated_outputs_read_as_the_exact_reading() {
+        // JSON string contents, as the document holds the command's output
+        const TEXT: [&str; 22] = [
+            r"ok\n",
+            r"line of output from a command, long enough to be a line\n",
+            r"\u001b[32mgreen\u001b[0m ",
+            r#"\"quoted\" "#,
+            r"back\\slash ",
+            r"C:\\dir\\file\\ ",
+            r"tab\there\r\n",
+            r"a/b\/c\b\f ",
+            r"\u00e9\u00E9 ",
+            "é ✓ ",
+            r"\ud83d\ude00 ",
+            r"\\\\\\\\\\\\\\\\\\\\\\ ",
+            r"Process exited with code 0\n",
+            r"Process exited with code 1\n",
+            r"Exit code: 0\n",
+            r"Exit code: 2\n",
+            r"Exit code: \n",
+            r"Process exited with code -1 ",
+            r#"{\"metadata\":{\"exit_code\":1}} "#,
+            r#"\\\"metadata\\\":{\\\"exit_code\\\":1} "#,
+            r"xit exit ",
+            r"\\u001b ",
+        ];
+        // and what is not valid in them
+        const BROKEN: [&str; 11] = [
+            r"\ud800 ", r"\uZZZZ ", r"\u12", r"\x ", r"\", "\n", "\t", "\u{8}", "\"", "}", "\u{1b}",
+        ];
+        const CODES: [&str; 9] = ["0", "1", "2", "-1", "-0", "1e2", "1.0", "null", "\"1\""];
+        let mut x: u64 = 0xda94_2042_e4dd_58b5;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let (mut failed_seen, mut shortcut) = (0, 0);
+        for round in 0..20_000 {
+            // the command's output, as the document's string holds it (its escapes written
+            // out: the pieces are JSON string contents, some of them not valid ones)
+            let mut text = String::new();
+            for _ in 0..1 + next(if round % 4 == 0 { 80 } else { 12 }) {
+                text.push_str(match next(40) {
+                    0 => BROKEN[next(BROKEN.len())],
+                    _ => TEXT[next(TEXT.len())],
+                });
+            }
+            let code = CODES[next(CODES.len())];
+            let mut doc = match next(4) {
+                0 => format!("{{\"output\":\"{text}\",\"metadata\":{{\"exit_code\":{code}}}}}"),
+                1 => format!(
+                    "{{\"output\":\"{text}\",\"metadata\":{{\"exit_code\":{code},\"duration_seconds\":0.5}}}}"
+                ),
+                2 => format!("{{\"metadata\":{{\"exit_code\":{code}}},\"output\":\"{text}\"}}"),
+                _ => format!("{{\"output\":\"{text}\"}}"),
+            };
+            match next(8) {
+                // truncated
+                0 => doc.truncate(doc.floor_char_boundary(next(doc.len() + 1))),
+                // something after it
+                1 => doc.push_str([" ", "\n", "x", "}", ",{}"][next(5)]),
+                _ => {}
+            }
+            let raw = quoted(&doc);
+            let (fast, exact) = both(&raw);
+            assert_eq!(fast, exact, "output {raw}");
+            failed_seen += usize::from(exact);
+            shortcut += usize::from(failed_escaped(&raw[1..raw.len() - 1]).is_some());
+            // the same with a `\u` escape of the record: the exact reading
+            agree(&raw.replacen("\\\"", "\\u0022", 1));
+            // and as plain text
+            agree(&quoted(&text));
+        }
+        // Non-string outputs, and outputs with `success`.
+        for output in [
+            r#"{"content":"Exit code: 1","success":true}"#,
+            r#"{"content":"Exit code: 0","success":false}"#,
+            r#"{"content":"Process exited with code 3"}"#,
+            r#"{"content":"{\"metadata\":{\"exit_code\":1}}"}"#,
+            r#"["Exit code: 1"]"#,
+            "null",
+            "true",
+            "-1",
+        ] {
+            agree(output);
+        }
+        // both answers are common, and the shortcut answers most by itself
+        assert!(failed_seen > 2_000 && failed_seen < 18_000, "{failed_seen}");
+        assert!(shortcut > 10_000, "{shortcut}");
     }
 }
