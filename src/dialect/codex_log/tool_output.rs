@@ -300,17 +300,19 @@ impl Escaped<'_> {
     /// `metadata.exit_code` as an `i64`: `Some(None)` when the document (if it is JSON) has
     /// none, `None` when this reading cannot tell.
     fn exit_code(&self) -> Option<Option<i64>> {
-        let metadata = match self.last_entry_metadata() {
-            Some(at) => Some(at),
-            None => self.last_value_of(0, b"metadata")?.map(|(start, _)| start),
+        let code = match self.last_entry_metadata() {
+            Some(code) => code,
+            None => {
+                let Some((start, _)) = self.last_value_of(0, b"metadata")?.0 else {
+                    return Some(None);
+                };
+                if self.b.get(start) != Some(&b'{') {
+                    return Some(None);
+                }
+                self.last_value_of(start, b"exit_code")?.0
+            }
         };
-        let Some(start) = metadata else {
-            return Some(None);
-        };
-        if self.b.get(start) != Some(&b'{') {
-            return Some(None);
-        }
-        let Some((start, end)) = self.last_value_of(start, b"exit_code")? else {
+        let Some((start, end)) = code else {
             return Some(None);
         };
         // A number is its own bytes; `-0` is a float to serde_json, and so are `1e2` and
@@ -322,18 +324,18 @@ impl Escaped<'_> {
         })
     }
 
-    /// Where the value of `metadata` starts when it is the last entry of the document (as
-    /// Codex writes it: after the long `output`), found from the end without reading the
-    /// rest; `None` when the document ends otherwise.
+    /// The span of `metadata.exit_code` (`Some(None)` for none) when `metadata` is the
+    /// last entry of the document (as Codex writes it: after the long `output`), found
+    /// from the end without reading the rest; `None` when the document ends otherwise.
     ///
     /// The last `\"metadata\"` whose quotes are the document's is the string
     /// `"metadata"` (between the document's strings there are no letters but literals);
     /// followed by `:`, a value, `}` and nothing but white space, it is a key of the
     /// top-level object, and its last one.
-    fn last_entry_metadata(&self) -> Option<usize> {
-        // The last `m` that starts `metadata\\\"` (the key's only `m`, two bytes in): Codex
-        // writes the key a few dozen bytes from the end, and `memrchr` gets there in a
-        // few vector steps where a reverse substring search goes byte by byte.
+    fn last_entry_metadata(&self) -> Option<Option<(usize, usize)>> {
+        // The last `m` two bytes into the key (its only `m`): Codex writes the key a few
+        // dozen bytes from the end, and `memrchr` gets there in a few vector steps where
+        // a reverse substring search goes byte by byte.
         let at = memchr::memrchr_iter(b'm', self.b)
             .filter_map(|m| m.checked_sub(2))
             .find(|&at| {
@@ -349,22 +351,54 @@ impl Escaped<'_> {
         if run % 4 != 1 {
             return None;
         }
+        if let Some(code) = self.codex_metadata(at + METADATA_KEY.len()) {
+            return Some(Some(code));
+        }
         let i = self.ws(at + METADATA_KEY.len())?;
         if self.b.get(i) != Some(&b':') {
             return None;
         }
         let start = self.ws(i + 1)?;
-        let end = self.ws(self.value_end(start)?)?;
-        (self.b.get(end) == Some(&b'}') && self.ws(end + 1)? == self.b.len()).then_some(start)
+        // An object is read for its code on the way to its end.
+        let (code, end) = match self.b.get(start)? {
+            b'{' => self.last_value_of(start, b"exit_code")?,
+            _ => (None, self.value_end(start)?),
+        };
+        let end = self.ws(end)?;
+        (self.b.get(end) == Some(&b'}') && self.ws(end + 1)? == self.b.len()).then_some(code)
     }
 
-    /// The span of the last value of `key` in the object starting at `at` (`Some(None)`
-    /// when it has none).
-    fn last_value_of(&self, at: usize, key: &[u8]) -> Option<Option<(usize, usize)>> {
+    /// The span of the code when what follows the key at `i` is what Codex writes there,
+    /// `:{"exit_code":N,"duration_seconds":D}}` and the end: read as it is, rather than
+    /// key by key (as the rest of [`Escaped::last_entry_metadata`] would read it).
+    fn codex_metadata(&self, i: usize) -> Option<(usize, usize)> {
+        const CODE: &[u8] = br#":{\"exit_code\":"#;
+        const DURATION: &[u8] = br#",\"duration_seconds\":"#;
+        let rest = self.b.get(i..)?.strip_prefix(CODE)?;
+        let start = i + CODE.len();
+        let digits = usize::from(rest.first() == Some(&b'-'));
+        let len = digits
+            + rest[digits..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+        let duration = rest[len..].strip_prefix(DURATION)?.strip_suffix(b"}}")?;
+        // a number, as `value_end` reads one
+        let number = !duration.is_empty()
+            && !duration
+                .iter()
+                .any(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\\'));
+        number.then_some((start, start + len))
+    }
+
+    /// The span of the last value of `key` in the object starting at `at` (`None` inside
+    /// when it has none), and the index after the object.
+    #[allow(clippy::type_complexity)]
+    fn last_value_of(&self, at: usize, key: &[u8]) -> Option<(Option<(usize, usize)>, usize)> {
         let mut i = self.ws(at + 1)?;
         let mut found = None;
         if self.b.get(i) == Some(&b'}') {
-            return Some(None);
+            return Some((None, i + 1));
         }
         loop {
             let (k0, k1, next) = self.string(i)?;
@@ -385,7 +419,7 @@ impl Escaped<'_> {
             i = self.ws(v1)?;
             match self.b.get(i)? {
                 b',' => i = self.ws(i + 1)?,
-                b'}' => return Some(found),
+                b'}' => return Some((found, i + 1)),
                 _ => return None,
             }
         }
@@ -628,16 +662,16 @@ struct StringMasks {
     letter: u64,
     /// `u`
     u: u64,
+    /// `0` to `9`, `a` to `f`, `A` to `F`
+    hex: u64,
+    /// `d` or `D`
+    d: u64,
 }
 
-/// The positions of a block by their remainder mod 4: bit `k` of `CLASS[r]` is set when
-/// `k % 4 == r`.
-const CLASS: [u64; 4] = [
-    0x1111_1111_1111_1111,
-    0x2222_2222_2222_2222,
-    0x4444_4444_4444_4444,
-    0x8888_8888_8888_8888,
-];
+/// The odd positions of a block, and those whose remainder mod 4 is 2 or 3: the two low
+/// bits of each position.
+const ODD: u64 = 0xaaaa_aaaa_aaaa_aaaa;
+const HIGH: u64 = 0xcccc_cccc_cccc_cccc;
 
 /// [`checked_string_bytes`] a 64-byte block at a time, `masks` giving each block's bits.
 ///
@@ -672,44 +706,56 @@ fn checked_string_blocks(
         };
         let m = masks(block);
         let slash = m.backslash;
+        // The run the block before left open goes on at byte 0, or ended there.
         let goes_on = open_run && slash & 1 == 1;
         let starts = slash & !((slash << 1) | u64::from(open_run));
-        // `ends[l]`: the bytes after the runs whose length is `l` mod 4.
-        let mut ends = [0u64; 4];
+        // Where each run ends (the byte after it), and the start of the run ending there
+        // mod 4, bit by bit: one addition each. The open run counts as starting `run_len`
+        // bytes before the block.
+        let first = u64::from(goes_on);
+        let virtual_start = (4 - run_len) % 4;
+        let (all, _) = slash.overflowing_add(starts | first);
+        let (odd_start, top_odd) =
+            slash.overflowing_add((starts & ODD) | if virtual_start & 1 == 1 { first } else { 0 });
+        let (high_start, top_high) =
+            slash.overflowing_add((starts & HIGH) | if virtual_start & 2 == 2 { first } else { 0 });
+        let after = all & !slash;
+        let (start0, start1) = (odd_start & !slash, high_start & !slash);
+        // the length's two low bits: the end's position less the start's, mod 4
+        let len0 = ODD ^ start0;
+        let len1 = HIGH ^ start1 ^ (!ODD & start0);
+        let (mut odd, mut one, mut two) =
+            (after & len0, after & len0 & !len1, after & !len0 & len1);
         if open_run && !goes_on {
-            ends[run_len] |= 1;
-        }
-        let mut next_len = 0;
-        for (class, &positions) in CLASS.iter().enumerate() {
-            let mut first = starts & positions;
-            if goes_on && class == (4 - run_len) % 4 {
-                // the run the block before left open, as if it started `run_len` bytes
-                // before this block
-                first |= 1;
-            }
-            let (sum, past_the_block) = slash.overflowing_add(first);
-            if past_the_block {
-                next_len = (4 - class) % 4;
-            }
-            let after = sum & !slash;
-            for (len, end) in ends.iter_mut().enumerate() {
-                *end |= after & CLASS[(class + len) % 4];
+            match run_len {
+                1 => (odd, one) = (odd | 1, one | 1),
+                2 => two |= 1,
+                3 => odd |= 1,
+                _ => {}
             }
         }
-        let end = ends[1] & m.quote;
+        let next_len = (4 - (usize::from(top_odd) + 2 * usize::from(top_high))) % 4;
+        let end = one & m.quote;
         // the bytes before the end of the string (all of them when it goes on)
         let inside = end.wrapping_sub(1) & !end;
-        let bad = ((ends[1] | ends[3]) & !m.quote_or_solidus) | (ends[2] & !m.letter);
-        if bad & inside != 0 {
+        // Four hex digits after each `u`: those of the `u`s up to byte 59 are in the block.
+        // A `d` after a `u` may start a surrogate: those, and the `u`s at the block's
+        // end, are looked at one by one.
+        const LAST_FOUR: u64 = 0xf << 60;
+        let unicode = two & m.u & inside;
+        let early = unicode & !LAST_FOUR;
+        let digits = (early << 1) | (early << 2) | (early << 3) | (early << 4);
+        let bad = (((odd & !m.quote_or_solidus) | (two & !m.letter)) & inside) | (digits & !m.hex);
+        if bad != 0 {
             return None;
         }
-        let mut unicode = ends[2] & m.u & inside;
-        while unicode != 0 {
-            let at = base + unicode.trailing_zeros() as usize;
+        let mut one_by_one = (unicode & LAST_FOUR) | (((early << 1) & m.d) >> 1);
+        while one_by_one != 0 {
+            let at = base + one_by_one.trailing_zeros() as usize;
             if !unicode_escape_is_plain(b.get(at + 1..at + 5)?) {
                 return None;
             }
-            unicode &= unicode - 1;
+            one_by_one &= one_by_one - 1;
         }
         if end != 0 {
             return Some(base + end.trailing_zeros() as usize + 1);
@@ -738,8 +784,8 @@ fn checked_string_avx2(b: &[u8], start: usize) -> Option<usize> {
 #[target_feature(enable = "avx2")]
 fn avx2_string_masks(block: &[u8; 64]) -> StringMasks {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_set1_epi8,
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8,
     };
     let (halves, _) = block.as_chunks::<32>();
     let mut m = StringMasks::default();
@@ -761,6 +807,15 @@ fn avx2_string_masks(block: &[u8; 64]) -> StringMasks {
         m.quote_or_solidus |= bits(_mm256_or_si256(quote, solidus));
         m.letter |= bits(letter);
         m.u |= bits(u);
+        // `A` to `F` as `a` to `f`; a byte is in a range when, less the range's first, it
+        // is at most the range's length less one (unsigned)
+        let lower = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
+        let within = |x: __m256i, first: u8, len: u8| {
+            let off = _mm256_sub_epi8(x, _mm256_set1_epi8(first as i8));
+            _mm256_cmpeq_epi8(_mm256_min_epu8(off, _mm256_set1_epi8((len - 1) as i8)), off)
+        };
+        m.hex |= bits(_mm256_or_si256(within(v, b'0', 10), within(lower, b'a', 6)));
+        m.d |= bits(_mm256_cmpeq_epi8(lower, _mm256_set1_epi8(b'd' as i8)));
     }
     m
 }
@@ -780,6 +835,8 @@ fn portable_string_masks(block: &[u8; 64]) -> StringMasks {
             matches!(c, b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'),
         );
         set(&mut m.u, c == b'u');
+        set(&mut m.hex, c.is_ascii_hexdigit());
+        set(&mut m.d, matches!(c, b'd' | b'D'));
     }
     m
 }
@@ -875,6 +932,24 @@ mod tests {
             r#"{"output":"Exit code: 0","metadata":{"exit_code":1},"a\\\"metadata":{"exit_code":0}}"#,
             r#"{"output":"Exit code: 1","a\\":{"metadata":{"exit_code":1}},"metadata":{"exit_code":0}}"#,
             r#"{"output":"Exit code: 1","x":"metadata","metadata":{"exit_code":0},"y":"\"metadata\":{\"exit_code\":1}"}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1.5}}"#,
+            r#"{"output":"Exit code: 1","metadata":{"exit_code":0,"duration_seconds":1.5}}"#,
+            r#"{"output":"Exit code: 0","metadata":{"exit_code":-1,"duration_seconds":0}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":{}}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":[}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":"1"}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1}} "#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1}}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1e2,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":-0,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":-,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":99999999999999999999,"duration_seconds":1}}"#,
+            r#"{"output":"Exit code: 3","metadata":{"exit_code":01,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1,"exit_code":0}}"#,
+            r#"{"output":"x","metadata":{"exit_code":0,"duration_seconds":tru}}"#,
+            r#"{"output":"x\","metadata":{"exit_code":1,"duration_seconds":1}}"#,
             r#"{}"#,
             r#"{ }"#,
             r#"{"#,
