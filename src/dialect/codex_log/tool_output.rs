@@ -234,21 +234,102 @@ fn failed_by_markers(raw: &str) -> Option<bool> {
 /// escaped text, found in one pass. A marker's first byte is no escape's letter and it
 /// holds no `\`, so it is in the escaped text exactly where it is in the value.
 fn first_markers(raw: &[u8]) -> (Option<usize>, Option<usize>) {
-    let (mut process_exited, mut exit_code) = (None, None);
+    #[cfg(target_arch = "x86_64")]
+    if raw.len() >= XIT_STEP && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, as just checked. (tests:
+        // `markers_are_found_on_every_path`, `generated_outputs_read_as_the_exact_reading`.)
+        #[allow(unsafe_code)]
+        return unsafe { first_markers_avx2(raw) };
+    }
+    let mut markers = Markers::default();
     for at in FIND_XIT.find_iter(raw) {
+        if markers.saw_xit(raw, at) {
+            break;
+        }
+    }
+    (markers.process_exited, markers.exit_code)
+}
+
+/// The markers found so far.
+#[derive(Default)]
+struct Markers {
+    process_exited: Option<usize>,
+    exit_code: Option<usize>,
+}
+
+impl Markers {
+    /// Notes the marker `xit` at `at` is part of, if any; `true` once both are found.
+    fn saw_xit(&mut self, raw: &[u8], at: usize) -> bool {
         let starts = |marker: &str| {
             let from = at.checked_sub(marker.find(XIT).unwrap_or(0))?;
             raw.get(from..)?
                 .starts_with(marker.as_bytes())
                 .then_some(from)
         };
-        process_exited = process_exited.or_else(|| starts(PROCESS_EXITED));
-        exit_code = exit_code.or_else(|| starts(EXIT_CODE));
-        if process_exited.is_some() && exit_code.is_some() {
+        self.process_exited = self.process_exited.or_else(|| starts(PROCESS_EXITED));
+        self.exit_code = self.exit_code.or_else(|| starts(EXIT_CODE));
+        self.process_exited.is_some() && self.exit_code.is_some()
+    }
+}
+
+/// The bytes [`first_markers_avx2`] reads for 64 positions `xit` may start at.
+const XIT_STEP: usize = 66;
+
+/// [`first_markers`] with AVX2: 64 positions at a time, first looking for an `x` among
+/// them (one in four blocks of real output has one), then for `xit`. The search of the
+/// `memchr` crate looks at two bytes of every position; this one mostly at one.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn first_markers_avx2(raw: &[u8]) -> (Option<usize>, Option<usize>) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+        _mm256_or_si256, _mm256_set1_epi8,
+    };
+    let load = |bytes: &[u8], from: usize| {
+        let bytes = bytes.get(from..).and_then(<[u8]>::first_chunk::<32>)?;
+        // SAFETY: an unaligned 256-bit load reads exactly the 32 bytes of `bytes`.
+        // (tests: `markers_are_found_on_every_path`.)
+        #[allow(unsafe_code)]
+        Some(unsafe { _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()) })
+    };
+    let [x, i, t] = [b'x', b'i', b't'].map(|c| _mm256_set1_epi8(c as i8));
+    let mut markers = Markers::default();
+    let mut base = 0;
+    while let Some(window) = raw.get(base..base + XIT_STEP) {
+        let (Some(low), Some(high)) = (load(window, 0), load(window, 32)) else {
+            break;
+        };
+        let (x_low, x_high) = (_mm256_cmpeq_epi8(low, x), _mm256_cmpeq_epi8(high, x));
+        if _mm256_movemask_epi8(_mm256_or_si256(x_low, x_high)) != 0 {
+            let mut hits = 0u64;
+            for (half, x_at) in [x_low, x_high].into_iter().enumerate() {
+                let (Some(next), Some(after)) =
+                    (load(window, 32 * half + 1), load(window, 32 * half + 2))
+                else {
+                    break;
+                };
+                let xit = _mm256_and_si256(
+                    x_at,
+                    _mm256_and_si256(_mm256_cmpeq_epi8(next, i), _mm256_cmpeq_epi8(after, t)),
+                );
+                hits |= u64::from(_mm256_movemask_epi8(xit) as u32) << (32 * half);
+            }
+            while hits != 0 {
+                if markers.saw_xit(raw, base + hits.trailing_zeros() as usize) {
+                    return (markers.process_exited, markers.exit_code);
+                }
+                hits &= hits - 1;
+            }
+        }
+        base += 64;
+    }
+    // fewer than `XIT_STEP` bytes left
+    for at in FIND_XIT.find_iter(raw.get(base..).unwrap_or_default()) {
+        if markers.saw_xit(raw, base + at) {
             break;
         }
     }
-    (process_exited, exit_code)
+    (markers.process_exited, markers.exit_code)
 }
 
 /// `code_after(marker)` of [`failed_exact`] on the escaped text, the marker ending at
@@ -780,13 +861,30 @@ fn checked_string_avx2(b: &[u8], start: usize) -> Option<usize> {
     checked_string_blocks(b, start, |block| avx2_string_masks(block))
 }
 
+/// The bits of a block from AVX2: quotes and backslashes by compares, the other classes
+/// looked up by each byte's two halves (a byte is in a class when the tables of both its
+/// halves have the class's bit), as simdjson classifies structural characters.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn avx2_string_masks(block: &[u8; 64]) -> StringMasks {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_min_epu8, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8,
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+        _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_slli_epi16, _mm256_srli_epi16,
     };
+    // Classes: 1 `/`; 2 `b` `f` `n`; 4 `r` `t` `u`; 8 `u`; 16 a digit; 32 `a` to `f` or
+    // `A` to `F`; 64 `d` or `D`.
+    #[rustfmt::skip]
+    let by_low = _mm256_setr_epi8(
+        0x10, 0x30, 0x36, 0x30, 0x74, 0x3c, 0x32, 0x10, 0x10, 0x10, 0, 0, 0, 0, 0x02, 0x01,
+        0x10, 0x30, 0x36, 0x30, 0x74, 0x3c, 0x32, 0x10, 0x10, 0x10, 0, 0, 0, 0, 0x02, 0x01,
+    );
+    #[rustfmt::skip]
+    let by_high = _mm256_setr_epi8(
+        0, 0, 0x01, 0x10, 0x60, 0, 0x62, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0x01, 0x10, 0x60, 0, 0x62, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0,
+    );
+    let nibble = _mm256_set1_epi8(0x0f);
     let (halves, _) = block.as_chunks::<32>();
     let mut m = StringMasks::default();
     for (k, half) in halves.iter().enumerate() {
@@ -794,28 +892,26 @@ fn avx2_string_masks(block: &[u8; 64]) -> StringMasks {
         // (tests: `string_checks_agree_on_every_path`.)
         #[allow(unsafe_code)]
         let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast::<__m256i>()) };
-        let eq = |c: u8| _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c as i8));
         let bits = |x: __m256i| u64::from(_mm256_movemask_epi8(x) as u32) << (32 * k);
-        let (quote, solidus, u) = (eq(b'"'), eq(b'/'), eq(b'u'));
-        let letter = [b'b', b'f', b'n', b'r', b't']
-            .into_iter()
-            .fold(_mm256_or_si256(solidus, u), |acc, c| {
-                _mm256_or_si256(acc, eq(c))
-            });
-        m.backslash |= bits(eq(b'\\'));
-        m.quote |= bits(quote);
-        m.quote_or_solidus |= bits(_mm256_or_si256(quote, solidus));
-        m.letter |= bits(letter);
-        m.u |= bits(u);
-        // `A` to `F` as `a` to `f`; a byte is in a range when, less the range's first, it
-        // is at most the range's length less one (unsigned)
-        let lower = _mm256_or_si256(v, _mm256_set1_epi8(0x20));
-        let within = |x: __m256i, first: u8, len: u8| {
-            let off = _mm256_sub_epi8(x, _mm256_set1_epi8(first as i8));
-            _mm256_cmpeq_epi8(_mm256_min_epu8(off, _mm256_set1_epi8((len - 1) as i8)), off)
+        let classes = _mm256_and_si256(
+            _mm256_shuffle_epi8(by_low, _mm256_and_si256(v, nibble)),
+            _mm256_shuffle_epi8(by_high, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)),
+        );
+        // the bytes in none of `classes`
+        let none_of = |class: i8| {
+            let x = _mm256_and_si256(classes, _mm256_set1_epi8(class));
+            bits(_mm256_cmpeq_epi8(x, _mm256_setzero_si256()))
         };
-        m.hex |= bits(_mm256_or_si256(within(v, b'0', 10), within(lower, b'a', 6)));
-        m.d |= bits(_mm256_cmpeq_epi8(lower, _mm256_set1_epi8(b'd' as i8)));
+        let half_bits = 0xffff_ffff << (32 * k);
+        let quote = bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)));
+        let solidus = bits(_mm256_slli_epi16(classes, 7));
+        m.backslash |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
+        m.quote |= quote;
+        m.quote_or_solidus |= quote | solidus;
+        m.letter |= !none_of(0x07) & half_bits;
+        m.u |= bits(_mm256_slli_epi16(classes, 4));
+        m.hex |= !none_of(0x30) & half_bits;
+        m.d |= bits(_mm256_slli_epi16(classes, 1));
     }
     m
 }
@@ -1266,8 +1362,71 @@ mod tests {
                 }
             }
         }
+        // every byte's bits
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            for k in 0..4u8 {
+                let block = std::array::from_fn(|i| k * 64 + i as u8);
+                // SAFETY: the CPU has AVX2, as just checked.
+                #[allow(unsafe_code)]
+                let bits = unsafe { avx2_string_masks(&block) };
+                assert_eq!(bits, portable_string_masks(&block), "bytes from {}", k * 64);
+            }
+        }
         // both answers are common, so the comparison means something
         assert!(ended > 10_000 && refused > 10_000, "{ended} {refused}");
+    }
+
+    /// The markers found with AVX2 and with `memchr`'s search: at every position of a
+    /// block, across blocks' edges, many `x`s and `xit`s that are neither, near the end.
+    #[test]
+    fn markers_are_found_on_every_path() {
+        const PIECES: [&str; 12] = [
+            "Process exited with code",
+            "Exit code:",
+            "xit",
+            "x",
+            "it",
+            "exit",
+            "Exit",
+            "Process ",
+            " code",
+            "xxit",
+            "text without the letter before y, long enough to span a whole block of bytes",
+            "é",
+        ];
+        let mut x: u64 = 0x1234_5678_9abc_def1;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let mut found = 0;
+        for _ in 0..20_000 {
+            let mut text = " ".repeat(next(70));
+            for _ in 0..next(12) {
+                text.push_str(PIECES[next(PIECES.len())]);
+            }
+            let raw = text.as_bytes();
+            let mut markers = Markers::default();
+            for at in FIND_XIT.find_iter(raw) {
+                if markers.saw_xit(raw, at) {
+                    break;
+                }
+            }
+            let want = (markers.process_exited, markers.exit_code);
+            found += usize::from(want.0.is_some()) + usize::from(want.1.is_some());
+            assert_eq!(first_markers(raw), want, "{text:?}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, as just checked.
+                #[allow(unsafe_code)]
+                let avx2 = unsafe { first_markers_avx2(raw) };
+                assert_eq!(avx2, want, "{text:?}");
+            }
+        }
+        assert!(found > 10_000, "{found}");
     }
 
     /// Outputs shaped as Codex writes them, long enough for the block-at-a-time check, with
