@@ -234,102 +234,21 @@ fn failed_by_markers(raw: &str) -> Option<bool> {
 /// escaped text, found in one pass. A marker's first byte is no escape's letter and it
 /// holds no `\`, so it is in the escaped text exactly where it is in the value.
 fn first_markers(raw: &[u8]) -> (Option<usize>, Option<usize>) {
-    #[cfg(target_arch = "x86_64")]
-    if raw.len() >= XIT_STEP && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, as just checked. (tests:
-        // `markers_are_found_on_every_path`, `generated_outputs_read_as_the_exact_reading`.)
-        #[allow(unsafe_code)]
-        return unsafe { first_markers_avx2(raw) };
-    }
-    let mut markers = Markers::default();
+    let (mut process_exited, mut exit_code) = (None, None);
     for at in FIND_XIT.find_iter(raw) {
-        if markers.saw_xit(raw, at) {
-            break;
-        }
-    }
-    (markers.process_exited, markers.exit_code)
-}
-
-/// The markers found so far.
-#[derive(Default)]
-struct Markers {
-    process_exited: Option<usize>,
-    exit_code: Option<usize>,
-}
-
-impl Markers {
-    /// Notes the marker `xit` at `at` is part of, if any; `true` once both are found.
-    fn saw_xit(&mut self, raw: &[u8], at: usize) -> bool {
         let starts = |marker: &str| {
             let from = at.checked_sub(marker.find(XIT).unwrap_or(0))?;
             raw.get(from..)?
                 .starts_with(marker.as_bytes())
                 .then_some(from)
         };
-        self.process_exited = self.process_exited.or_else(|| starts(PROCESS_EXITED));
-        self.exit_code = self.exit_code.or_else(|| starts(EXIT_CODE));
-        self.process_exited.is_some() && self.exit_code.is_some()
-    }
-}
-
-/// The bytes [`first_markers_avx2`] reads for 64 positions `xit` may start at.
-const XIT_STEP: usize = 66;
-
-/// [`first_markers`] with AVX2: 64 positions at a time, first looking for an `x` among
-/// them (one in four blocks of real output has one), then for `xit`. The search of the
-/// `memchr` crate looks at two bytes of every position; this one mostly at one.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn first_markers_avx2(raw: &[u8]) -> (Option<usize>, Option<usize>) {
-    use std::arch::x86_64::{
-        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
-        _mm256_or_si256, _mm256_set1_epi8,
-    };
-    let load = |bytes: &[u8], from: usize| {
-        let bytes = bytes.get(from..).and_then(<[u8]>::first_chunk::<32>)?;
-        // SAFETY: an unaligned 256-bit load reads exactly the 32 bytes of `bytes`.
-        // (tests: `markers_are_found_on_every_path`.)
-        #[allow(unsafe_code)]
-        Some(unsafe { _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()) })
-    };
-    let [x, i, t] = [b'x', b'i', b't'].map(|c| _mm256_set1_epi8(c as i8));
-    let mut markers = Markers::default();
-    let mut base = 0;
-    while let Some(window) = raw.get(base..base + XIT_STEP) {
-        let (Some(low), Some(high)) = (load(window, 0), load(window, 32)) else {
-            break;
-        };
-        let (x_low, x_high) = (_mm256_cmpeq_epi8(low, x), _mm256_cmpeq_epi8(high, x));
-        if _mm256_movemask_epi8(_mm256_or_si256(x_low, x_high)) != 0 {
-            let mut hits = 0u64;
-            for (half, x_at) in [x_low, x_high].into_iter().enumerate() {
-                let (Some(next), Some(after)) =
-                    (load(window, 32 * half + 1), load(window, 32 * half + 2))
-                else {
-                    break;
-                };
-                let xit = _mm256_and_si256(
-                    x_at,
-                    _mm256_and_si256(_mm256_cmpeq_epi8(next, i), _mm256_cmpeq_epi8(after, t)),
-                );
-                hits |= u64::from(_mm256_movemask_epi8(xit) as u32) << (32 * half);
-            }
-            while hits != 0 {
-                if markers.saw_xit(raw, base + hits.trailing_zeros() as usize) {
-                    return (markers.process_exited, markers.exit_code);
-                }
-                hits &= hits - 1;
-            }
-        }
-        base += 64;
-    }
-    // fewer than `XIT_STEP` bytes left
-    for at in FIND_XIT.find_iter(raw.get(base..).unwrap_or_default()) {
-        if markers.saw_xit(raw, base + at) {
+        process_exited = process_exited.or_else(|| starts(PROCESS_EXITED));
+        exit_code = exit_code.or_else(|| starts(EXIT_CODE));
+        if process_exited.is_some() && exit_code.is_some() {
             break;
         }
     }
-    (markers.process_exited, markers.exit_code)
+    (process_exited, exit_code)
 }
 
 /// `code_after(marker)` of [`failed_exact`] on the escaped text, the marker ending at
@@ -773,77 +692,92 @@ fn checked_string_blocks(
     masks: impl Fn(&[u8; 64]) -> StringMasks,
 ) -> Option<usize> {
     let mut base = start;
-    // Whether the block before ended in a run of backslashes, and that run's length mod 4.
-    let (mut open_run, mut run_len) = (false, 0usize);
-    loop {
-        let rest = b.get(base..).filter(|rest| !rest.is_empty())?;
-        let mut padded = [0u8; 64];
-        let block = match rest.first_chunk::<64>() {
-            Some(block) => block,
-            None => {
-                padded[..rest.len()].copy_from_slice(rest);
-                &padded
-            }
-        };
-        let m = masks(block);
-        let slash = m.backslash;
-        // The run the block before left open goes on at byte 0, or ended there.
-        let goes_on = open_run && slash & 1 == 1;
-        let starts = slash & !((slash << 1) | u64::from(open_run));
-        // Where each run ends (the byte after it), and the start of the run ending there
-        // mod 4, bit by bit: one addition each. The open run counts as starting `run_len`
-        // bytes before the block.
-        let first = u64::from(goes_on);
-        let virtual_start = (4 - run_len) % 4;
-        let (all, _) = slash.overflowing_add(starts | first);
-        let (odd_start, top_odd) =
-            slash.overflowing_add((starts & ODD) | if virtual_start & 1 == 1 { first } else { 0 });
-        let (high_start, top_high) =
-            slash.overflowing_add((starts & HIGH) | if virtual_start & 2 == 2 { first } else { 0 });
-        let after = all & !slash;
-        let (start0, start1) = (odd_start & !slash, high_start & !slash);
-        // the length's two low bits: the end's position less the start's, mod 4
-        let len0 = ODD ^ start0;
-        let len1 = HIGH ^ start1 ^ (!ODD & start0);
-        let (mut odd, mut one, mut two) =
-            (after & len0, after & len0 & !len1, after & !len0 & len1);
-        if open_run && !goes_on {
-            match run_len {
-                1 => (odd, one) = (odd | 1, one | 1),
-                2 => two |= 1,
-                3 => odd |= 1,
-                _ => {}
-            }
+    let mut open = OpenRun::default();
+    while let Some(block) = b.get(base..).and_then(<[u8]>::first_chunk::<64>) {
+        if let Some(end) = string_block(b, base, masks(block), &mut open)? {
+            return Some(end);
         }
-        let next_len = (4 - (usize::from(top_odd) + 2 * usize::from(top_high))) % 4;
-        let end = one & m.quote;
-        // the bytes before the end of the string (all of them when it goes on)
-        let inside = end.wrapping_sub(1) & !end;
-        // Four hex digits after each `u`: those of the `u`s up to byte 59 are in the block.
-        // A `d` after a `u` may start a surrogate: those, and the `u`s at the block's
-        // end, are looked at one by one.
-        const LAST_FOUR: u64 = 0xf << 60;
-        let unicode = two & m.u & inside;
-        let early = unicode & !LAST_FOUR;
-        let digits = (early << 1) | (early << 2) | (early << 3) | (early << 4);
-        let bad = (((odd & !m.quote_or_solidus) | (two & !m.letter)) & inside) | (digits & !m.hex);
-        if bad != 0 {
-            return None;
-        }
-        let mut one_by_one = (unicode & LAST_FOUR) | (((early << 1) & m.d) >> 1);
-        while one_by_one != 0 {
-            let at = base + one_by_one.trailing_zeros() as usize;
-            if !unicode_escape_is_plain(b.get(at + 1..at + 5)?) {
-                return None;
-            }
-            one_by_one &= one_by_one - 1;
-        }
-        if end != 0 {
-            return Some(base + end.trailing_zeros() as usize + 1);
-        }
-        (open_run, run_len) = (slash >> 63 == 1, next_len);
         base += 64;
     }
+    // the last bytes, fewer than a block, and zeros (no class has them)
+    let rest = b.get(base..).filter(|rest| !rest.is_empty())?;
+    let mut padded = [0u8; 64];
+    padded.get_mut(..rest.len())?.copy_from_slice(rest);
+    string_block(b, base, masks(&padded), &mut open)?
+}
+
+/// Whether the block before ended in a run of backslashes, and that run's length mod 4.
+#[derive(Default)]
+struct OpenRun {
+    open: bool,
+    len: usize,
+}
+
+/// One block of [`checked_string_blocks`], at `base` in `b`, with its bits `m`: `None`
+/// when the string is not valid, `Some(None)` when it goes on past the block.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+fn string_block(b: &[u8], base: usize, m: StringMasks, run: &mut OpenRun) -> Option<Option<usize>> {
+    let (open_run, run_len) = (run.open, run.len);
+    let slash = m.backslash;
+    // The run the block before left open goes on at byte 0, or ended there.
+    let goes_on = open_run && slash & 1 == 1;
+    let starts = slash & !((slash << 1) | u64::from(open_run));
+    // Where each run ends (the byte after it), and the start of the run ending there
+    // mod 4, bit by bit: one addition each. The open run counts as starting `run_len`
+    // bytes before the block.
+    let first = u64::from(goes_on);
+    let virtual_start = (4 - run_len) % 4;
+    let (all, _) = slash.overflowing_add(starts | first);
+    let (odd_start, top_odd) =
+        slash.overflowing_add((starts & ODD) | if virtual_start & 1 == 1 { first } else { 0 });
+    let (high_start, top_high) =
+        slash.overflowing_add((starts & HIGH) | if virtual_start & 2 == 2 { first } else { 0 });
+    let after = all & !slash;
+    let (start0, start1) = (odd_start & !slash, high_start & !slash);
+    // the length's two low bits: the end's position less the start's, mod 4
+    let len0 = ODD ^ start0;
+    let len1 = HIGH ^ start1 ^ (!ODD & start0);
+    let (mut odd, mut one, mut two) = (after & len0, after & len0 & !len1, after & !len0 & len1);
+    if open_run && !goes_on {
+        match run_len {
+            1 => (odd, one) = (odd | 1, one | 1),
+            2 => two |= 1,
+            3 => odd |= 1,
+            _ => {}
+        }
+    }
+    let next_len = (4 - (usize::from(top_odd) + 2 * usize::from(top_high))) % 4;
+    let end = one & m.quote;
+    // the bytes before the end of the string (all of them when it goes on)
+    let inside = end.wrapping_sub(1) & !end;
+    // Four hex digits after each `u`: those of the `u`s up to byte 59 are in the block.
+    // A `d` after a `u` may start a surrogate: those, and the `u`s at the block's
+    // end, are looked at one by one.
+    const LAST_FOUR: u64 = 0xf << 60;
+    let unicode = two & m.u & inside;
+    let early = unicode & !LAST_FOUR;
+    let digits = (early << 1) | (early << 2) | (early << 3) | (early << 4);
+    let bad = (((odd & !m.quote_or_solidus) | (two & !m.letter)) & inside) | (digits & !m.hex);
+    if bad != 0 {
+        return None;
+    }
+    let mut one_by_one = (unicode & LAST_FOUR) | (((early << 1) & m.d) >> 1);
+    while one_by_one != 0 {
+        let at = base + one_by_one.trailing_zeros() as usize;
+        if !unicode_escape_is_plain(b.get(at + 1..at + 5)?) {
+            return None;
+        }
+        one_by_one &= one_by_one - 1;
+    }
+    if end != 0 {
+        return Some(Some(base + end.trailing_zeros() as usize + 1));
+    }
+    *run = OpenRun {
+        open: slash >> 63 == 1,
+        len: next_len,
+    };
+    Some(None)
 }
 
 /// Whether the four bytes after a `\u` of the document are hex digits, and not a UTF-16
@@ -1375,58 +1309,6 @@ mod tests {
         }
         // both answers are common, so the comparison means something
         assert!(ended > 10_000 && refused > 10_000, "{ended} {refused}");
-    }
-
-    /// The markers found with AVX2 and with `memchr`'s search: at every position of a
-    /// block, across blocks' edges, many `x`s and `xit`s that are neither, near the end.
-    #[test]
-    fn markers_are_found_on_every_path() {
-        const PIECES: [&str; 12] = [
-            "Process exited with code",
-            "Exit code:",
-            "xit",
-            "x",
-            "it",
-            "exit",
-            "Exit",
-            "Process ",
-            " code",
-            "xxit",
-            "text without the letter before y, long enough to span a whole block of bytes",
-            "é",
-        ];
-        let mut x: u64 = 0x1234_5678_9abc_def1;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
-        let mut found = 0;
-        for _ in 0..20_000 {
-            let mut text = " ".repeat(next(70));
-            for _ in 0..next(12) {
-                text.push_str(PIECES[next(PIECES.len())]);
-            }
-            let raw = text.as_bytes();
-            let mut markers = Markers::default();
-            for at in FIND_XIT.find_iter(raw) {
-                if markers.saw_xit(raw, at) {
-                    break;
-                }
-            }
-            let want = (markers.process_exited, markers.exit_code);
-            found += usize::from(want.0.is_some()) + usize::from(want.1.is_some());
-            assert_eq!(first_markers(raw), want, "{text:?}");
-            #[cfg(target_arch = "x86_64")]
-            if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU has AVX2, as just checked.
-                #[allow(unsafe_code)]
-                let avx2 = unsafe { first_markers_avx2(raw) };
-                assert_eq!(avx2, want, "{text:?}");
-            }
-        }
-        assert!(found > 10_000, "{found}");
     }
 
     /// Outputs shaped as Codex writes them, long enough for the block-at-a-time check, with
