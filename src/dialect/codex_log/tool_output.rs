@@ -236,14 +236,15 @@ fn failed_by_markers(raw: &str) -> Option<bool> {
 fn first_markers(raw: &[u8]) -> (Option<usize>, Option<usize>) {
     let (mut process_exited, mut exit_code) = (None, None);
     for at in FIND_XIT.find_iter(raw) {
-        let starts = |marker: &str| {
-            let from = at.checked_sub(marker.find(XIT).unwrap_or(0))?;
+        // `xit` is 9 bytes into `Process exited with code`, 1 into `Exit code:`
+        let starts = |marker: &str, xit_at: usize| {
+            let from = at.checked_sub(xit_at)?;
             raw.get(from..)?
                 .starts_with(marker.as_bytes())
                 .then_some(from)
         };
-        process_exited = process_exited.or_else(|| starts(PROCESS_EXITED));
-        exit_code = exit_code.or_else(|| starts(EXIT_CODE));
+        process_exited = process_exited.or_else(|| starts(PROCESS_EXITED, 9));
+        exit_code = exit_code.or_else(|| starts(EXIT_CODE, 1));
         if process_exited.is_some() && exit_code.is_some() {
             break;
         }
@@ -1065,6 +1066,12 @@ mod tests {
         }
         let (fast, _) = both(&quoted(r#"{"metadata":{"exit_code":1}}"#));
         assert!(fast);
+    }
+
+    #[test]
+    fn the_markers_hold_xit_where_the_search_says() {
+        assert_eq!(PROCESS_EXITED.find(XIT), Some(9));
+        assert_eq!(EXIT_CODE.find(XIT), Some(1));
     }
 
     #[test]
