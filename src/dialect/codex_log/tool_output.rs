@@ -8,23 +8,37 @@
 //! says it failed (`success: true`, that it did not); a text that starts with `failed in
 //! sandbox` (Codex could not run the command at all) failed; when the text is a JSON
 //! document with an integer `metadata.exit_code`, that code decides; otherwise a
-//! `Process exited with code N` or `Exit code: N` in the text does. Read that way, every output is unescaped and parsed a
-//! second time, which cost more than all the rest of `stats`.
+//! `Process exited with code N` or `Exit code: N` in the text does. Read that way, every
+//! output is unescaped and parsed a second time, which cost more than all the rest of
+//! `stats`.
 //!
 //! [`failed`] gives the same answer from the string as the record writes it, when it has
-//! no `\u` escape (so every character is itself or a two-byte escape). It finds the
-//! markers in the escaped text (they hold no character that is ever escaped), and reads
-//! `metadata` from the end of the document (where Codex writes it, after the long
-//! `output`), or else the top-level keys from the start, jumping over its strings with
-//! `memchr`, without checking the document is JSON. That reading is right for every
-//! document the parser accepts; for one it refuses, the rule falls back to the markers.
-//! So the shortcut answers only when the markers and the read code agree (or no code is
-//! read): then both branches of the rule give that answer. When they do not (a command
-//! failed, and its output does not say so in words), the escaped document is checked as
-//! JSON (conservatively: what the check cannot vouch for goes on), and what is left, or
+//! no `\u` escape (so every character is itself or a two-byte escape). It reads
+//! `metadata.exit_code` from the end of the document (where Codex writes it, after the
+//! long `output`: its own `"metadata":{"exit_code":N,"duration_seconds":D}}` is matched as
+//! written, another tail key by key), or else the top-level keys from the start, jumping
+//! over its strings with `memchr`, without checking the document is JSON. That reading is
+//! right for every document the parser accepts; for one it refuses, the rule falls back to
+//! the markers, which are found in the escaped text (they hold no character that is ever
+//! escaped). So an answer needs either the markers to agree with the code (then both
+//! branches of the rule give it) or the document to be JSON (then the code gives it), and
+//! the shortcut looks for the cheaper first:
+//!
+//! - code 0 (most commands): the markers, one `memmem` pass, nearly always agree; only if
+//!   they say it failed is the document checked;
+//! - another code: commands that failed seldom say so in words as well, so the document is
+//!   checked as JSON first, and the markers searched only if the check cannot vouch for it;
+//! - no code: the markers decide.
+//!
+//! The check ([`Escaped::is_surely_json`]) is conservative: what it cannot vouch for (an
+//! escaped control character, a surrogate, an exponent, a long number, deep nesting) goes
+//! on. A long string (a command's output) is checked 64 bytes at a time
+//! ([`checked_string_blocks`]; AVX2 where the CPU has it, with the byte-by-byte check,
+//! [`checked_string_bytes`], as the fallback and the tests' reference). What is left, or
 //! what the reading cannot tell (a key with escapes, a string that is not closed), is
-//! unescaped into a reused buffer and parsed. An output with a `\u` escape, or one that
-//! is not a string, goes to [`failed_exact`].
+//! unescaped into a reused buffer and parsed. An output with a `\u` escape, or one that is
+//! not a string, goes to [`failed_exact`]. docs/PERFORMANCE.md ("The Codex tool-output
+//! test") has the figures.
 
 use crate::json::Json;
 use memchr::memmem::Finder;
