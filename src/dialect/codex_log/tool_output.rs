@@ -408,7 +408,6 @@ impl Escaped<'_> {
 
     /// The span of the last value of `key` in the object starting at `at` (`None` inside
     /// when it has none), and the index after the object.
-    #[allow(clippy::type_complexity)]
     fn last_value_of(&self, at: usize, key: &[u8]) -> Option<(Option<(usize, usize)>, usize)> {
         let mut i = self.ws(at + 1)?;
         let mut found = None;
