@@ -8,26 +8,40 @@
 //! says it failed (`success: true`, that it did not); a text that starts with `failed in
 //! sandbox` (Codex could not run the command at all) failed; when the text is a JSON
 //! document with an integer `metadata.exit_code`, that code decides; otherwise a
-//! `Process exited with code N` or `Exit code: N` in the text does. Read that way, every output is unescaped and parsed a
-//! second time, which cost more than all the rest of `stats`.
+//! `Process exited with code N` or `Exit code: N` in the text does. Read that way, every
+//! output is unescaped and parsed a second time, which cost more than all the rest of
+//! `stats`.
 //!
 //! [`failed`] gives the same answer from the string as the record writes it, when it has
-//! no `\u` escape (so every character is itself or a two-byte escape). It finds the
-//! markers in the escaped text (they hold no character that is ever escaped), and reads
-//! `metadata` from the end of the document (where Codex writes it, after the long
-//! `output`), or else the top-level keys from the start, jumping over its strings with
-//! `memchr`, without checking the document is JSON. That reading is right for every
-//! document the parser accepts; for one it refuses, the rule falls back to the markers.
-//! So the shortcut answers only when the markers and the read code agree (or no code is
-//! read): then both branches of the rule give that answer. When they do not (a command
-//! failed, and its output does not say so in words), the escaped document is checked as
-//! JSON (conservatively: what the check cannot vouch for goes on), and what is left, or
+//! no `\u` escape (so every character is itself or a two-byte escape). It reads
+//! `metadata.exit_code` from the end of the document (where Codex writes it, after the
+//! long `output`: its own `"metadata":{"exit_code":N,"duration_seconds":D}}` is matched as
+//! written, another tail key by key), or else the top-level keys from the start, jumping
+//! over its strings with `memchr`, without checking the document is JSON. That reading is
+//! right for every document the parser accepts; for one it refuses, the rule falls back to
+//! the markers, which are found in the escaped text (they hold no character that is ever
+//! escaped). So an answer needs either the markers to agree with the code (then both
+//! branches of the rule give it) or the document to be JSON (then the code gives it), and
+//! the shortcut looks for the cheaper first:
+//!
+//! - code 0 (most commands): the markers, one `memmem` pass, nearly always agree; only if
+//!   they say it failed is the document checked;
+//! - another code: commands that failed seldom say so in words as well, so the document is
+//!   checked as JSON first, and the markers searched only if the check cannot vouch for it;
+//! - no code: the markers decide.
+//!
+//! The check ([`Escaped::is_surely_json`]) is conservative: what it cannot vouch for (an
+//! escaped control character, a surrogate, an exponent, a long number, deep nesting) goes
+//! on. A long string (a command's output) is checked 64 bytes at a time
+//! ([`checked_string_blocks`]; AVX2 where the CPU has it, with the byte-by-byte check,
+//! [`checked_string_bytes`], as the fallback and the tests' reference). What is left, or
 //! what the reading cannot tell (a key with escapes, a string that is not closed), is
-//! unescaped into a reused buffer and parsed. An output with a `\u` escape, or one that
-//! is not a string, goes to [`failed_exact`].
+//! unescaped into a reused buffer and parsed. An output with a `\u` escape, or one that is
+//! not a string, goes to [`failed_exact`]. docs/PERFORMANCE.md ("The Codex tool-output
+//! test") has the figures.
 
 use crate::json::Json;
-use memchr::memmem::{Finder, FinderRev};
+use memchr::memmem::Finder;
 use std::sync::LazyLock;
 
 /// Whether a rollout tool output reports a non-zero exit (see the module docs).
@@ -86,8 +100,6 @@ const XIT: &str = "xit";
 
 /// Searchers for the markers and the key, built once.
 static FIND_XIT: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(XIT));
-static FIND_METADATA_KEY: LazyLock<FinderRev<'static>> =
-    LazyLock::new(|| FinderRev::new(METADATA_KEY));
 /// The key `"metadata"` as a document held in a string writes it.
 const METADATA_KEY: &[u8] = b"\\\"metadata\\\"";
 
@@ -182,6 +194,44 @@ fn first_backslash(w: u64) -> usize {
 /// [`failed_exact`]'s answer from the escaped text `raw` of a string without `\u`
 /// escapes, or `None` when it cannot tell cheaply.
 fn failed_escaped(raw: &str) -> Option<bool> {
+    if !raw.starts_with('{') {
+        return failed_by_markers(raw);
+    }
+    let doc = Escaped { b: raw.as_bytes() };
+    let code = match doc.exit_code() {
+        // The code decides when the document is JSON, the markers when it is not: when
+        // both give the same answer, that is the answer. Look for the one that costs less
+        // first. A command that failed mostly says so in the code alone, so the markers
+        // would not agree: check the document (which then decides) rather than search it.
+        Some(Some(code)) if code != 0 => {
+            if doc.is_surely_json() {
+                return Some(true);
+            }
+            if failed_by_markers(raw)? {
+                return Some(true);
+            }
+            escaped_document_exit_code(raw.as_bytes())?
+        }
+        // A command that did not fail mostly says nothing about it: the markers, found
+        // with one fast search, agree.
+        Some(Some(_)) => {
+            if !failed_by_markers(raw)? || doc.is_surely_json() {
+                return Some(false);
+            }
+            escaped_document_exit_code(raw.as_bytes())?
+        }
+        Some(None) => return failed_by_markers(raw),
+        None => escaped_document_exit_code(raw.as_bytes())?,
+    };
+    match code {
+        Some(code) => Some(code != 0),
+        None => failed_by_markers(raw),
+    }
+}
+
+/// What the markers say in the escaped text `raw` (the last branch of [`failed_exact`]),
+/// or `None` when it cannot be read without unescaping it.
+fn failed_by_markers(raw: &str) -> Option<bool> {
     let (process_exited, exit_code) = first_markers(raw.as_bytes());
     let after = |at: Option<usize>, marker: &str| match at {
         Some(at) => code_after(raw, at + marker.len()),
@@ -191,23 +241,7 @@ fn failed_escaped(raw: &str) -> Option<bool> {
         Some(code) => Some(code),
         None => after(exit_code, EXIT_CODE)?,
     };
-    let by_markers = markers.is_some_and(|code| code != 0);
-    if !raw.starts_with('{') {
-        return Some(by_markers);
-    }
-    let doc = Escaped { b: raw.as_bytes() };
-    let code = match doc.exit_code() {
-        Some(Some(code)) if (code != 0) != by_markers => {
-            // Which it is depends on whether the document is JSON.
-            if doc.is_surely_json() {
-                return Some(code != 0);
-            }
-            escaped_document_exit_code(raw.as_bytes())?
-        }
-        Some(_) => return Some(by_markers),
-        None => escaped_document_exit_code(raw.as_bytes())?,
-    };
-    Some(code.map_or(by_markers, |code| code != 0))
+    Some(markers.is_some_and(|code| code != 0))
 }
 
 /// Where the first `Process exited with code` and the first `Exit code:` are in the
@@ -216,14 +250,15 @@ fn failed_escaped(raw: &str) -> Option<bool> {
 fn first_markers(raw: &[u8]) -> (Option<usize>, Option<usize>) {
     let (mut process_exited, mut exit_code) = (None, None);
     for at in FIND_XIT.find_iter(raw) {
-        let starts = |marker: &str| {
-            let from = at.checked_sub(marker.find(XIT).unwrap_or(0))?;
+        // `xit` is 9 bytes into `Process exited with code`, 1 into `Exit code:`
+        let starts = |marker: &str, xit_at: usize| {
+            let from = at.checked_sub(xit_at)?;
             raw.get(from..)?
                 .starts_with(marker.as_bytes())
                 .then_some(from)
         };
-        process_exited = process_exited.or_else(|| starts(PROCESS_EXITED));
-        exit_code = exit_code.or_else(|| starts(EXIT_CODE));
+        process_exited = process_exited.or_else(|| starts(PROCESS_EXITED, 9));
+        exit_code = exit_code.or_else(|| starts(EXIT_CODE, 1));
         if process_exited.is_some() && exit_code.is_some() {
             break;
         }
@@ -280,17 +315,19 @@ impl Escaped<'_> {
     /// `metadata.exit_code` as an `i64`: `Some(None)` when the document (if it is JSON) has
     /// none, `None` when this reading cannot tell.
     fn exit_code(&self) -> Option<Option<i64>> {
-        let metadata = match self.last_entry_metadata() {
-            Some(at) => Some(at),
-            None => self.last_value_of(0, b"metadata")?.map(|(start, _)| start),
+        let code = match self.last_entry_metadata() {
+            Some(code) => code,
+            None => {
+                let Some((start, _)) = self.last_value_of(0, b"metadata")?.0 else {
+                    return Some(None);
+                };
+                if self.b.get(start) != Some(&b'{') {
+                    return Some(None);
+                }
+                self.last_value_of(start, b"exit_code")?.0
+            }
         };
-        let Some(start) = metadata else {
-            return Some(None);
-        };
-        if self.b.get(start) != Some(&b'{') {
-            return Some(None);
-        }
-        let Some((start, end)) = self.last_value_of(start, b"exit_code")? else {
+        let Some((start, end)) = code else {
             return Some(None);
         };
         // A number is its own bytes; `-0` is a float to serde_json, and so are `1e2` and
@@ -302,16 +339,25 @@ impl Escaped<'_> {
         })
     }
 
-    /// Where the value of `metadata` starts when it is the last entry of the document (as
-    /// Codex writes it: after the long `output`), found from the end without reading the
-    /// rest; `None` when the document ends otherwise.
+    /// The span of `metadata.exit_code` (`Some(None)` for none) when `metadata` is the
+    /// last entry of the document (as Codex writes it: after the long `output`), found
+    /// from the end without reading the rest; `None` when the document ends otherwise.
     ///
     /// The last `\"metadata\"` whose quotes are the document's is the string
     /// `"metadata"` (between the document's strings there are no letters but literals);
     /// followed by `:`, a value, `}` and nothing but white space, it is a key of the
     /// top-level object, and its last one.
-    fn last_entry_metadata(&self) -> Option<usize> {
-        let at = FIND_METADATA_KEY.rfind(self.b)?;
+    fn last_entry_metadata(&self) -> Option<Option<(usize, usize)>> {
+        // The last `m` two bytes into the key (its only `m`): Codex writes the key a few
+        // dozen bytes from the end, and `memrchr` gets there in a few vector steps where
+        // a reverse substring search goes byte by byte.
+        let at = memchr::memrchr_iter(b'm', self.b)
+            .filter_map(|m| m.checked_sub(2))
+            .find(|&at| {
+                self.b
+                    .get(at..)
+                    .is_some_and(|b| b.starts_with(METADATA_KEY))
+            })?;
         let run = 1 + self.b[..at]
             .iter()
             .rev()
@@ -320,22 +366,53 @@ impl Escaped<'_> {
         if run % 4 != 1 {
             return None;
         }
+        if let Some(code) = self.codex_metadata(at + METADATA_KEY.len()) {
+            return Some(Some(code));
+        }
         let i = self.ws(at + METADATA_KEY.len())?;
         if self.b.get(i) != Some(&b':') {
             return None;
         }
         let start = self.ws(i + 1)?;
-        let end = self.ws(self.value_end(start)?)?;
-        (self.b.get(end) == Some(&b'}') && self.ws(end + 1)? == self.b.len()).then_some(start)
+        // An object is read for its code on the way to its end.
+        let (code, end) = match self.b.get(start)? {
+            b'{' => self.last_value_of(start, b"exit_code")?,
+            _ => (None, self.value_end(start)?),
+        };
+        let end = self.ws(end)?;
+        (self.b.get(end) == Some(&b'}') && self.ws(end + 1)? == self.b.len()).then_some(code)
     }
 
-    /// The span of the last value of `key` in the object starting at `at` (`Some(None)`
-    /// when it has none).
-    fn last_value_of(&self, at: usize, key: &[u8]) -> Option<Option<(usize, usize)>> {
+    /// The span of the code when what follows the key at `i` is what Codex writes there,
+    /// `:{"exit_code":N,"duration_seconds":D}}` and the end: read as it is, rather than
+    /// key by key (as the rest of [`Escaped::last_entry_metadata`] would read it).
+    fn codex_metadata(&self, i: usize) -> Option<(usize, usize)> {
+        const CODE: &[u8] = br#":{\"exit_code\":"#;
+        const DURATION: &[u8] = br#",\"duration_seconds\":"#;
+        let rest = self.b.get(i..)?.strip_prefix(CODE)?;
+        let start = i + CODE.len();
+        let digits = usize::from(rest.first() == Some(&b'-'));
+        let len = digits
+            + rest[digits..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+        let duration = rest[len..].strip_prefix(DURATION)?.strip_suffix(b"}}")?;
+        // a number, as `value_end` reads one
+        let number = !duration.is_empty()
+            && !duration
+                .iter()
+                .any(|c| matches!(c, b',' | b'}' | b']' | b' ' | b'\\'));
+        number.then_some((start, start + len))
+    }
+
+    /// The span of the last value of `key` in the object starting at `at` (`None` inside
+    /// when it has none), and the index after the object.
+    fn last_value_of(&self, at: usize, key: &[u8]) -> Option<(Option<(usize, usize)>, usize)> {
         let mut i = self.ws(at + 1)?;
         let mut found = None;
         if self.b.get(i) == Some(&b'}') {
-            return Some(None);
+            return Some((None, i + 1));
         }
         loop {
             let (k0, k1, next) = self.string(i)?;
@@ -356,7 +433,7 @@ impl Escaped<'_> {
             i = self.ws(v1)?;
             match self.b.get(i)? {
                 b',' => i = self.ws(i + 1)?,
-                b'}' => return Some(found),
+                b'}' => return Some((found, i + 1)),
                 _ => return None,
             }
         }
@@ -444,56 +521,20 @@ impl Escaped<'_> {
     /// The index after the string whose opening `\"` is at `i`, when its contents are
     /// valid in a JSON string.
     fn checked_string(&self, i: usize) -> Option<usize> {
-        let b = self.b;
-        if b.get(i..i + 2)? != b"\\\"" {
+        if self.b.get(i..i + 2)? != b"\\\"" {
             return None;
         }
-        let mut j = i + 2;
-        loop {
-            // Any character but a control one (the record has none) may stand as itself.
-            if let Some(word) = b.get(j..).and_then(|r| r.first_chunk::<8>()) {
-                match first_backslash(u64::from_le_bytes(*word)) {
-                    8 => {
-                        j += 8;
-                        continue;
-                    }
-                    at => j += at,
-                }
-            }
-            if *b.get(j)? != b'\\' {
-                j += 1;
-                continue;
-            }
-            // One of the record's escapes: the document's quote or backslash, a `/` (the
-            // document may hold it as itself), or a control character (it may not).
-            match *b.get(j + 1)? {
-                b'"' => return Some(j + 2),
-                b'/' => j += 2,
-                b'\\' => {
-                    // The document's own escape: its letter, itself escaped or not.
-                    j += 2;
-                    match *b.get(j)? {
-                        b'\\' => match *b.get(j + 1)? {
-                            b'"' | b'\\' | b'/' => j += 2,
-                            _ => return None,
-                        },
-                        b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 1,
-                        b'u' => {
-                            // Four hex digits, and no UTF-16 surrogate (`d800` to `dfff`).
-                            let hex = b.get(j + 1..j + 5)?;
-                            let surrogate = matches!(hex[0], b'd' | b'D')
-                                && matches!(hex[1], b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F');
-                            if surrogate || !hex.iter().all(u8::is_ascii_hexdigit) {
-                                return None;
-                            }
-                            j += 5;
-                        }
-                        _ => return None,
-                    }
-                }
-                _ => return None,
-            }
+        let start = i + 2;
+        // A long string (a command's output) is checked a block at a time
+        // ([`checked_string_blocks`]); a key or a short value byte by byte.
+        #[cfg(target_arch = "x86_64")]
+        if self.b.len() - start >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, as just checked. (tests:
+            // `string_checks_agree_on_every_path`, `generated_outputs_read_as_the_exact_reading`.)
+            #[allow(unsafe_code)]
+            return unsafe { checked_string_avx2(self.b, start) };
         }
+        checked_string_bytes(self.b, start)
     }
 
     /// The index after the white space at `i`.
@@ -571,6 +612,277 @@ impl Escaped<'_> {
             }
         }
     }
+}
+
+/// The index after the string whose contents start at `start` in the escaped text `b` (a
+/// document held in a string without `\u` escapes), when its contents are valid in a JSON
+/// string: byte by byte.
+fn checked_string_bytes(b: &[u8], start: usize) -> Option<usize> {
+    let mut j = start;
+    loop {
+        // Any character but a control one (the record has none) may stand as itself.
+        if let Some(word) = b.get(j..).and_then(|r| r.first_chunk::<8>()) {
+            match first_backslash(u64::from_le_bytes(*word)) {
+                8 => {
+                    j += 8;
+                    continue;
+                }
+                at => j += at,
+            }
+        }
+        if *b.get(j)? != b'\\' {
+            j += 1;
+            continue;
+        }
+        // One of the record's escapes: the document's quote or backslash, a `/` (the
+        // document may hold it as itself), or a control character (it may not).
+        match *b.get(j + 1)? {
+            b'"' => return Some(j + 2),
+            b'/' => j += 2,
+            b'\\' => {
+                // The document's own escape: its letter, itself escaped or not.
+                j += 2;
+                match *b.get(j)? {
+                    b'\\' => match *b.get(j + 1)? {
+                        b'"' | b'\\' | b'/' => j += 2,
+                        _ => return None,
+                    },
+                    b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 1,
+                    b'u' => {
+                        if !unicode_escape_is_plain(b.get(j + 1..j + 5)?) {
+                            return None;
+                        }
+                        j += 5;
+                    }
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// One bit per byte of a 64-byte block, for [`checked_string_blocks`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct StringMasks {
+    /// `\`
+    backslash: u64,
+    /// `"`
+    quote: u64,
+    /// `"` or `/`: what may follow the record's own backslash in a string of the document
+    /// (`\b`, `\f`, `\n`, `\r`, `\t` there would be control characters in it)
+    quote_or_solidus: u64,
+    /// `/`, `b`, `f`, `n`, `r`, `t`, `u`: the document's escape letters
+    letter: u64,
+    /// `u`
+    u: u64,
+    /// `0` to `9`, `a` to `f`, `A` to `F`
+    hex: u64,
+    /// `d` or `D`
+    d: u64,
+}
+
+/// The odd positions of a block, and those whose remainder mod 4 is 2 or 3: the two low
+/// bits of each position.
+const ODD: u64 = 0xaaaa_aaaa_aaaa_aaaa;
+const HIGH: u64 = 0xcccc_cccc_cccc_cccc;
+
+/// [`checked_string_bytes`] a 64-byte block at a time, `masks` giving each block's bits.
+///
+/// In the escaped text a run of `L` backslashes and the byte `c` after it are `L / 2`
+/// backslashes of the document, then `c` itself (`L` even) or the record's escape `\c`
+/// (`L` odd); an odd number of the document's backslashes escapes what follows. So `L`
+/// mod 4 says what `c` may be: 0, anything; 1, `"` (the end of the string) or `/`; 2, an
+/// escape letter of the document (`u` with four hex digits, not a UTF-16 surrogate); 3,
+/// `"` or `/` (escaped in the document). The lengths mod 4 of all the runs of a block come
+/// from four additions, one per class of start positions mod 4: the carry of a run start
+/// added to the run stops on the byte after it (simdjson tells odd runs from even ones
+/// with one such addition). Only `\u` escapes of the document are looked at one by one.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+fn checked_string_blocks(
+    b: &[u8],
+    start: usize,
+    masks: impl Fn(&[u8; 64]) -> StringMasks,
+) -> Option<usize> {
+    let mut base = start;
+    let mut open = OpenRun::default();
+    while let Some(block) = b.get(base..).and_then(<[u8]>::first_chunk::<64>) {
+        if let Some(end) = string_block(b, base, masks(block), &mut open)? {
+            return Some(end);
+        }
+        base += 64;
+    }
+    // the last bytes, fewer than a block, and zeros (no class has them)
+    let rest = b.get(base..).filter(|rest| !rest.is_empty())?;
+    let mut padded = [0u8; 64];
+    padded.get_mut(..rest.len())?.copy_from_slice(rest);
+    string_block(b, base, masks(&padded), &mut open)?
+}
+
+/// Whether the block before ended in a run of backslashes, and that run's length mod 4.
+#[derive(Default)]
+struct OpenRun {
+    open: bool,
+    len: usize,
+}
+
+/// One block of [`checked_string_blocks`], at `base` in `b`, with its bits `m`: `None`
+/// when the string is not valid, `Some(None)` when it goes on past the block.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+fn string_block(b: &[u8], base: usize, m: StringMasks, run: &mut OpenRun) -> Option<Option<usize>> {
+    let (open_run, run_len) = (run.open, run.len);
+    let slash = m.backslash;
+    // The run the block before left open goes on at byte 0, or ended there.
+    let goes_on = open_run && slash & 1 == 1;
+    let starts = slash & !((slash << 1) | u64::from(open_run));
+    // Where each run ends (the byte after it), and the start of the run ending there
+    // mod 4, bit by bit: one addition each. The open run counts as starting `run_len`
+    // bytes before the block.
+    let first = u64::from(goes_on);
+    let virtual_start = (4 - run_len) % 4;
+    let (all, _) = slash.overflowing_add(starts | first);
+    let (odd_start, top_odd) =
+        slash.overflowing_add((starts & ODD) | if virtual_start & 1 == 1 { first } else { 0 });
+    let (high_start, top_high) =
+        slash.overflowing_add((starts & HIGH) | if virtual_start & 2 == 2 { first } else { 0 });
+    let after = all & !slash;
+    let (start0, start1) = (odd_start & !slash, high_start & !slash);
+    // the length's two low bits: the end's position less the start's, mod 4
+    let len0 = ODD ^ start0;
+    let len1 = HIGH ^ start1 ^ (!ODD & start0);
+    let (mut odd, mut one, mut two) = (after & len0, after & len0 & !len1, after & !len0 & len1);
+    if open_run && !goes_on {
+        match run_len {
+            1 => (odd, one) = (odd | 1, one | 1),
+            2 => two |= 1,
+            3 => odd |= 1,
+            _ => {}
+        }
+    }
+    let next_len = (4 - (usize::from(top_odd) + 2 * usize::from(top_high))) % 4;
+    let end = one & m.quote;
+    // the bytes before the end of the string (all of them when it goes on)
+    let inside = end.wrapping_sub(1) & !end;
+    // Four hex digits after each `u`: those of the `u`s up to byte 59 are in the block.
+    // A `d` after a `u` may start a surrogate: those, and the `u`s at the block's
+    // end, are looked at one by one.
+    const LAST_FOUR: u64 = 0xf << 60;
+    let unicode = two & m.u & inside;
+    let early = unicode & !LAST_FOUR;
+    let digits = (early << 1) | (early << 2) | (early << 3) | (early << 4);
+    let bad = (((odd & !m.quote_or_solidus) | (two & !m.letter)) & inside) | (digits & !m.hex);
+    if bad != 0 {
+        return None;
+    }
+    let mut one_by_one = (unicode & LAST_FOUR) | (((early << 1) & m.d) >> 1);
+    while one_by_one != 0 {
+        let at = base + one_by_one.trailing_zeros() as usize;
+        if !unicode_escape_is_plain(b.get(at + 1..at + 5)?) {
+            return None;
+        }
+        one_by_one &= one_by_one - 1;
+    }
+    if end != 0 {
+        return Some(Some(base + end.trailing_zeros() as usize + 1));
+    }
+    *run = OpenRun {
+        open: slash >> 63 == 1,
+        len: next_len,
+    };
+    Some(None)
+}
+
+/// Whether the four bytes after a `\u` of the document are hex digits, and not a UTF-16
+/// surrogate (`d800` to `dfff`: those the check leaves to the parser).
+fn unicode_escape_is_plain(hex: &[u8]) -> bool {
+    let surrogate = matches!(hex.first(), Some(b'd' | b'D'))
+        && matches!(hex.get(1), Some(b'8'..=b'9' | b'a'..=b'f' | b'A'..=b'F'));
+    !surrogate && hex.len() == 4 && hex.iter().all(u8::is_ascii_hexdigit)
+}
+
+/// [`checked_string_blocks`] with the bits of each block from AVX2 compares.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn checked_string_avx2(b: &[u8], start: usize) -> Option<usize> {
+    checked_string_blocks(b, start, |block| avx2_string_masks(block))
+}
+
+/// The bits of a block from AVX2: quotes and backslashes by compares, the other classes
+/// looked up by each byte's two halves (a byte is in a class when the tables of both its
+/// halves have the class's bit), as simdjson classifies structural characters.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn avx2_string_masks(block: &[u8; 64]) -> StringMasks {
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8,
+        _mm256_set1_epi8, _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+        _mm256_slli_epi16, _mm256_srli_epi16,
+    };
+    // Classes: 1 `/`; 2 `b` `f` `n`; 4 `r` `t` `u`; 8 `u`; 16 a digit; 32 `a` to `f` or
+    // `A` to `F`; 64 `d` or `D`.
+    #[rustfmt::skip]
+    let by_low = _mm256_setr_epi8(
+        0x10, 0x30, 0x36, 0x30, 0x74, 0x3c, 0x32, 0x10, 0x10, 0x10, 0, 0, 0, 0, 0x02, 0x01,
+        0x10, 0x30, 0x36, 0x30, 0x74, 0x3c, 0x32, 0x10, 0x10, 0x10, 0, 0, 0, 0, 0x02, 0x01,
+    );
+    #[rustfmt::skip]
+    let by_high = _mm256_setr_epi8(
+        0, 0, 0x01, 0x10, 0x60, 0, 0x62, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0, 0x01, 0x10, 0x60, 0, 0x62, 0x0c, 0, 0, 0, 0, 0, 0, 0, 0,
+    );
+    let nibble = _mm256_set1_epi8(0x0f);
+    let (halves, _) = block.as_chunks::<32>();
+    let mut m = StringMasks::default();
+    for (k, half) in halves.iter().enumerate() {
+        // SAFETY: an unaligned 256-bit load reads exactly the 32 bytes of `half`.
+        // (tests: `string_checks_agree_on_every_path`.)
+        #[allow(unsafe_code)]
+        let v = unsafe { _mm256_loadu_si256(half.as_ptr().cast::<__m256i>()) };
+        let bits = |x: __m256i| u64::from(_mm256_movemask_epi8(x) as u32) << (32 * k);
+        let classes = _mm256_and_si256(
+            _mm256_shuffle_epi8(by_low, _mm256_and_si256(v, nibble)),
+            _mm256_shuffle_epi8(by_high, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)),
+        );
+        // the bytes in none of `classes`
+        let none_of = |class: i8| {
+            let x = _mm256_and_si256(classes, _mm256_set1_epi8(class));
+            bits(_mm256_cmpeq_epi8(x, _mm256_setzero_si256()))
+        };
+        let half_bits = 0xffff_ffff << (32 * k);
+        let quote = bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'"' as i8)));
+        let solidus = bits(_mm256_slli_epi16(classes, 7));
+        m.backslash |= bits(_mm256_cmpeq_epi8(v, _mm256_set1_epi8(b'\\' as i8)));
+        m.quote |= quote;
+        m.quote_or_solidus |= quote | solidus;
+        m.letter |= !none_of(0x07) & half_bits;
+        m.u |= bits(_mm256_slli_epi16(classes, 4));
+        m.hex |= !none_of(0x30) & half_bits;
+        m.d |= bits(_mm256_slli_epi16(classes, 1));
+    }
+    m
+}
+
+/// [`avx2_string_masks`] byte by byte (for the tests, and a reference).
+#[cfg(test)]
+fn portable_string_masks(block: &[u8; 64]) -> StringMasks {
+    let mut m = StringMasks::default();
+    for (k, &c) in block.iter().enumerate() {
+        let bit = 1u64 << k;
+        let set = |mask: &mut u64, yes: bool| *mask |= if yes { bit } else { 0 };
+        set(&mut m.backslash, c == b'\\');
+        set(&mut m.quote, c == b'"');
+        set(&mut m.quote_or_solidus, matches!(c, b'"' | b'/'));
+        set(
+            &mut m.letter,
+            matches!(c, b'/' | b'b' | b'f' | b'n' | b'r' | b't' | b'u'),
+        );
+        set(&mut m.u, c == b'u');
+        set(&mut m.hex, c.is_ascii_hexdigit());
+        set(&mut m.d, matches!(c, b'd' | b'D'));
+    }
+    m
 }
 
 #[cfg(test)]
@@ -664,6 +976,24 @@ mod tests {
             r#"{"output":"Exit code: 0","metadata":{"exit_code":1},"a\\\"metadata":{"exit_code":0}}"#,
             r#"{"output":"Exit code: 1","a\\":{"metadata":{"exit_code":1}},"metadata":{"exit_code":0}}"#,
             r#"{"output":"Exit code: 1","x":"metadata","metadata":{"exit_code":0},"y":"\"metadata\":{\"exit_code\":1}"}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1.5}}"#,
+            r#"{"output":"Exit code: 1","metadata":{"exit_code":0,"duration_seconds":1.5}}"#,
+            r#"{"output":"Exit code: 0","metadata":{"exit_code":-1,"duration_seconds":0}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":{}}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":[}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":"1"}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1}} "#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1}}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1e2,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":-0,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":-,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":99999999999999999999,"duration_seconds":1}}"#,
+            r#"{"output":"Exit code: 3","metadata":{"exit_code":01,"duration_seconds":1}}"#,
+            r#"{"output":"x","metadata":{"exit_code":1,"duration_seconds":1,"exit_code":0}}"#,
+            r#"{"output":"x","metadata":{"exit_code":0,"duration_seconds":tru}}"#,
+            r#"{"output":"x\","metadata":{"exit_code":1,"duration_seconds":1}}"#,
             r#"{}"#,
             r#"{ }"#,
             r#"{"#,
@@ -749,6 +1079,12 @@ mod tests {
         }
         let (fast, _) = both(&quoted(r#"{"metadata":{"exit_code":1}}"#));
         assert!(fast);
+    }
+
+    #[test]
+    fn the_markers_hold_xit_where_the_search_says() {
+        assert_eq!(PROCESS_EXITED.find(XIT), Some(9));
+        assert_eq!(EXIT_CODE.find(XIT), Some(1));
     }
 
     #[test]
@@ -863,5 +1199,232 @@ mod tests {
             let raw = format!("{{\"output\":\"{doc}\",\"metadata\":{{\"exit_code\":1}}}}");
             agree(&quoted(&raw));
         }
+    }
+
+    /// The strings of generated texts, checked byte by byte, a block at a time with the
+    /// portable bits, and with the AVX2 bits when the CPU has them: the same answer, from
+    /// every start, with runs of backslashes across the blocks' edges.
+    #[test]
+    fn string_checks_agree_on_every_path() {
+        const PIECES: [&[u8]; 34] = [
+            b"\\",
+            b"\\\\",
+            b"\\\\\\\\\\\\\\",
+            b"\"",
+            b"/",
+            b"b",
+            b"f",
+            b"n",
+            b"r",
+            b"t",
+            b"u",
+            b"x",
+            b"0",
+            b"9",
+            b"a",
+            b"F",
+            b"g",
+            b"d",
+            b"D",
+            b"8",
+            b"c",
+            b" ",
+            b"\xc3\xa9",
+            b"\\\\u001b",
+            b"\\\\ud83d",
+            b"\\\\uDC00",
+            b"\\\\ud7ff",
+            b"\\\\u00",
+            b"\\\\n",
+            b"\\\\\\\"",
+            b"\\\"",
+            b"\\n",
+            b"\\/",
+            b"plain text without any escape in it at all, long enough to fill a block",
+        ];
+        // the document's `\\`, `\\\\`, `\n`, `\u001b`, `\"`, `/`, `\/`, as the record
+        // writes them, and plain text
+        const VALID: [&[u8]; 11] = [
+            br"\\\\",
+            br"\\\\\\\\",
+            br"\\n",
+            br"\\u001b",
+            br#"\\\""#,
+            br"\/",
+            br"\\\/",
+            b"x",
+            "é".as_bytes(),
+            b" ",
+            b"plain text without any escape in it",
+        ];
+        let mut x: u64 = 0x853c_49e6_748f_ea9b;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let (mut ended, mut refused) = (0, 0);
+        for round in 0..60_000 {
+            let mut text = Vec::new();
+            // mostly runs of plain text and escapes, as a command's output has
+            let pieces = 1 + next(if round % 8 == 0 { 200 } else { 60 });
+            for _ in 0..pieces {
+                // valid contents mostly, so that many strings reach their end
+                let piece = match next(8) {
+                    0 => PIECES[next(PIECES.len())],
+                    _ => VALID[next(VALID.len())],
+                };
+                // a quote of the document ends the string: keep most texts going longer
+                if piece == b"\\\"" && next(4) != 0 {
+                    continue;
+                }
+                text.extend_from_slice(piece);
+            }
+            if next(2) == 0 {
+                // the string's end, and what may follow it
+                text.extend_from_slice(br#"\",\"metadata\":{}}"#);
+            }
+            let start = next(text.len().min(70) + 1);
+            let want = checked_string_bytes(&text, start);
+            match want {
+                Some(_) => ended += 1,
+                None => refused += 1,
+            }
+            assert_eq!(
+                checked_string_blocks(&text, start, portable_string_masks),
+                want,
+                "{:?} from {start}",
+                String::from_utf8_lossy(&text)
+            );
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, as just checked.
+                #[allow(unsafe_code)]
+                let avx2 = unsafe { checked_string_avx2(&text, start) };
+                assert_eq!(
+                    avx2,
+                    want,
+                    "{:?} from {start}",
+                    String::from_utf8_lossy(&text)
+                );
+                if let Some(block) = text.first_chunk::<64>() {
+                    // SAFETY: as above.
+                    #[allow(unsafe_code)]
+                    let bits = unsafe { avx2_string_masks(block) };
+                    assert_eq!(bits, portable_string_masks(block));
+                }
+            }
+        }
+        // every byte's bits
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            for k in 0..4u8 {
+                let block = std::array::from_fn(|i| k * 64 + i as u8);
+                // SAFETY: the CPU has AVX2, as just checked.
+                #[allow(unsafe_code)]
+                let bits = unsafe { avx2_string_masks(&block) };
+                assert_eq!(bits, portable_string_masks(&block), "bytes from {}", k * 64);
+            }
+        }
+        // both answers are common, so the comparison means something
+        assert!(ended > 10_000 && refused > 10_000, "{ended} {refused}");
+    }
+
+    /// Outputs shaped as Codex writes them, long enough for the block-at-a-time check, with
+    /// every exit code and marker, every escape, and broken documents: `failed` answers as
+    /// `failed_exact` does.
+    #[test]
+    fn generated_outputs_read_as_the_exact_reading() {
+        // JSON string contents, as the document holds the command's output
+        const TEXT: [&str; 22] = [
+            r"ok\n",
+            r"line of output from a command, long enough to be a line\n",
+            r"\u001b[32mgreen\u001b[0m ",
+            r#"\"quoted\" "#,
+            r"back\\slash ",
+            r"C:\\dir\\file\\ ",
+            r"tab\there\r\n",
+            r"a/b\/c\b\f ",
+            r"\u00e9\u00E9 ",
+            "é ✓ ",
+            r"\ud83d\ude00 ",
+            r"\\\\\\\\\\\\\\\\\\\\\\ ",
+            r"Process exited with code 0\n",
+            r"Process exited with code 1\n",
+            r"Exit code: 0\n",
+            r"Exit code: 2\n",
+            r"Exit code: \n",
+            r"Process exited with code -1 ",
+            r#"{\"metadata\":{\"exit_code\":1}} "#,
+            r#"\\\"metadata\\\":{\\\"exit_code\\\":1} "#,
+            r"xit exit ",
+            r"\\u001b ",
+        ];
+        // and what is not valid in them
+        const BROKEN: [&str; 11] = [
+            r"\ud800 ", r"\uZZZZ ", r"\u12", r"\x ", r"\", "\n", "\t", "\u{8}", "\"", "}", "\u{1b}",
+        ];
+        const CODES: [&str; 9] = ["0", "1", "2", "-1", "-0", "1e2", "1.0", "null", "\"1\""];
+        let mut x: u64 = 0xda94_2042_e4dd_58b5;
+        let mut next = |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let (mut failed_seen, mut shortcut) = (0, 0);
+        for round in 0..20_000 {
+            // the command's output, as the document's string holds it (its escapes written
+            // out: the pieces are JSON string contents, some of them not valid ones)
+            let mut text = String::new();
+            for _ in 0..1 + next(if round % 4 == 0 { 80 } else { 12 }) {
+                text.push_str(match next(40) {
+                    0 => BROKEN[next(BROKEN.len())],
+                    _ => TEXT[next(TEXT.len())],
+                });
+            }
+            let code = CODES[next(CODES.len())];
+            let mut doc = match next(4) {
+                0 => format!("{{\"output\":\"{text}\",\"metadata\":{{\"exit_code\":{code}}}}}"),
+                1 => format!(
+                    "{{\"output\":\"{text}\",\"metadata\":{{\"exit_code\":{code},\"duration_seconds\":0.5}}}}"
+                ),
+                2 => format!("{{\"metadata\":{{\"exit_code\":{code}}},\"output\":\"{text}\"}}"),
+                _ => format!("{{\"output\":\"{text}\"}}"),
+            };
+            match next(8) {
+                // truncated
+                0 => doc.truncate(doc.floor_char_boundary(next(doc.len() + 1))),
+                // something after it
+                1 => doc.push_str([" ", "\n", "x", "}", ",{}"][next(5)]),
+                _ => {}
+            }
+            let raw = quoted(&doc);
+            let (fast, exact) = both(&raw);
+            assert_eq!(fast, exact, "output {raw}");
+            failed_seen += usize::from(exact);
+            shortcut += usize::from(failed_escaped(&raw[1..raw.len() - 1]).is_some());
+            // the same with a `\u` escape of the record: the exact reading
+            agree(&raw.replacen("\\\"", "\\u0022", 1));
+            // and as plain text
+            agree(&quoted(&text));
+        }
+        // Non-string outputs, and outputs with `success`.
+        for output in [
+            r#"{"content":"Exit code: 1","success":true}"#,
+            r#"{"content":"Exit code: 0","success":false}"#,
+            r#"{"content":"Process exited with code 3"}"#,
+            r#"{"content":"{\"metadata\":{\"exit_code\":1}}"}"#,
+            r#"["Exit code: 1"]"#,
+            "null",
+            "true",
+            "-1",
+        ] {
+            agree(output);
+        }
+        // both answers are common, and the shortcut answers most by itself
+        assert!(failed_seen > 2_000 && failed_seen < 18_000, "{failed_seen}");
+        assert!(shortcut > 10_000, "{shortcut}");
     }
 }
