@@ -284,6 +284,10 @@ fn capture_tree(root: &Path) {
     // is the last input: `big_files_alone_are_cut_into_ranges` below).
     write("p1/big-transcript.jsonl", &claude_log.repeat(320));
     write("p1/medium-transcript.jsonl", &claude_log.repeat(200));
+    // A medium file with broken records all through it: those past its first MiB (read
+    // in place) come through the framer, numbered on from it.
+    std::fs::create_dir_all(root.join("p2")).expect("mkdir");
+    generate(&root.join("p2"), "medium-corrupt.jsonl", 3, "0.01");
     write("p4/big-rollout.jsonl", &codex_log.repeat(60));
     // Context across blocks: codex items started and completed, JSON-RPC requests and their
     // responses, sessions carried.
@@ -390,7 +394,7 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
     );
     assert!(!rejects.is_empty());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
-    assert_eq!(report["files"], 6 * 11 + 12);
+    assert_eq!(report["files"], 6 * 11 + 13);
     assert_eq!(out.status.code(), Some(2), "the dangling link is an error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("dangling.jsonl"));
     // Gaps were found in the other agents' large files.
