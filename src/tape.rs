@@ -534,10 +534,11 @@ fn stage1(b: &[u8], doc: &mut Doc) -> bool {
 #[target_feature(enable = "avx2,pclmulqdq")]
 fn stage1_avx2(b: &[u8], doc: &mut Doc) -> bool {
     let mut utf8 = utf8::Utf8::new();
+    let bytes = MaskBytes::new();
     let strings_ok = stage1_body!(
         b,
         doc,
-        |block: &[u8; 64]| avx2_masks(block, &mut utf8),
+        |block: &[u8; 64]| avx2_masks(block, &mut utf8, &bytes),
         clmul_prefix_xor
     );
     strings_ok && utf8.valid()
@@ -633,19 +634,44 @@ fn sse2_masks(block: &[u8; 64]) -> (u64, u64, u64, u64) {
 }
 
 /// As [`sse2_masks`], 32 bytes at a time, and the block's UTF-8 checked on the way.
+/// The bytes stage 1 looks for, one per lane, opaque to the compiler so they stay in
+/// registers or the frame of `stage1_avx2` (the reason is `utf8::Tables`'s).
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy)]
+struct MaskBytes {
+    quote: std::arch::x86_64::__m256i,
+    slash: std::arch::x86_64::__m256i,
+    letter_n: std::arch::x86_64::__m256i,
+    below_space: std::arch::x86_64::__m256i,
+}
+
+#[cfg(target_arch = "x86_64")]
+impl MaskBytes {
+    #[target_feature(enable = "avx2")]
+    fn new() -> Self {
+        use std::arch::x86_64::_mm256_set1_epi8;
+        std::hint::black_box(MaskBytes {
+            quote: _mm256_set1_epi8(b'"' as i8),
+            slash: _mm256_set1_epi8(b'\\' as i8),
+            letter_n: _mm256_set1_epi8(b'n' as i8),
+            below_space: _mm256_set1_epi8(0x1F),
+        })
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn avx2_masks(block: &[u8; 64], utf8: &mut utf8::Utf8) -> (u64, u64, u64, u64) {
-    use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_set1_epi8,
-    };
+fn avx2_masks(block: &[u8; 64], utf8: &mut utf8::Utf8, bytes: &MaskBytes) -> (u64, u64, u64, u64) {
+    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_movemask_epi8};
     let (halves, _) = block.as_chunks::<32>();
     let halves = [&halves[0], &halves[1]].map(|half| utf8::load(half));
     utf8.block(halves[0], halves[1]);
-    let quote = _mm256_set1_epi8(b'"' as i8);
-    let slash = _mm256_set1_epi8(b'\\' as i8);
-    let letter_n = _mm256_set1_epi8(b'n' as i8);
-    let below_space = _mm256_set1_epi8(0x1F);
+    let MaskBytes {
+        quote,
+        slash,
+        letter_n,
+        below_space,
+    } = *bytes;
     let mask =
         |v: __m256i, of: __m256i| u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, of)) as u32);
     let (mut q, mut s, mut c, mut n) = (0u64, 0u64, 0u64, 0u64);
@@ -876,7 +902,7 @@ mod tests {
                 #[allow(unsafe_code)]
                 fn avx2(block: &[u8; 64]) -> Masks {
                     // SAFETY: only pushed after the CPU was found to have AVX2.
-                    unsafe { avx2_masks(block, &mut utf8::Utf8::new()) }
+                    unsafe { avx2_masks(block, &mut utf8::Utf8::new(), &MaskBytes::new()) }
                 }
                 makers.push(("avx2", avx2));
             }

@@ -144,6 +144,44 @@ pub(super) struct Utf8 {
     incomplete: bool,
     /// Whether an error was found.
     bad: bool,
+    /// The lookup tables and constants, loaded once per record (see [`Tables`]).
+    tables: Tables,
+}
+
+/// The vectors [`pair_errors`] and [`Utf8::block`] compare with, made opaque to the
+/// compiler (`black_box`) when a record's check starts. Left as constants, LLVM loads them
+/// from the binary's read-only data in every block it does not keep them in registers
+/// for, while it spills `prev` to the stack: when a spill slot and one of those constants
+/// sat a multiple of 4 KiB apart, each load waited for the store before it (4K aliasing),
+/// and stage 1 ran 60% slower in one build of `events` (docs/PERFORMANCE.md, "The stack
+/// and the constants"). Held here, they are kept in registers or in this function's own
+/// frame, a few hundred bytes from the spill slots, never 4 KiB.
+#[derive(Clone, Copy, Debug)]
+struct Tables {
+    byte_1_high: __m256i,
+    byte_1_low: __m256i,
+    byte_2_high: __m256i,
+    last_max: __m256i,
+    low_half: __m256i,
+    third: __m256i,
+    fourth: __m256i,
+    two_conts: __m256i,
+}
+
+impl Tables {
+    #[target_feature(enable = "avx2")]
+    fn new() -> Self {
+        std::hint::black_box(Tables {
+            byte_1_high: load(&BYTE_1_HIGH),
+            byte_1_low: load(&BYTE_1_LOW),
+            byte_2_high: load(&BYTE_2_HIGH),
+            last_max: load(&LAST_MAX),
+            low_half: _mm256_set1_epi8(0x0F),
+            third: _mm256_set1_epi8((0xE0u8 - 0x80) as i8),
+            fourth: _mm256_set1_epi8((0xF0u8 - 0x80) as i8),
+            two_conts: _mm256_set1_epi8(TWO_CONTS as i8),
+        })
+    }
 }
 
 impl Utf8 {
@@ -153,6 +191,7 @@ impl Utf8 {
             prev: _mm256_setzero_si256(),
             incomplete: false,
             bad: false,
+            tables: Tables::new(),
         }
     }
 
@@ -164,9 +203,10 @@ impl Utf8 {
             self.bad |= self.incomplete;
             return;
         }
-        let errors = _mm256_or_si256(pair_errors(low, self.prev), pair_errors(high, low));
+        let t = &self.tables;
+        let errors = _mm256_or_si256(pair_errors(low, self.prev, t), pair_errors(high, low, t));
         self.bad |= _mm256_testz_si256(errors, errors) == 0;
-        let open = _mm256_subs_epu8(high, load(&LAST_MAX));
+        let open = _mm256_subs_epu8(high, t.last_max);
         self.incomplete = _mm256_testz_si256(open, open) == 0;
         self.prev = high;
     }
@@ -180,26 +220,23 @@ impl Utf8 {
 /// The error bits of the bytes of `input`, each seen with the three before it (`before`
 /// holds the bytes before `input`).
 #[target_feature(enable = "avx2")]
-fn pair_errors(input: __m256i, before: __m256i) -> __m256i {
+fn pair_errors(input: __m256i, before: __m256i, t: &Tables) -> __m256i {
     // The 16 bytes before `input`'s high lane, then its low lane: what `alignr` shifts
     // in so that every byte sees the one, two or three before it.
     let joined = _mm256_permute2x128_si256::<0x21>(before, input);
     let prev1 = _mm256_alignr_epi8::<15>(input, joined);
     let prev2 = _mm256_alignr_epi8::<14>(input, joined);
     let prev3 = _mm256_alignr_epi8::<13>(input, joined);
-    let low_half = _mm256_set1_epi8(0x0F);
+    let low_half = t.low_half;
     let high = |v: __m256i| _mm256_and_si256(_mm256_srli_epi16::<4>(v), low_half);
-    let byte_1_high = _mm256_shuffle_epi8(load(&BYTE_1_HIGH), high(prev1));
-    let byte_1_low = _mm256_shuffle_epi8(load(&BYTE_1_LOW), _mm256_and_si256(prev1, low_half));
-    let byte_2_high = _mm256_shuffle_epi8(load(&BYTE_2_HIGH), high(input));
+    let byte_1_high = _mm256_shuffle_epi8(t.byte_1_high, high(prev1));
+    let byte_1_low = _mm256_shuffle_epi8(t.byte_1_low, _mm256_and_si256(prev1, low_half));
+    let byte_2_high = _mm256_shuffle_epi8(t.byte_2_high, high(input));
     let special = _mm256_and_si256(_mm256_and_si256(byte_1_high, byte_1_low), byte_2_high);
     // A lead byte of three (four) bytes two (three) places back wants a continuation
     // here: only `111_____` (`1111____`) stays at 0x80 or above after the subtraction.
-    let third = _mm256_subs_epu8(prev2, _mm256_set1_epi8((0xE0u8 - 0x80) as i8));
-    let fourth = _mm256_subs_epu8(prev3, _mm256_set1_epi8((0xF0u8 - 0x80) as i8));
-    let wanted = _mm256_and_si256(
-        _mm256_or_si256(third, fourth),
-        _mm256_set1_epi8(TWO_CONTS as i8),
-    );
+    let third = _mm256_subs_epu8(prev2, t.third);
+    let fourth = _mm256_subs_epu8(prev3, t.fourth);
+    let wanted = _mm256_and_si256(_mm256_or_si256(third, fourth), t.two_conts);
     _mm256_xor_si256(wanted, special)
 }
