@@ -1459,11 +1459,9 @@ mod tests {
     fn tracked_set_against_a_plain_list(hash: impl Fn(&str) -> u64) {
         let mut t = Tracked::new(50);
         let mut model: Vec<(String, u64)> = Vec::new();
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut rng = crate::test_rng::Rng::new(0x2545_f491_4f6c_dd1d);
         for step in 0..20_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             // Some keys too long to be kept in place.
             let key = if x.is_multiple_of(5) {
                 format!("{}-k{}", "long".repeat(12), x % 97)

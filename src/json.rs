@@ -755,13 +755,8 @@ mod tests {
             r"\ud83d\ude00",
             r"\\u0001",
         ];
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = |n: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64) as usize
-        };
+        let mut rng = crate::test_rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: usize| rng.below(n);
         let mut copied = 0;
         for _ in 0..3000 {
             let pad = " ".repeat(next(64));
@@ -822,13 +817,11 @@ mod tests {
         }
         cases.push(String::new());
         cases.push("line one\nline \"two\"\t\\ done\r\n\u{1}\u{1f} é 😀".repeat(7));
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = crate::test_rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..2000 {
             let s: String = (0..40)
                 .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    let x = rng.next_u64();
                     let pool = [
                         'a', ' ', '"', '\\', '\n', '\u{0}', '\u{1b}', 'ß', '€', '😀', '/', '~',
                     ];

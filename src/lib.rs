@@ -36,6 +36,8 @@ pub mod stats;
 pub mod summary;
 pub mod supervisor;
 pub mod tape;
+#[cfg(test)]
+mod test_rng;
 pub mod timestamp;
 
 pub use error::Error;

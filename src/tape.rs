@@ -870,17 +870,10 @@ mod tests {
         }
     }
 
-    /// A little xorshift generator, so the tests need no crate and repeat exactly.
+    /// `len` bytes of `pool`, the same for a seed.
     fn random_bytes(seed: u64, len: usize, pool: &[u8]) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                pool[(x % pool.len() as u64) as usize]
-            })
-            .collect()
+        let mut rng = crate::test_rng::Rng::new(seed | 1);
+        (0..len).map(|_| pool[rng.below(pool.len())]).collect()
     }
 
     type Masks = (u64, u64, u64, u64);

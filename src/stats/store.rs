@@ -412,11 +412,9 @@ mod tests {
     fn last_wins_like_a_map() {
         let mut store = LastWins::default();
         let mut map = std::collections::BTreeMap::new();
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = crate::test_rng::Rng::new(0x9e37_79b9_7f4a_7c15);
         for n in 0..300_000u32 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let id = (x % 70_000) as u32;
             store.push(E(k(id), n));
             map.insert(k(id), n);
@@ -438,13 +436,8 @@ mod tests {
     /// entry in order: the same last value of each key, at every step where the test looks.
     #[test]
     fn merged_parts_keep_the_last_entry_of_each_key() {
-        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = crate::test_rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.next_u64();
         let mut total = LastWins::default();
         let mut map = std::collections::BTreeMap::new();
         let mut n = 0u32;
