@@ -288,6 +288,21 @@ fn capture_tree(root: &Path) {
     // in place) come through the framer, numbered on from it.
     std::fs::create_dir_all(root.join("p2")).expect("mkdir");
     generate(&root.join("p2"), "medium-corrupt.jsonl", 3, "0.01");
+    // Medium files whose first MiB holds no line end (one 1.5 MB record first), or whose
+    // lines end in CRLF after a byte-order mark.
+    let mut long_first = format!(
+        "{{\"type\":\"user\",\"pad\":\"{}\"}}\n",
+        "w".repeat(3 << 19)
+    )
+    .into_bytes();
+    long_first.extend(claude_log.repeat(10));
+    write("p3/medium-long-first.jsonl", &long_first);
+    let mut crlf = b"\xef\xbb\xbf".to_vec();
+    for line in claude_log.repeat(120).split_inclusive(|&b| b == b'\n') {
+        crlf.extend_from_slice(line.strip_suffix(b"\n").unwrap_or(line));
+        crlf.extend_from_slice(b"\r\n");
+    }
+    write("p3/medium-crlf.jsonl", &crlf);
     write("p4/big-rollout.jsonl", &codex_log.repeat(60));
     // Context across blocks: codex items started and completed, JSON-RPC requests and their
     // responses, sessions carried.
@@ -394,7 +409,7 @@ fn thread_count_does_not_change_output_on_a_tree_of_captures() {
     );
     assert!(!rejects.is_empty());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
-    assert_eq!(report["files"], 6 * 11 + 13);
+    assert_eq!(report["files"], 6 * 11 + 15);
     assert_eq!(out.status.code(), Some(2), "the dangling link is an error");
     assert!(String::from_utf8_lossy(&out.stderr).contains("dangling.jsonl"));
     // Gaps were found in the other agents' large files.
