@@ -9,6 +9,7 @@
 //! `false`, [`no_gap_ops`]).
 
 use super::facts::{Fact, Top};
+use super::Head;
 use super::{RecordInfo, RunFacts, SchemaProblem};
 use crate::event::EventReader;
 use crate::gaps::{InputEnd, Op};
@@ -33,7 +34,7 @@ pub(crate) enum StatsReader {
     /// `&str` is the session the record's input is in so far.
     Facts(FactsFn),
     /// Straight into the store, by the record's type (Codex: turns and cumulative totals).
-    Typed(fn(Json<'_>, Option<&str>, &mut Ingest<'_>)),
+    Typed(fn(Json<'_>, &Top<'_>, &mut Ingest<'_>)),
     /// Straight into the store, from the record's top-level fields found in one walk
     /// (Claude's shape: request ids, `message_delta` links).
     Top(fn(Json<'_>, &Top<'_>, &mut Ingest<'_>)),
@@ -52,7 +53,7 @@ pub(crate) struct Agent {
     /// Whether a record carries the dialect's decisive signature (detection).
     pub(super) recognises: fn(Json<'_>, Option<&str>) -> bool,
     /// The schema problems of a record of a known type.
-    pub(super) check: fn(Json<'_>, &str, &mut Vec<SchemaProblem>),
+    pub(super) check: fn(Json<'_>, &Head<'_>, &mut Vec<SchemaProblem>),
     /// The session a record names itself, if it names one.
     pub(super) named_session: for<'a> fn(Json<'a>) -> Option<&'a str>,
 

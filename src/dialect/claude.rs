@@ -7,6 +7,7 @@
 pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
+use super::Head;
 use super::RecordInfo;
 use super::RunFacts;
 use super::{check_counts, check_value, expect, SchemaProblem, Want};
@@ -50,7 +51,8 @@ pub(super) const CLAUDE_COUNTS: [&str; 4] = [
     "cache_read_input_tokens",
 ];
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     let session_required = matches!(
         ty,
         "system" | "user" | "assistant" | "result" | "stream_event"

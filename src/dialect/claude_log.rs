@@ -6,6 +6,7 @@
 //! over time; the ones seen in real captures are known here.
 
 use super::agent::{self, Agent, StatsReader};
+use super::Head;
 use super::{check_value, expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
@@ -39,7 +40,8 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
         )
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     match ty {
         "user" | "assistant" => {
             // One walk over the record's (many) keys for the four checked, not one each:

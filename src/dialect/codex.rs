@@ -3,6 +3,7 @@
 pub(super) mod events;
 
 use super::agent::{Agent, StatsReader};
+use super::Head;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
@@ -42,7 +43,8 @@ pub(super) const CODEX_COUNTS: [&str; 5] = [
     "cache_write_input_tokens",
 ];
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     match ty {
         "thread.started" => expect(obj, "thread_id", Want::Str, true, p),
         "turn.completed" => {

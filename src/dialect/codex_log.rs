@@ -2,6 +2,7 @@
 //! `{timestamp, type, payload}` records (SCHEMA-NOTES.md section 5).
 
 use super::agent::{Agent, StatsReader};
+use super::Head;
 use super::{check_value, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 
@@ -29,12 +30,14 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
     ) && obj.has("payload")
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(_obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     // The same checks as `expect` on each path, with the record's two levels each walked
-    // once: every line of a rollout is checked, and the walks were most of the check's
-    // time. A child of a missing `payload` is not checked (`expect`'s rule); a `payload`
-    // that is not an object has no child (an array has no key).
-    let [timestamp, payload] = obj.get_many(["timestamp", "payload"]);
+    // once (the top level by the classifier, whose walk found `timestamp` and `payload`):
+    // every line of a rollout is checked, and the walks were most of the check's time. A
+    // child of a missing `payload` is not checked (`expect`'s rule); a `payload` that is
+    // not an object has no child (an array has no key).
+    let (timestamp, payload) = (head.timestamp, head.payload);
     check_value(timestamp, "timestamp", Want::Str, false, p);
     let child = |found: Option<Json<'_>>, path, want, required, p: &mut Vec<SchemaProblem>| {
         if payload.is_some() {

@@ -12,8 +12,10 @@
 pub(super) mod events;
 
 use super::agent::{Agent, StatsReader};
+use super::check_value;
 use super::facts::{num, str_of, Fact};
 use super::texts;
+use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
@@ -85,7 +87,8 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
         && obj.has("id")
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     if ty == "result" {
         expect(obj, "sessionId", Want::Str, true, p);
         expect(obj, "exitCode", Want::Num, true, p);
@@ -94,7 +97,7 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
     }
     expect(obj, "data", Want::Obj, true, p);
     expect(obj, "id", Want::Str, true, p);
-    expect(obj, "timestamp", Want::Str, true, p);
+    check_value(head.timestamp, "timestamp", Want::Str, true, p);
     match ty {
         "assistant.message" => {
             expect(obj, "data.messageId", Want::Str, false, p);

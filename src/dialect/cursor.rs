@@ -12,6 +12,7 @@ pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
 use super::facts::{at, claude_shaped, num, str_of, Fact};
+use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
@@ -49,7 +50,8 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
             && !obj.has("claude_code_version"))
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     let session_required = !matches!(ty, "connection" | "retry");
     expect(obj, "session_id", Want::Str, session_required, p);
     match ty {

@@ -18,7 +18,7 @@
 //! [`read_stats`] hands a record to the reader its agent's descriptor names.
 
 use super::agent::StatsReader;
-use super::Dialect;
+use super::{Dialect, RecordInfo};
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens};
 
@@ -93,65 +93,89 @@ const TOP_FIELDS: [&str; 10] = [
     "costUSD",
 ];
 
-/// A record's top-level fields for `stats` (see [`TOP_FIELDS`]).
+/// A record's top-level fields for `stats` (see [`TOP_FIELDS`]), and a Codex rollout's
+/// `payload`.
 #[derive(Clone, Copy)]
-pub(crate) struct Top<'a>([Option<Json<'a>>; 10]);
+pub(crate) struct Top<'a> {
+    ty: Option<&'a str>,
+    subtype: Option<&'a str>,
+    fields: [Option<Json<'a>>; 10],
+    payload: Option<Json<'a>>,
+}
 
 impl<'a> Top<'a> {
     pub(crate) fn of(v: Json<'a>) -> Top<'a> {
-        Top(v.get_many(TOP_FIELDS))
+        let fields = v.get_many(TOP_FIELDS);
+        let text = |i: usize| fields[i].and_then(|t| t.as_str());
+        Top {
+            ty: text(0),
+            subtype: text(1),
+            fields,
+            payload: None,
+        }
     }
 
-    /// [`Top::of`] a record of `dialect`, but only the type, subtype and time when its
-    /// agent's reader does not read the rest from here (a Codex rollout's three keys were
-    /// compared with all ten names on every line).
-    pub(crate) fn of_record(v: Json<'a>, dialect: Option<Dialect>) -> Top<'a> {
-        match dialect.map(|d| d.agent().stats) {
+    /// [`Top::of`] a record as the classifier saw it (`info`), without walking it again
+    /// when its agent's reader needs only the type, subtype, time and payload the
+    /// classifier found (a Codex rollout's line was walked four times).
+    pub(crate) fn of_record(v: Json<'a>, info: &RecordInfo<'a>) -> Top<'a> {
+        match info.dialect.map(|d| d.agent().stats) {
             None | Some(StatsReader::Top(_)) => Top::of(v),
+            // The classifier read `type` and `subtype` from the record itself: a
+            // `--type-field` path is the generic dialect's, a `Top` reader.
             Some(StatsReader::Facts(_) | StatsReader::Typed(_)) => {
-                let [ty, subtype, timestamp] = v.get_many(["type", "subtype", "timestamp"]);
-                let mut top = [None; 10];
-                (top[0], top[1], top[2]) = (ty, subtype, timestamp);
-                Top(top)
+                let mut fields = [None; 10];
+                fields[2] = info.timestamp;
+                Top {
+                    ty: info.ty,
+                    subtype: info.subtype,
+                    fields,
+                    payload: info.payload,
+                }
             }
         }
     }
 
     pub(crate) fn ty(&self) -> Option<&'a str> {
-        self.0[0].and_then(|t| t.as_str())
+        self.ty
     }
 
     pub(crate) fn subtype(&self) -> Option<&'a str> {
-        self.0[1].and_then(|t| t.as_str())
+        self.subtype
     }
 
     pub(crate) fn timestamp(&self) -> Option<Json<'a>> {
-        self.0[2]
+        self.fields[2]
     }
 
     /// `session_id`, else `sessionId`.
     pub(super) fn session(&self) -> Option<Json<'a>> {
-        self.0[3].or(self.0[4])
+        self.fields[3].or(self.fields[4])
     }
 
     pub(super) fn message(&self) -> Option<Json<'a>> {
-        self.0[5]
+        self.fields[5]
     }
 
     pub(super) fn request_id(&self) -> Option<Json<'a>> {
-        self.0[6]
+        self.fields[6]
     }
 
     pub(super) fn request_id_snake(&self) -> Option<Json<'a>> {
-        self.0[7]
+        self.fields[7]
     }
 
     pub(super) fn cwd(&self) -> Option<Json<'a>> {
-        self.0[8]
+        self.fields[8]
     }
 
     pub(super) fn cost_usd(&self) -> Option<Json<'a>> {
-        self.0[9]
+        self.fields[9]
+    }
+
+    /// A Codex rollout's `payload` (`None` for the agents read through [`Top::of`]).
+    pub(crate) fn payload(&self) -> Option<Json<'a>> {
+        self.payload
     }
 }
 
@@ -163,7 +187,7 @@ pub(crate) fn read_stats(dialect: Option<Dialect>, v: Json<'_>, top: &Top<'_>, s
     };
     match d.agent().stats {
         StatsReader::Facts(_) => s.facts(d, v, top.ty()),
-        StatsReader::Typed(read) => read(v, top.ty(), s),
+        StatsReader::Typed(read) => read(v, top, s),
         StatsReader::Top(read) => read(v, top, s),
     }
 }

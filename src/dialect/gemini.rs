@@ -15,8 +15,10 @@
 pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
+use super::check_value;
 use super::facts::{at, from_prompt, num, str_of, Fact};
 use super::texts;
+use super::Head;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
@@ -63,7 +65,8 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
     }
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     if ty == DOCUMENT {
         expect(obj, "session_id", Want::Str, false, p);
         expect(obj, "response", Want::Str, false, p);
@@ -73,7 +76,7 @@ pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
         expect(obj, "error.message", Want::Str, false, p);
         return;
     }
-    expect(obj, "timestamp", Want::Str, true, p);
+    check_value(head.timestamp, "timestamp", Want::Str, true, p);
     match ty {
         "init" => {
             expect(obj, "session_id", Want::Str, true, p);

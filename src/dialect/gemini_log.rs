@@ -13,8 +13,10 @@ pub(super) mod events;
 pub(super) mod gaps;
 
 use super::agent::{self, Agent, StatsReader};
+use super::check_value;
 use super::facts::{str_of, Fact};
 use super::texts;
+use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
@@ -29,9 +31,10 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
         || (ty == Some("gemini") && obj.has("id") && obj.has("timestamp"))
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     expect(obj, "id", Want::Str, true, p);
-    expect(obj, "timestamp", Want::Str, true, p);
+    check_value(head.timestamp, "timestamp", Want::Str, true, p);
     expect(obj, "content", Want::StrOrArr, ty != "gemini", p);
     if ty == "gemini" {
         expect(obj, "tokens", Want::Obj, false, p);

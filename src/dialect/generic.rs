@@ -4,11 +4,12 @@
 
 use super::agent::{self, Agent, StatsReader};
 use super::texts;
+use super::Head;
 use super::SchemaProblem;
 use crate::gaps::InputEnd;
 use crate::json::Json;
 
-pub(super) fn check(_obj: Json<'_>, _ty: &str, _problems: &mut Vec<SchemaProblem>) {}
+pub(super) fn check(_obj: Json<'_>, _head: &Head<'_>, _problems: &mut Vec<SchemaProblem>) {}
 
 /// Never decisive: `generic` is what an input with no signature becomes
 /// ([`super::Classifier`]), or what `--dialect generic` forces.

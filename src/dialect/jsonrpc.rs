@@ -5,6 +5,7 @@ pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
 use super::facts::Fact;
+use super::Head;
 use super::{expect, SchemaProblem, Want};
 use super::{texts, RecordInfo};
 use crate::gaps::{InputEnd, Op};
@@ -23,7 +24,7 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
 
 /// A request has a string `method` and an `id`; a response an `id` and a `result` or an
 /// `error {code, message}`; a notification a `method` alone. `id` is a string or a number.
-pub(super) fn check(obj: Json<'_>, _ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, _head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
     expect(obj, "jsonrpc", Want::Str, false, p);
     expect(obj, "method", Want::Str, false, p);
     expect(obj, "id", Want::StrOrNum, false, p);

@@ -320,8 +320,8 @@ impl Dialect {
         (self.agent().recognises)(obj, ty)
     }
 
-    fn check(self, obj: Json<'_>, ty: &str, problems: &mut Vec<SchemaProblem>) {
-        (self.agent().check)(obj, ty, problems)
+    fn check(self, obj: Json<'_>, head: &Head<'_>, problems: &mut Vec<SchemaProblem>) {
+        (self.agent().check)(obj, head, problems)
     }
 }
 
@@ -506,6 +506,19 @@ pub struct RecordInfo<'a> {
     pub ty: Option<&'a str>,
     /// Its `subtype`, when that is a string.
     pub subtype: Option<&'a str>,
+    /// Its top-level `timestamp`, found in the classifier's walk over the record.
+    pub(crate) timestamp: Option<Json<'a>>,
+    /// Its top-level `payload` (a Codex rollout's body), found in the same walk.
+    pub(crate) payload: Option<Json<'a>>,
+}
+
+/// What an agent's schema check is given besides the record: its type (the one it is
+/// checked as) and the top-level fields the classifier's walk found.
+#[derive(Clone, Copy)]
+pub(crate) struct Head<'a> {
+    pub(crate) ty: &'a str,
+    pub(crate) timestamp: Option<Json<'a>>,
+    pub(crate) payload: Option<Json<'a>>,
 }
 
 /// Per-record findings of the dialect.
@@ -554,11 +567,14 @@ impl Classifier {
         if !value.is_object() {
             return RecordInfo {
                 dialect: self.current,
-                ty: None,
-                subtype: None,
+                ..RecordInfo::default()
             };
         }
-        let [top_type, subtype] = value.get_many(["type", "subtype"]);
+        // The one walk over the record's top level: the agents' checks and `stats` read
+        // the time and a rollout's payload from here rather than walking it again (a
+        // Codex line was walked four times).
+        let [top_type, subtype, timestamp, payload] =
+            value.get_many(["type", "subtype", "timestamp", "payload"]);
         let top_type = top_type.and_then(|t| t.as_str());
         let subtype = subtype.and_then(|s| s.as_str());
         if self.current.is_none() {
@@ -585,30 +601,35 @@ impl Classifier {
             Some(Dialect::Generic) | None => value.path(&self.type_field).and_then(|t| t.as_str()),
             Some(_) => top_type,
         };
+        let mut info = RecordInfo {
+            dialect: self.current,
+            ty,
+            subtype,
+            timestamp,
+            payload,
+        };
         let Some(dialect) = self.current else {
-            return RecordInfo {
-                dialect: None,
-                ty,
-                subtype,
-            };
+            return info;
+        };
+        let head = |ty| Head {
+            ty,
+            timestamp,
+            payload,
         };
         if dialect == Dialect::JsonRpc {
             // JSON-RPC messages have no type: their shape is checked whole.
-            dialect.check(value, "", &mut findings.schema);
+            dialect.check(value, &head(""), &mut findings.schema);
         } else if let Some(t) = ty {
             if dialect != Dialect::Generic && !dialect.knows(t) {
                 findings.unknown_type = true;
             } else {
-                dialect.check(value, t, &mut findings.schema);
+                dialect.check(value, &head(t), &mut findings.schema);
             }
         } else if dialect == Dialect::Gemini && gemini::is_document(value) {
-            dialect.check(value, gemini::DOCUMENT, &mut findings.schema);
+            dialect.check(value, &head(gemini::DOCUMENT), &mut findings.schema);
         }
-        RecordInfo {
-            dialect: Some(dialect),
-            ty,
-            subtype,
-        }
+        info.dialect = Some(dialect);
+        info
     }
 }
 

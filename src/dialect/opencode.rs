@@ -11,8 +11,10 @@
 pub(super) mod events;
 
 use super::agent::{Agent, StatsReader};
+use super::check_value;
 use super::facts::{at, str_of, Fact};
 use super::texts;
+use super::Head;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
@@ -39,9 +41,10 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
             .is_some_and(|s| s.starts_with("ses_"))
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     expect(obj, "sessionID", Want::Str, true, p);
-    expect(obj, "timestamp", Want::Num, false, p);
+    check_value(head.timestamp, "timestamp", Want::Num, false, p);
     match ty {
         "error" => {
             expect(obj, "error", Want::Obj, true, p);

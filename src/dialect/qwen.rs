@@ -18,8 +18,10 @@ pub(super) mod events;
 pub(super) mod gaps;
 
 use super::agent::{self, Agent, StatsReader};
+use super::check_value;
 use super::facts::{at, claude_shaped, from_prompt, num, str_of, Fact};
 use super::texts;
+use super::Head;
 use super::{claude, expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
 use crate::json::Json;
@@ -35,8 +37,8 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
     ty == Some("system") && obj.has("qwen_code_version") && obj.has("session_id")
 }
 
-pub(super) fn check(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
-    claude::check(obj, ty, p);
+pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    claude::check(obj, head, p);
 }
 
 /// Decisive for the log: transcript keys together with Gemini-style message parts or the
@@ -50,10 +52,11 @@ pub(super) fn recognises_log(obj: Json<'_>, ty: Option<&str>) -> bool {
             || (ty.is_none() && obj.has("project") && obj.has("models")))
 }
 
-pub(super) fn check_log(obj: Json<'_>, ty: &str, p: &mut Vec<SchemaProblem>) {
+pub(super) fn check_log(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
+    let ty = head.ty;
     expect(obj, "sessionId", Want::Str, true, p);
     expect(obj, "uuid", Want::Str, true, p);
-    expect(obj, "timestamp", Want::Str, true, p);
+    check_value(head.timestamp, "timestamp", Want::Str, true, p);
     match ty {
         "user" | "assistant" | "tool_result" => {
             expect(obj, "message", Want::Obj, true, p);

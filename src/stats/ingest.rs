@@ -140,7 +140,7 @@ impl Stats {
         ctx: &mut InputContext,
     ) -> Option<u32> {
         // The top-level fields every record is read for, in one walk over it.
-        let top = Top::of_record(v, info.dialect);
+        let top = Top::of_record(v, info);
         let (ty, timestamp) = (top.ty(), top.timestamp());
         // --since / --until: a record out of range is counted as read, nothing more. One
         // without a time of its own (a stream's result line) has its input's last one.

@@ -1,6 +1,7 @@
 //! `stats`: the `codex exec --json` stream (threads, turns and items) into the stats store,
 //! through its narrow API ([`Ingest`]).
 
+use crate::dialect::facts::Top;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens, NONE};
 
@@ -8,7 +9,8 @@ use crate::stats::{Ingest, Key, Tokens, NONE};
 /// is keyed by (thread, process, turn number, its usage) and an item by (thread, process,
 /// item id, a digest of the item): the same stream given twice counts once, while a
 /// resumed run (same thread, new process, other usage) counts on its own.
-pub(crate) fn read(v: Json<'_>, ty: Option<&str>, s: &mut Ingest<'_>) {
+pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
+    let ty = top.ty();
     if ty == Some("thread.started") {
         if let Some(t) = v.get("thread_id").and_then(|t| t.as_str()) {
             let thread = s.session(t);

@@ -3,12 +3,14 @@
 //! `turn_context` are in, the last cumulative token count of each session, function calls
 //! and their failed outputs.
 
+use crate::dialect::facts::Top;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens, NONE};
 
 /// One record.
-pub(crate) fn read(v: Json<'_>, ty: Option<&str>, s: &mut Ingest<'_>) {
-    let payload = v.get("payload");
+pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
+    // The type and payload the classifier found in its walk over the record.
+    let (ty, payload) = (top.ty(), top.payload());
     // The payload's fields this record's type may need, found in one walk over it: most
     // lines are messages, reasoning and events that need only their type.
     let [ptype, id, model, cwd, info, name, call_id, output] = match ty {
