@@ -20,6 +20,7 @@ use crate::dialect::Dialect;
 use crate::json::{write_str, Json, Kind};
 use crate::pipeline::{Record, Status};
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
 use std::sync::Arc;
@@ -258,6 +259,10 @@ pub enum Nested<'a> {
     /// A value made here: joined text, or a Codex argument string parsed as JSON (its
     /// object keys come out sorted: serde_json's map).
     Owned(serde_json::Value),
+    /// A string held as its JSON text between the quotes, already as serde_json writes
+    /// it (a Codex output taken out of the document it came in): written as it is, and
+    /// unescaped only when read as text.
+    EscapedStr(&'a str, OnceCell<String>),
 }
 
 impl Nested<'_> {
@@ -267,6 +272,10 @@ impl Nested<'_> {
             Nested::Json(j) => j.as_str(),
             Nested::Wrapped(..) => None,
             Nested::Owned(v) => v.as_str(),
+            Nested::EscapedStr(raw, text) => Some(text.get_or_init(|| {
+                // `raw` is a string's JSON text as serde_json writes it: it reads back.
+                serde_json::from_str::<String>(&format!("\"{raw}\"")).unwrap_or_default()
+            })),
         }
     }
 
@@ -277,6 +286,7 @@ impl Nested<'_> {
             Nested::Wrapped(k, v) if *k == key => v.as_str(),
             Nested::Wrapped(..) => None,
             Nested::Owned(v) => v.get(key).and_then(|v| v.as_str()),
+            Nested::EscapedStr(..) => None,
         }
     }
 
@@ -293,7 +303,7 @@ impl Nested<'_> {
                 Some(s) => out.push(s),
                 None => all = false,
             }),
-            Nested::Wrapped(..) => return None,
+            Nested::Wrapped(..) | Nested::EscapedStr(..) => return None,
             Nested::Owned(v) => {
                 for item in v.get(key)?.as_array()? {
                     match item.as_str() {
@@ -322,7 +332,7 @@ impl Nested<'_> {
                     }
                 }
             }
-            Nested::Owned(_) | Nested::Wrapped(..) => {}
+            Nested::Owned(_) | Nested::Wrapped(..) | Nested::EscapedStr(..) => {}
         }
         out
     }
@@ -339,6 +349,11 @@ impl Nested<'_> {
                 out.write_all(b"}")
             }
             Nested::Owned(v) => serde_json::to_writer(&mut *out, v).map_err(io::Error::from),
+            Nested::EscapedStr(raw, _) => {
+                out.write_all(b"\"")?;
+                out.write_all(raw.as_bytes())?;
+                out.write_all(b"\"")
+            }
         }
     }
 

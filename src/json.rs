@@ -267,6 +267,19 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// Where a string's text lies in its record (the bytes between its quotes) when that
+    /// text is already what serde_json writes for the value (`Doc::canonical_raw`).
+    pub(crate) fn canonical_span(&self) -> Option<(usize, usize)> {
+        match self {
+            Json::Tape(t) => {
+                let n = t.node()?;
+                t.doc.canonical_raw(t.src, n)?;
+                Some((n.a as usize, n.b as usize))
+            }
+            Json::Serde(_) => None,
+        }
+    }
+
     /// A string as the record writes it between the quotes, when none of its escapes is a
     /// `\u` one. Then each character of the value is in that text either as itself or as
     /// one of the two-byte escapes (`\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`),

@@ -1079,3 +1079,83 @@ fn live_pipe_events_come_out_as_records_arrive() {
     assert!(rest.is_empty(), "{}", show(&rest));
     assert_eq!(status.code(), Some(0));
 }
+
+/// Codex's older outputs are a JSON document in a string, `{"output": …, "metadata": …}`;
+/// the event's content is that document's `output` string, written exactly as serde_json
+/// writes it. Most are copied from the record as they are (src/dialect/codex_log/events.rs,
+/// `output_in_document`); a string serde_json would write otherwise (a `\u` or `\/`
+/// escape), a repeated key, an `output` that is not a string, a document nested deeper than
+/// the fast path reads, or one that is not JSON, each come out as serde_json reads them.
+#[test]
+fn codex_document_outputs_come_out_as_serde_json_writes_them() {
+    let deep = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+    let documents: Vec<String> = vec![
+        serde_json::json!({"output": "line1\nline2 \"quoted\" \\ back\ttab \u{1} é 😀", "metadata": {"exit_code": 0}}).to_string(),
+        r#"{"output":"caf\u00e9 \/ slash","metadata":{"exit_code":1}}"#.to_string(),
+        r#"{"output":"first","output":"second\nline","metadata":{"exit_code":0}}"#.to_string(),
+        r#"{"output":"a string","output":5}"#.to_string(),
+        format!(r#"{{"output":"under a deep one","metadata":{{"exit_code":0,"deep":{deep}}}}}"#),
+        r#"{"output":"not closed","metadata":{"#.to_string(),
+        "plain text, no document".to_string(),
+    ];
+    let dir = common::tempdir();
+    let path = dir.path().join("rollout.jsonl");
+    let mut text = String::from(concat!(
+        r#"{"timestamp":"2025-11-23T09:46:47.164Z","type":"session_meta","#,
+        r#""payload":{"id":"s-1","timestamp":"2025-11-23T09:46:47.164Z","cwd":"/w"}}"#,
+        "\n"
+    ));
+    for (i, doc) in documents.iter().enumerate() {
+        let line = serde_json::json!({
+            "timestamp": "2025-11-23T09:46:48.000Z",
+            "type": "response_item",
+            "payload": {"type": "function_call_output", "call_id": format!("c{i}"), "output": doc},
+        });
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(&path, &text).expect("write the rollout");
+    let file = path.to_str().expect("a UTF-8 path");
+    let (stdout, stderr, code) = run("events", &["-f", "json", file]);
+    assert_eq!(code, 0, "{stderr}");
+    let out = String::from_utf8(stdout).expect("UTF-8");
+    let results: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(r#""kind":"tool_result""#))
+        .collect();
+    assert_eq!(results.len(), documents.len(), "{out}");
+    for (doc, line) in documents.iter().zip(&results) {
+        // What serde_json makes of the document: its `output` when that is a string,
+        // else the whole text.
+        let want = match serde_json::from_str::<Value>(doc) {
+            Ok(Value::Object(mut m)) => match m.remove("output") {
+                Some(Value::String(s)) => s,
+                _ => doc.clone(),
+            },
+            _ => doc.clone(),
+        };
+        let written = format!(
+            r#""content":{}"#,
+            serde_json::to_string(&want).expect("JSON")
+        );
+        assert!(line.contains(&written), "want {written} in {line}");
+    }
+    assert!(
+        results[2].contains(r#""content":"second\nline""#),
+        "the last key wins"
+    );
+    assert!(
+        results[1].contains(r#""content":"café / slash""#),
+        "{}",
+        results[1]
+    );
+    // Read as text (the text and CSV views), a copied string is its value, unescaped.
+    let (stdout, stderr, code) = run("events", &["-f", "text", file]);
+    assert_eq!(code, 0, "{stderr}");
+    let shown = String::from_utf8_lossy(&stdout);
+    assert!(shown.contains("line2 \"quoted\" \\ back"), "{shown}");
+    let (stdout, stderr, code) = run("events", &["-f", "csv", file]);
+    assert_eq!(code, 0, "{stderr}");
+    let csv = String::from_utf8_lossy(&stdout);
+    assert!(csv.contains("line2 \"\"quoted\"\" \\ back\ttab"), "{csv}");
+}
