@@ -68,6 +68,10 @@ pub struct Doc {
     quotes: Vec<u64>,
     /// Stage 1: the backslashes.
     slashes: Vec<u64>,
+    /// How many words of `quotes` and `slashes` are the record's: the vectors keep the
+    /// longest record's length, so a long record after a short one is not zero-filled
+    /// before stage 1 writes it ([`Doc::quote_words`], [`Doc::slash_words`]).
+    words: usize,
     /// Stage 1: where the `u` of each `\u` escape is.
     unicode: Vec<u32>,
     /// Stage 1: where the `/` of each `\/` escape is (serde_json writes a plain `/`).
@@ -79,12 +83,24 @@ impl Doc {
         Doc::default()
     }
 
+    /// Stage 1's quote mask of the record parsed last.
+    fn quote_words(&self) -> &[u64] {
+        self.quotes.get(..self.words).unwrap_or_default()
+    }
+
+    /// Stage 1's backslash mask of the record parsed last.
+    fn slash_words(&self) -> &[u64] {
+        self.slashes.get(..self.words).unwrap_or_default()
+    }
+
     /// The unescaped text of string node `node` of record `src`.
     pub(crate) fn text<'a>(&'a self, src: &'a str, node: &Node) -> &'a str {
         let raw = src.get(node.a as usize..node.b as usize).unwrap_or("");
         match node.tag {
             Tag::Escaped => match self.cache.get(node.slot as usize) {
-                Some(cell) => cell.get_or_init(|| unescape(raw, node.a as usize, &self.slashes)),
+                Some(cell) => {
+                    cell.get_or_init(|| unescape(raw, node.a as usize, self.slash_words()))
+                }
                 None => raw,
             },
             _ => raw,
@@ -298,7 +314,7 @@ impl Parser<'_, '_> {
     #[inline]
     fn string(&mut self) -> Step {
         let start = self.i + 1;
-        let (end, escaped) = string_end(&self.doc.quotes, &self.doc.slashes, start)?;
+        let (end, escaped) = string_end(self.doc.quote_words(), self.doc.slash_words(), start)?;
         self.i = end + 1;
         if escaped {
             let slot = self.doc.cache.len() as u32;
@@ -452,18 +468,23 @@ macro_rules! stage1_body {
         let doc: &mut Doc = $doc;
         doc.unicode.clear();
         doc.solidus.clear();
-        // Sized first and written in place: no capacity check per block. Every word is
-        // written below (one per 64-byte block), so the last record's are not zeroed first
-        // (zeroing them was a quarter of the record's size in `memset` each time).
+        // Sized first and written in place: no capacity check per block. Every word of the
+        // record is written below (one per 64-byte block), so the vectors only ever grow:
+        // zeroing the words first was a quarter of the record's size in `memset` each time.
         let words = b.len().div_ceil(64);
-        doc.quotes.resize(words, 0);
-        doc.slashes.resize(words, 0);
+        if doc.quotes.len() < words {
+            doc.quotes.resize(words, 0);
+            doc.slashes.resize(words, 0);
+        }
+        doc.words = words;
         // Whether the first byte of the next block is escaped, and is in a string.
         let mut carry_escaped = 0u64;
         let mut carry_in_string = 0u64;
         let mut bad = 0u64;
         let mut last = [b' '; 64];
-        let outputs = doc.quotes.iter_mut().zip(doc.slashes.iter_mut());
+        let outputs = doc.quotes[..words]
+            .iter_mut()
+            .zip(doc.slashes[..words].iter_mut());
         for (k, (block, (quotes_out, slashes_out))) in b.chunks(64).zip(outputs).enumerate() {
             let block: &[u8; 64] = match block.first_chunk::<64>() {
                 Some(full) => full,
