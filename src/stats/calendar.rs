@@ -32,13 +32,24 @@ impl Default for Clock {
 /// record (see [`Stats::hour_id`]).
 pub(super) fn hour_in(t: Timestamp, tz: &TimeZone) -> String {
     let at = tz.to_datetime(t);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}",
-        at.year(),
-        at.month(),
-        at.day(),
-        at.hour()
-    )
+    let (year, month, day, hour) = (at.year(), at.month(), at.day(), at.hour());
+    // The digits written out: `format!` was most of a new minute's cost.
+    let Ok(year) = u16::try_from(year) else {
+        return format!("{year:04}-{month:02}-{day:02}T{hour:02}");
+    };
+    let mut key = String::with_capacity(13);
+    for (n, width, sep) in [
+        (year, 4, Some('-')),
+        (month as u16, 2, Some('-')),
+        (day as u16, 2, Some('T')),
+        (hour as u16, 2, None),
+    ] {
+        for place in (0..width).rev() {
+            key.push(char::from(b'0' + (n / 10u16.pow(place) % 10) as u8));
+        }
+        key.extend(sep);
+    }
+    key
 }
 
 /// The time of a record's `timestamp` (ISO string or epoch milliseconds).
@@ -146,6 +157,28 @@ pub(super) fn week_of(day: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hour_keys_are_the_formatted_hour() {
+        let tz = TimeZone::UTC;
+        let mut rng = crate::test_rng::Rng::new(7);
+        for _ in 0..20_000 {
+            // Any second from year -9999 to 9999.
+            let s = rng.below(2 * 253_402_300_799) as i64 - 253_402_300_799;
+            let Ok(t) = Timestamp::from_second(s) else {
+                continue;
+            };
+            let at = tz.to_datetime(t);
+            let want = format!(
+                "{:04}-{:02}-{:02}T{:02}",
+                at.year(),
+                at.month(),
+                at.day(),
+                at.hour()
+            );
+            assert_eq!(hour_in(t, &tz), want, "{t}");
+        }
+    }
 
     #[test]
     fn weeks_are_named_by_their_monday_across_years() {
