@@ -56,7 +56,7 @@
 //! from then on an answer to nothing (or a parent never seen) may be one that was dropped,
 //! so those are no longer reported for that set.
 
-use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
+use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity, EXCERPT_CHARS};
 use crate::dialect::{Dialect, RecordInfo};
 use crate::json::Json;
 use crate::pipeline::{Consumer, Flow, Record, Status};
@@ -76,6 +76,12 @@ pub const DEFAULT_CAP: usize = 100_000;
 
 /// The fields looked at for a sequence number when none is given, in order of preference.
 pub const SEQ_FIELDS: [&str; 3] = ["seq", "sequence", "event_id"];
+
+/// How much of a record's start its findings' excerpt can show ([`excerpt`] from the first
+/// byte reads at most four bytes a character, and one more byte tells whether there is
+/// more): the facts of a block keep that much of each record, and the merge needs no more
+/// of the block.
+const EXCERPT_BYTES: usize = EXCERPT_CHARS * 4 + 1;
 
 /// How many valid records auto-detection of the sequence field looks at.
 const SEQ_DETECTION_WINDOW: u64 = 64;
@@ -121,17 +127,6 @@ enum KeyText {
 impl KeyText {
     const INLINE: usize = 38;
 
-    fn new(s: &str) -> Self {
-        let mut buf = [0u8; Self::INLINE];
-        match (buf.get_mut(..s.len()), u8::try_from(s.len())) {
-            (Some(to), Ok(len)) => {
-                to.copy_from_slice(s.as_bytes());
-                KeyText::Inline(len, buf)
-            }
-            _ => KeyText::Heap(Box::from(s)),
-        }
-    }
-
     fn as_bytes(&self) -> &[u8] {
         match self {
             KeyText::Inline(len, buf) => buf.get(..usize::from(*len)).unwrap_or_default(),
@@ -156,6 +151,9 @@ struct Slot {
     key: KeyText,
     /// The index's key of it ([`Key::short`]).
     short: u32,
+    /// Indexed by its text in `spill` (another live key held its short hash when it was
+    /// added), so dropping it looks `spill` up, and dropping any other does not.
+    spilled: bool,
     opened: Opened,
 }
 
@@ -313,38 +311,101 @@ impl Tracked {
 
     /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
     /// first time in the input (the oldest entry was dropped).
+    ///
+    /// One probe of the index finds where the key is and claims its short hash for it
+    /// (the set of answered calls takes every call's id once and is full on a long stream:
+    /// that probe is a cache miss, so it is not made three times).
     fn insert(&mut self, key: Key<'_>, opened: Opened) -> bool {
+        use std::collections::hash_map::Entry;
         // The new entry goes to the back, then the old one of the same key, or the oldest
         // when the set was full, leaves the front.
         let full = self.live >= self.cap;
         let age = self.base + self.slots.len() as u64;
-        let slot = Slot {
-            key: KeyText::new(key.text),
-            short: key.short(),
-            opened,
-        };
-        if let Some(found) = self.find(key) {
-            match found {
-                Found::ByHash(_) => {
-                    self.by_hash.insert(key.short(), age as u32);
-                }
-                Found::Spill(_) => {
-                    if let Some(a) = self.spill.get_mut(key.text) {
-                        *a = age;
-                    }
-                }
+        let (slots, base, spill) = (&self.slots, self.base, &mut self.spill);
+        // The key's entry in `spill`, when it is there and live.
+        let in_spill = |spill: &mut HashMap<Box<str>, u64, Hasher>| -> Option<u64> {
+            if spill.is_empty() {
+                return None;
             }
-            self.slots.push_back(Some(slot));
-            self.take(found.age());
+            let a = *spill.get(key.text)?;
+            slot_at(slots, base, a).map(|_| a)
+        };
+        // (the age of the key's live entry, whether the new entry is indexed in `spill`)
+        let (old, spilled) = match self.by_hash.entry(key.short()) {
+            Entry::Occupied(mut e) => match slot_at(slots, base, age_of(base, *e.get())) {
+                Some(s) if s.key.as_bytes() == key.text.as_bytes() => {
+                    let old = age_of(base, *e.get());
+                    e.insert(age as u32);
+                    (Some(old), false)
+                }
+                // Another live key holds the short hash: this one is (or goes) in `spill`.
+                Some(_) => match in_spill(spill) {
+                    Some(a) => {
+                        if let Some(to) = spill.get_mut(key.text) {
+                            *to = age;
+                        }
+                        (Some(a), true)
+                    }
+                    None => {
+                        spill.insert(Box::from(key.text), age);
+                        (None, true)
+                    }
+                },
+                // Held by a stale entry: the key takes it, unless it is in `spill`.
+                None => match in_spill(spill) {
+                    Some(a) => {
+                        if let Some(to) = spill.get_mut(key.text) {
+                            *to = age;
+                        }
+                        (Some(a), true)
+                    }
+                    None => {
+                        e.insert(age as u32);
+                        (None, false)
+                    }
+                },
+            },
+            Entry::Vacant(e) => match in_spill(spill) {
+                Some(a) => {
+                    if let Some(to) = spill.get_mut(key.text) {
+                        *to = age;
+                    }
+                    (Some(a), true)
+                }
+                None => {
+                    e.insert(age as u32);
+                    (None, false)
+                }
+            },
+        };
+        // A short key's bytes are copied into the slot in the queue, not into one on the
+        // stack that is then copied whole (which read back bytes just written, in other
+        // sizes, and stalled).
+        let inline = u8::try_from(key.text.len())
+            .ok()
+            .filter(|&n| usize::from(n) <= KeyText::INLINE);
+        self.slots.push_back(Some(Slot {
+            key: match inline {
+                Some(n) => KeyText::Inline(n, [0; KeyText::INLINE]),
+                None => KeyText::Heap(Box::from(key.text)),
+            },
+            short: key.short(),
+            spilled,
+            opened,
+        }));
+        if let Some(Some(Slot {
+            key: KeyText::Inline(n, buf),
+            ..
+        })) = self.slots.back_mut()
+        {
+            if let Some(to) = buf.get_mut(..usize::from(*n)) {
+                to.copy_from_slice(key.text.as_bytes());
+            }
+        }
+        if let Some(old) = old {
+            self.take(old);
             return false;
         }
-        // The short hash is free, or held by a stale entry: the key takes it.
-        if self.indexed(key.short()).is_some() {
-            self.spill.insert(Box::from(key.text), age);
-        } else {
-            self.by_hash.insert(key.short(), age as u32);
-        }
-        self.slots.push_back(Some(slot));
         self.live += 1;
         if !full {
             return false;
@@ -389,7 +450,7 @@ impl Tracked {
             self.base += 1;
             let Some(s) = slot else { continue };
             self.live -= 1;
-            if !self.spill.is_empty() && self.spill.get(s.key.as_str()) == Some(&age) {
+            if s.spilled && self.spill.get(s.key.as_str()) == Some(&age) {
                 self.spill.remove(s.key.as_str());
             }
             if self.by_hash.len() > 2 * self.live + 64 {
@@ -399,11 +460,14 @@ impl Tracked {
         }
     }
 
-    /// Drops the index's stale entries.
+    /// Drops the index's stale entries: those pointing before the queue (an entry of the
+    /// index that points into it is live: a closed or replaced entry leaves the index when
+    /// it leaves the queue). Told by the age alone, without reading the slot, which on a
+    /// full set is a cache miss per entry.
     fn sweep(&mut self) {
-        let (slots, base) = (&self.slots, self.base);
+        let (len, base) = (self.slots.len() as u64, self.base);
         self.by_hash
-            .retain(|_, low| slot_at(slots, base, age_of(base, *low)).is_some());
+            .retain(|_, low| age_of(base, *low) - base < len);
     }
 
     /// Closes the holes left by removed entries, keeping the order.
@@ -587,7 +651,7 @@ impl GapTracker {
             file: record.file,
             line: record.line,
             offset: record.offset,
-            raw: record.raw,
+            raw: trim_newline(record.raw),
         };
         self.apply(&ops, &text, &at, out);
         self.scratch = (ops, text);
@@ -619,36 +683,42 @@ impl GapTracker {
         let Some(value) = tracked_value(record) else {
             return;
         };
+        let from = facts.ops.len();
         self.extract(&record.info, value, &mut facts.ops, &mut facts.text);
+        facts.redundant(from);
+        if facts.ops.len() == from {
+            facts.skipped = facts.skipped.saturating_add(1);
+            return;
+        }
+        // What a finding's excerpt shows of the record, so the merge needs no block.
+        let raw = trim_newline(record.raw);
+        facts
+            .raw
+            .extend_from_slice(raw.get(..EXCERPT_BYTES).unwrap_or(raw));
         // A block's records and output stay far below 4 GiB (a longer line ends batching).
         let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         facts.records.push(FactRecord {
             line: record.line,
             offset: record.offset,
-            len: small(record.raw.len()),
+            raw_end: small(facts.raw.len()),
             ops_end: small(facts.ops.len()),
             mark: small(mark),
+            skipped: std::mem::take(&mut facts.skipped),
         });
     }
 
-    /// Applies the facts of a block, in order: `block` holds the block's records, the first
-    /// at byte `block_offset` of the input. Each finding is pushed onto `out` with the mark
-    /// of the record it was found at.
-    pub fn replay(
-        &mut self,
-        facts: &Facts,
-        block: &[u8],
-        block_offset: u64,
-        out: &mut Vec<(usize, Diagnostic)>,
-    ) {
+    /// Applies the facts of a block, in order. Each finding is pushed onto `out` with the
+    /// mark of the record it was found at.
+    pub fn replay(&mut self, facts: &Facts, out: &mut Vec<(usize, Diagnostic)>) {
+        self.warm(facts);
         let mut found = Vec::new();
         let mut start = 0;
+        let mut raw_start = 0;
         let file = Arc::clone(&self.file);
         for r in &facts.records {
-            let from = usize::try_from(r.offset.saturating_sub(block_offset)).unwrap_or(0);
-            let raw = block
-                .get(from..from.saturating_add(r.len as usize))
-                .unwrap_or_default();
+            let raw_end = r.raw_end as usize;
+            let raw = facts.raw.get(raw_start..raw_end).unwrap_or_default();
+            raw_start = raw_end;
             let at = At {
                 file: &file,
                 line: r.line,
@@ -657,9 +727,43 @@ impl GapTracker {
             };
             let end = r.ops_end as usize;
             let ops = facts.ops.get(start..end).unwrap_or_default();
+            self.skip(r.skipped);
             self.apply(ops, &facts.text, &at, &mut found);
             start = end;
             out.extend(found.drain(..).map(|d| (r.mark as usize, d)));
+        }
+        self.skip(facts.skipped);
+    }
+
+    /// Looks up, ahead of applying them, the index entries of the large sets that the
+    /// block's operations will touch: the calls answered, which on a long stream holds
+    /// [`DEFAULT_CAP`] ids, and each id's entry is a cache miss. Looked up one after the
+    /// other, with nothing depending on them, the misses overlap; applied in order, each
+    /// waited for the last. It changes nothing but what is in the cache.
+    fn warm(&self, facts: &Facts) {
+        let text = &facts.text;
+        for op in &facts.ops {
+            let (set, key) = match op {
+                Op::CloseTool { id, .. } | Op::ToolState { id, .. } => (&self.answered, *id),
+                Op::Chain {
+                    parent: Some(id), ..
+                } => (&self.uuids, *id),
+                Op::Request { key, .. } | Op::Response { key } => (&self.requests, *key),
+                _ => continue,
+            };
+            if set.live > 4096 {
+                std::hint::black_box(set.by_hash.get(&self.key(key.of(text)).short()));
+            }
+        }
+    }
+
+    /// Applies `n` records that told the trackers nothing, as [`GapTracker::apply`] would
+    /// with no operations: they only count towards the detection window of the sequence
+    /// field while it is undecided.
+    fn skip(&mut self, n: u32) {
+        if self.seq_field.is_none() && self.seq.detected.is_none() {
+            let seen = self.seq.looked_at.saturating_add(u64::from(n));
+            self.seq.looked_at = self.seq.looked_at.max(seen.min(SEQ_DETECTION_WINDOW));
         }
     }
 
@@ -1305,6 +1409,26 @@ pub struct Facts {
     ops: Vec<Op>,
     /// The operations' strings.
     text: String,
+    /// The start of each record ([`FactRecord::raw_end`]), as much as an excerpt shows.
+    raw: Vec<u8>,
+    /// Records without operations since the last one with some ([`FactRecord::skipped`]).
+    skipped: u32,
+    /// What the operations so far guarantee of the trackers' state once applied, whatever
+    /// it was before them (the records of one input, in order): operations that then
+    /// change nothing are left out ([`Facts::redundant`]).
+    known: Known,
+}
+
+/// See [`Facts::known`].
+#[derive(Debug, Default, Clone, Copy)]
+struct Known {
+    /// A session-start check ([`Op::NoInit`]) was applied: after it the input has seen its
+    /// start or reported the lack of one, which no later record changes, so every later
+    /// one is moot.
+    no_init: bool,
+    /// A session is open (after [`Op::Open`] or [`Op::SessionStart`], until [`Op::End`]
+    /// or [`Op::ProcessStart`]): opening it unless one is open changes nothing.
+    open: bool,
 }
 
 impl Facts {
@@ -1317,8 +1441,46 @@ impl Facts {
             records: Vec::with_capacity(self.records.len()),
             ops: Vec::with_capacity(self.ops.len()),
             text: String::with_capacity(self.text.len()),
+            raw: Vec::with_capacity(self.raw.len()),
+            skipped: 0,
+            known: Known::default(),
         };
         std::mem::replace(self, room)
+    }
+
+    /// Leaves out of `ops[from..]`, a record's operations, those that change nothing after
+    /// the ones before them. On a Claude stream every message says that a session start
+    /// should have come and that the session is open from here, which after the first
+    /// record of a block says nothing: two of a record's three or four operations, which
+    /// the merging thread read and applied one by one (docs/PERFORMANCE.md, "validate
+    /// --gaps on the calling thread").
+    fn redundant(&mut self, from: usize) {
+        let known = &mut self.known;
+        let mut keep = from;
+        for i in from..self.ops.len() {
+            let drop = match self.ops.get(i) {
+                Some(Op::NoInit(_)) => std::mem::replace(&mut known.no_init, true),
+                Some(Op::Open { replace }) => {
+                    let moot = known.open && !replace;
+                    known.open = true;
+                    moot
+                }
+                Some(Op::SessionStart { .. }) => {
+                    known.open = true;
+                    false
+                }
+                Some(Op::End(_) | Op::ProcessStart { .. }) => {
+                    known.open = false;
+                    false
+                }
+                _ => false,
+            };
+            if !drop {
+                self.ops.swap(keep, i);
+                keep += 1;
+            }
+        }
+        self.ops.truncate(keep);
     }
 }
 
@@ -1326,10 +1488,14 @@ impl Facts {
 struct FactRecord {
     line: u64,
     offset: u64,
-    len: u32,
+    /// Its excerpt's bytes are `raw[previous record's raw_end..raw_end]`.
+    raw_end: u32,
     /// Its operations are `ops[previous record's ops_end..ops_end]`.
     ops_end: u32,
     mark: u32,
+    /// Records the trackers looked at just before it that told them nothing: not kept,
+    /// only counted (they count towards the window of sequence-field detection).
+    skipped: u32,
 }
 
 /// The value the trackers look at: a valid record's, when it is an object.
@@ -1394,6 +1560,7 @@ struct At<'r> {
     file: &'r Arc<str>,
     line: u64,
     offset: u64,
+    /// The record without its line end, or as much of its start as its excerpt shows.
     raw: &'r [u8],
 }
 
@@ -1407,7 +1574,7 @@ impl At<'_> {
             code,
             severity: code.severity(),
             message,
-            excerpt: excerpt(trim_newline(self.raw), None),
+            excerpt: excerpt(self.raw, None),
         }
     }
 
