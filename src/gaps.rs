@@ -83,6 +83,20 @@ pub const SEQ_FIELDS: [&str; 3] = ["seq", "sequence", "event_id"];
 /// of the block.
 const EXCERPT_BYTES: usize = EXCERPT_CHARS * 4 + 1;
 
+/// The start of `raw` that [`excerpt`] (from the first byte) reads, and one byte more when
+/// there is more, which it only tests for: [`EXCERPT_BYTES`] at most, and when the first
+/// [`EXCERPT_CHARS`] bytes are ASCII (nearly every record), those and one more (each byte
+/// one character, shown or escaped).
+fn excerpt_bytes(raw: &[u8]) -> &[u8] {
+    let ascii = raw.get(..EXCERPT_CHARS).is_some_and(|b| b.is_ascii());
+    let n = if ascii {
+        EXCERPT_CHARS + 1
+    } else {
+        EXCERPT_BYTES
+    };
+    raw.get(..n).unwrap_or(raw)
+}
+
 /// How many valid records auto-detection of the sequence field looks at.
 const SEQ_DETECTION_WINDOW: u64 = 64;
 
@@ -692,9 +706,7 @@ impl GapTracker {
         }
         // What a finding's excerpt shows of the record, so the merge needs no block.
         let raw = trim_newline(record.raw);
-        facts
-            .raw
-            .extend_from_slice(raw.get(..EXCERPT_BYTES).unwrap_or(raw));
+        facts.raw.extend_from_slice(excerpt_bytes(raw));
         // A block's records and output stay far below 4 GiB (a longer line ends batching).
         let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         facts.records.push(FactRecord {
@@ -1876,6 +1888,36 @@ mod tests {
         assert_eq!(tracked(&inputs[2].0, None).len(), 4);
         assert!(tracked(&inputs[3].0, None).is_empty());
         assert_eq!(tracked(&inputs[5].0, Some("seq")).len(), 4);
+    }
+
+    /// The bytes the facts keep of a record give its whole excerpt: ASCII, multi-byte
+    /// characters, control characters, bad bytes and characters cut at every length.
+    #[test]
+    fn excerpt_bytes_give_the_whole_records_excerpt() {
+        let mut rng = crate::test_rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let pieces: [&[u8]; 8] = [
+            b"a",
+            b"{\"k\":",
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\x01",
+            b"\xff",
+            b"\t",
+        ];
+        for round in 0..4000 {
+            let mut raw = Vec::new();
+            let ascii_head = round % 2 == 0;
+            if ascii_head {
+                raw.extend(std::iter::repeat_n(b'x', (rng.next_u64() % 70) as usize));
+            }
+            for _ in 0..rng.next_u64() % 120 {
+                raw.extend_from_slice(pieces[(rng.next_u64() % 8) as usize]);
+            }
+            let kept = excerpt_bytes(&raw);
+            assert!(kept.len() <= EXCERPT_BYTES);
+            assert_eq!(excerpt(kept, None), excerpt(&raw, None), "{raw:?}");
+        }
     }
 
     #[test]
