@@ -161,14 +161,14 @@ impl KeyText {
 
 /// One entry of a tracked set.
 #[derive(Debug)]
-struct Slot {
+struct Slot<V> {
     key: KeyText,
     /// The index's key of it ([`Key::short`]).
     short: u32,
     /// Indexed by its text in `spill` (another live key held its short hash when it was
     /// added), so dropping it looks `spill` up, and dropping any other does not.
     spilled: bool,
-    opened: Opened,
+    opened: V,
 }
 
 impl Key<'_> {
@@ -217,13 +217,13 @@ type ByHash = HashMap<u32, u32, std::hash::BuildHasherDefault<Rehash>>;
 /// when they outnumber the live ones. So memory stays bounded by the cap whatever stays
 /// open. See docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)".
 #[derive(Debug)]
-struct Tracked {
+struct Tracked<V = Opened> {
     /// Short hash → age (its low 32 bits); the entry of age `a` is `slots[a - base]`.
     by_hash: ByHash,
     /// Key → age, for the keys whose short hash another live entry held when they were
     /// added.
     spill: HashMap<Box<str>, u64, Hasher>,
-    slots: VecDeque<Option<Slot>>,
+    slots: VecDeque<Option<Slot<V>>>,
     base: u64,
     /// Live entries.
     live: usize,
@@ -248,7 +248,7 @@ impl Found {
 }
 
 /// The slot of `age` in a queue whose first slot is of age `base`.
-fn slot_at(slots: &VecDeque<Option<Slot>>, base: u64, age: u64) -> Option<&Slot> {
+fn slot_at<V>(slots: &VecDeque<Option<Slot<V>>>, base: u64, age: u64) -> Option<&Slot<V>> {
     let i = usize::try_from(age.checked_sub(base)?).ok()?;
     slots.get(i)?.as_ref()
 }
@@ -259,7 +259,7 @@ fn age_of(base: u64, low: u32) -> u64 {
     base + u64::from(low.wrapping_sub(base as u32))
 }
 
-impl Tracked {
+impl<V> Tracked<V> {
     fn new(cap: usize) -> Self {
         Tracked {
             by_hash: ByHash::default(),
@@ -290,12 +290,12 @@ impl Tracked {
         self.capped = false;
     }
 
-    fn slot(&self, age: u64) -> Option<&Slot> {
+    fn slot(&self, age: u64) -> Option<&Slot<V>> {
         slot_at(&self.slots, self.base, age)
     }
 
     /// The live entry the index holds for `short`, if any, with its age.
-    fn indexed(&self, short: u32) -> Option<(u64, &Slot)> {
+    fn indexed(&self, short: u32) -> Option<(u64, &Slot<V>)> {
         let age = age_of(self.base, *self.by_hash.get(&short)?);
         self.slot(age).map(|s| (age, s))
     }
@@ -318,7 +318,7 @@ impl Tracked {
         self.find(key).is_some()
     }
 
-    fn get(&self, key: Key<'_>) -> Option<&Opened> {
+    fn get(&self, key: Key<'_>) -> Option<&V> {
         let age = self.find(key)?.age();
         self.slot(age).map(|s| &s.opened)
     }
@@ -329,7 +329,7 @@ impl Tracked {
     /// One probe of the index finds where the key is and claims its short hash for it
     /// (the set of answered calls takes every call's id once and is full on a long stream:
     /// that probe is a cache miss, so it is not made three times).
-    fn insert(&mut self, key: Key<'_>, opened: Opened) -> bool {
+    fn insert(&mut self, key: Key<'_>, opened: V) -> bool {
         use std::collections::hash_map::Entry;
         // The new entry goes to the back, then the old one of the same key, or the oldest
         // when the set was full, leaves the front.
@@ -430,7 +430,7 @@ impl Tracked {
         first_cap
     }
 
-    fn remove(&mut self, key: Key<'_>) -> Option<Opened> {
+    fn remove(&mut self, key: Key<'_>) -> Option<V> {
         let found = self.find(key)?;
         match found {
             Found::ByHash(_) => self.by_hash.remove(&key.short()).map(|_| ()),
@@ -441,7 +441,7 @@ impl Tracked {
     }
 
     /// Empties the slot of `age` (its key is already out of the index, or indexed anew).
-    fn take(&mut self, age: u64) -> Option<Slot> {
+    fn take(&mut self, age: u64) -> Option<Slot<V>> {
         let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
         let entry = self.slots.get_mut(i)?.take();
         while let Some(None) = self.slots.front() {
@@ -506,7 +506,7 @@ impl Tracked {
     }
 
     /// Everything still open, oldest first, leaving the set empty.
-    fn drain(&mut self) -> Vec<(KeyText, Opened)> {
+    fn drain(&mut self) -> Vec<(KeyText, V)> {
         self.by_hash.clear();
         self.spill.clear();
         self.base = 0;
@@ -574,8 +574,11 @@ pub struct GapTracker {
     seq: Sequence,
     tools: Tracked,
     /// Tool calls answered already: a second answer to one is no second TOOL_ERROR (a
-    /// call's error counts once, as in `stats`).
-    answered: Tracked,
+    /// call's error counts once, as in `stats`). Only the line of the answer is kept: on a
+    /// long stream this set is full, and each call answered is written into it (a slot of
+    /// 56 bytes rather than 80: docs/PERFORMANCE.md, "validate --gaps on the calling
+    /// thread").
+    answered: Tracked<u64>,
     items: Tracked,
     requests: Tracked,
     uuids: Tracked,
@@ -753,18 +756,30 @@ impl GapTracker {
     /// other, with nothing depending on them, the misses overlap; applied in order, each
     /// waited for the last. It changes nothing but what is in the cache.
     fn warm(&self, facts: &Facts) {
+        fn touch<V>(set: &Tracked<V>, key: Key<'_>) {
+            if set.live > 4096 {
+                std::hint::black_box(set.by_hash.get(&key.short()));
+            }
+        }
+        if [self.answered.live, self.uuids.live, self.requests.live]
+            .iter()
+            .all(|&n| n <= 4096)
+        {
+            return;
+        }
         let text = &facts.text;
         for op in &facts.ops {
-            let (set, key) = match op {
-                Op::CloseTool { id, .. } | Op::ToolState { id, .. } => (&self.answered, *id),
+            match op {
+                Op::CloseTool { id, .. } | Op::ToolState { id, .. } => {
+                    touch(&self.answered, self.key(id.of(text)))
+                }
                 Op::Chain {
                     parent: Some(id), ..
-                } => (&self.uuids, *id),
-                Op::Request { key, .. } | Op::Response { key } => (&self.requests, *key),
-                _ => continue,
-            };
-            if set.live > 4096 {
-                std::hint::black_box(set.by_hash.get(&self.key(key.of(text)).short()));
+                } => touch(&self.uuids, self.key(id.of(text))),
+                Op::Request { key, .. } | Op::Response { key } => {
+                    touch(&self.requests, self.key(key.of(text)))
+                }
+                _ => {}
             }
         }
     }
@@ -1242,8 +1257,7 @@ impl GapTracker {
             None => format!("{} call {} failed", printable(name), printable(id.text)),
         };
         out.push(at.diag(Code::ToolError, message));
-        let label = self.labels.get(name);
-        self.answered.insert(id, at.opened(label));
+        self.answered.insert(id, at.line);
     }
 
     /// Closes a tool call; an error result is TOOL_ERROR, an answer to nothing an orphan.
@@ -1253,10 +1267,10 @@ impl GapTracker {
                 if is_error {
                     self.tool_failed(id, &o.label, Some(o.line), at, out);
                 } else {
-                    self.answered.insert(id, at.opened(o.label));
+                    self.answered.insert(id, at.line);
                 }
             }
-            None if self.answered.get(id).is_some_and(|a| a.line == at.line) => {
+            None if self.answered.get(id) == Some(&at.line) => {
                 // The same answer twice in one record (Claude repeats a tool_result block):
                 // reported with the first.
             }
