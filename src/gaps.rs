@@ -1658,7 +1658,7 @@ mod tests {
     /// makes each key's hash: the real one, or one that makes keys collide (indexed by
     /// their text in `spill`).
     fn tracked_set_against_a_plain_list(hash: impl Fn(&str) -> u64) {
-        let mut t = Tracked::new(50);
+        let mut t: Tracked = Tracked::new(50);
         let mut model: Vec<(String, u64)> = Vec::new();
         let mut rng = crate::test_rng::Rng::new(0x2545_f491_4f6c_dd1d);
         for step in 0..20_000u64 {
