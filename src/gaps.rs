@@ -56,7 +56,7 @@
 //! from then on an answer to nothing (or a parent never seen) may be one that was dropped,
 //! so those are no longer reported for that set.
 
-use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity};
+use crate::diagnostic::{excerpt, printable, Code, Diagnostic, Severity, EXCERPT_CHARS};
 use crate::dialect::{Dialect, RecordInfo};
 use crate::json::Json;
 use crate::pipeline::{Consumer, Flow, Record, Status};
@@ -76,6 +76,26 @@ pub const DEFAULT_CAP: usize = 100_000;
 
 /// The fields looked at for a sequence number when none is given, in order of preference.
 pub const SEQ_FIELDS: [&str; 3] = ["seq", "sequence", "event_id"];
+
+/// How much of a record's start its findings' excerpt can show ([`excerpt`] from the first
+/// byte reads at most four bytes a character, and one more byte tells whether there is
+/// more): the facts of a block keep that much of each record, and the merge needs no more
+/// of the block.
+const EXCERPT_BYTES: usize = EXCERPT_CHARS * 4 + 1;
+
+/// The start of `raw` that [`excerpt`] (from the first byte) reads, and one byte more when
+/// there is more, which it only tests for: [`EXCERPT_BYTES`] at most, and when the first
+/// [`EXCERPT_CHARS`] bytes are ASCII (nearly every record), those and one more (each byte
+/// one character, shown or escaped).
+fn excerpt_bytes(raw: &[u8]) -> &[u8] {
+    let ascii = raw.get(..EXCERPT_CHARS).is_some_and(|b| b.is_ascii());
+    let n = if ascii {
+        EXCERPT_CHARS + 1
+    } else {
+        EXCERPT_BYTES
+    };
+    raw.get(..n).unwrap_or(raw)
+}
 
 /// How many valid records auto-detection of the sequence field looks at.
 const SEQ_DETECTION_WINDOW: u64 = 64;
@@ -121,17 +141,6 @@ enum KeyText {
 impl KeyText {
     const INLINE: usize = 38;
 
-    fn new(s: &str) -> Self {
-        let mut buf = [0u8; Self::INLINE];
-        match (buf.get_mut(..s.len()), u8::try_from(s.len())) {
-            (Some(to), Ok(len)) => {
-                to.copy_from_slice(s.as_bytes());
-                KeyText::Inline(len, buf)
-            }
-            _ => KeyText::Heap(Box::from(s)),
-        }
-    }
-
     fn as_bytes(&self) -> &[u8] {
         match self {
             KeyText::Inline(len, buf) => buf.get(..usize::from(*len)).unwrap_or_default(),
@@ -152,11 +161,14 @@ impl KeyText {
 
 /// One entry of a tracked set.
 #[derive(Debug)]
-struct Slot {
+struct Slot<V> {
     key: KeyText,
     /// The index's key of it ([`Key::short`]).
     short: u32,
-    opened: Opened,
+    /// Indexed by its text in `spill` (another live key held its short hash when it was
+    /// added), so dropping it looks `spill` up, and dropping any other does not.
+    spilled: bool,
+    opened: V,
 }
 
 impl Key<'_> {
@@ -202,16 +214,16 @@ type ByHash = HashMap<u32, u32, std::hash::BuildHasherDefault<Rehash>>;
 /// outnumber entries. Dropping the oldest entry of a full set leaves its index entry in
 /// place, pointing before the queue (stale, so absent): removing it would be a probe of
 /// the index for every entry added, a cache miss on a long stream; stale entries are swept
-/// when they outnumber the live ones. So memory stays bounded by the cap whatever stays
+/// when they are an eighth of the live ones. So memory stays bounded by the cap whatever stays
 /// open. See docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)".
 #[derive(Debug)]
-struct Tracked {
+struct Tracked<V = Opened> {
     /// Short hash → age (its low 32 bits); the entry of age `a` is `slots[a - base]`.
     by_hash: ByHash,
     /// Key → age, for the keys whose short hash another live entry held when they were
     /// added.
     spill: HashMap<Box<str>, u64, Hasher>,
-    slots: VecDeque<Option<Slot>>,
+    slots: VecDeque<Option<Slot<V>>>,
     base: u64,
     /// Live entries.
     live: usize,
@@ -236,7 +248,7 @@ impl Found {
 }
 
 /// The slot of `age` in a queue whose first slot is of age `base`.
-fn slot_at(slots: &VecDeque<Option<Slot>>, base: u64, age: u64) -> Option<&Slot> {
+fn slot_at<V>(slots: &VecDeque<Option<Slot<V>>>, base: u64, age: u64) -> Option<&Slot<V>> {
     let i = usize::try_from(age.checked_sub(base)?).ok()?;
     slots.get(i)?.as_ref()
 }
@@ -247,7 +259,7 @@ fn age_of(base: u64, low: u32) -> u64 {
     base + u64::from(low.wrapping_sub(base as u32))
 }
 
-impl Tracked {
+impl<V> Tracked<V> {
     fn new(cap: usize) -> Self {
         Tracked {
             by_hash: ByHash::default(),
@@ -278,12 +290,12 @@ impl Tracked {
         self.capped = false;
     }
 
-    fn slot(&self, age: u64) -> Option<&Slot> {
+    fn slot(&self, age: u64) -> Option<&Slot<V>> {
         slot_at(&self.slots, self.base, age)
     }
 
     /// The live entry the index holds for `short`, if any, with its age.
-    fn indexed(&self, short: u32) -> Option<(u64, &Slot)> {
+    fn indexed(&self, short: u32) -> Option<(u64, &Slot<V>)> {
         let age = age_of(self.base, *self.by_hash.get(&short)?);
         self.slot(age).map(|s| (age, s))
     }
@@ -306,45 +318,108 @@ impl Tracked {
         self.find(key).is_some()
     }
 
-    fn get(&self, key: Key<'_>) -> Option<&Opened> {
+    fn get(&self, key: Key<'_>) -> Option<&V> {
         let age = self.find(key)?.age();
         self.slot(age).map(|s| &s.opened)
     }
 
     /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
     /// first time in the input (the oldest entry was dropped).
-    fn insert(&mut self, key: Key<'_>, opened: Opened) -> bool {
+    ///
+    /// One probe of the index finds where the key is and claims its short hash for it
+    /// (the set of answered calls takes every call's id once and is full on a long stream:
+    /// that probe is a cache miss, so it is not made three times).
+    fn insert(&mut self, key: Key<'_>, opened: V) -> bool {
+        use std::collections::hash_map::Entry;
         // The new entry goes to the back, then the old one of the same key, or the oldest
         // when the set was full, leaves the front.
         let full = self.live >= self.cap;
         let age = self.base + self.slots.len() as u64;
-        let slot = Slot {
-            key: KeyText::new(key.text),
-            short: key.short(),
-            opened,
-        };
-        if let Some(found) = self.find(key) {
-            match found {
-                Found::ByHash(_) => {
-                    self.by_hash.insert(key.short(), age as u32);
-                }
-                Found::Spill(_) => {
-                    if let Some(a) = self.spill.get_mut(key.text) {
-                        *a = age;
-                    }
-                }
+        let (slots, base, spill) = (&self.slots, self.base, &mut self.spill);
+        // The key's entry in `spill`, when it is there and live.
+        let in_spill = |spill: &mut HashMap<Box<str>, u64, Hasher>| -> Option<u64> {
+            if spill.is_empty() {
+                return None;
             }
-            self.slots.push_back(Some(slot));
-            self.take(found.age());
+            let a = *spill.get(key.text)?;
+            slot_at(slots, base, a).map(|_| a)
+        };
+        // (the age of the key's live entry, whether the new entry is indexed in `spill`)
+        let (old, spilled) = match self.by_hash.entry(key.short()) {
+            Entry::Occupied(mut e) => match slot_at(slots, base, age_of(base, *e.get())) {
+                Some(s) if s.key.as_bytes() == key.text.as_bytes() => {
+                    let old = age_of(base, *e.get());
+                    e.insert(age as u32);
+                    (Some(old), false)
+                }
+                // Another live key holds the short hash: this one is (or goes) in `spill`.
+                Some(_) => match in_spill(spill) {
+                    Some(a) => {
+                        if let Some(to) = spill.get_mut(key.text) {
+                            *to = age;
+                        }
+                        (Some(a), true)
+                    }
+                    None => {
+                        spill.insert(Box::from(key.text), age);
+                        (None, true)
+                    }
+                },
+                // Held by a stale entry: the key takes it, unless it is in `spill`.
+                None => match in_spill(spill) {
+                    Some(a) => {
+                        if let Some(to) = spill.get_mut(key.text) {
+                            *to = age;
+                        }
+                        (Some(a), true)
+                    }
+                    None => {
+                        e.insert(age as u32);
+                        (None, false)
+                    }
+                },
+            },
+            Entry::Vacant(e) => match in_spill(spill) {
+                Some(a) => {
+                    if let Some(to) = spill.get_mut(key.text) {
+                        *to = age;
+                    }
+                    (Some(a), true)
+                }
+                None => {
+                    e.insert(age as u32);
+                    (None, false)
+                }
+            },
+        };
+        // A short key's bytes are copied into the slot in the queue, not into one on the
+        // stack that is then copied whole (which read back bytes just written, in other
+        // sizes, and stalled).
+        let inline = u8::try_from(key.text.len())
+            .ok()
+            .filter(|&n| usize::from(n) <= KeyText::INLINE);
+        self.slots.push_back(Some(Slot {
+            key: match inline {
+                Some(n) => KeyText::Inline(n, [0; KeyText::INLINE]),
+                None => KeyText::Heap(Box::from(key.text)),
+            },
+            short: key.short(),
+            spilled,
+            opened,
+        }));
+        if let Some(Some(Slot {
+            key: KeyText::Inline(n, buf),
+            ..
+        })) = self.slots.back_mut()
+        {
+            if let Some(to) = buf.get_mut(..usize::from(*n)) {
+                to.copy_from_slice(key.text.as_bytes());
+            }
+        }
+        if let Some(old) = old {
+            self.take(old);
             return false;
         }
-        // The short hash is free, or held by a stale entry: the key takes it.
-        if self.indexed(key.short()).is_some() {
-            self.spill.insert(Box::from(key.text), age);
-        } else {
-            self.by_hash.insert(key.short(), age as u32);
-        }
-        self.slots.push_back(Some(slot));
         self.live += 1;
         if !full {
             return false;
@@ -355,7 +430,7 @@ impl Tracked {
         first_cap
     }
 
-    fn remove(&mut self, key: Key<'_>) -> Option<Opened> {
+    fn remove(&mut self, key: Key<'_>) -> Option<V> {
         let found = self.find(key)?;
         match found {
             Found::ByHash(_) => self.by_hash.remove(&key.short()).map(|_| ()),
@@ -366,7 +441,7 @@ impl Tracked {
     }
 
     /// Empties the slot of `age` (its key is already out of the index, or indexed anew).
-    fn take(&mut self, age: u64) -> Option<Slot> {
+    fn take(&mut self, age: u64) -> Option<Slot<V>> {
         let i = usize::try_from(age.checked_sub(self.base)?).ok()?;
         let entry = self.slots.get_mut(i)?.take();
         while let Some(None) = self.slots.front() {
@@ -389,21 +464,27 @@ impl Tracked {
             self.base += 1;
             let Some(s) = slot else { continue };
             self.live -= 1;
-            if !self.spill.is_empty() && self.spill.get(s.key.as_str()) == Some(&age) {
+            if s.spilled && self.spill.get(s.key.as_str()) == Some(&age) {
                 self.spill.remove(s.key.as_str());
             }
-            if self.by_hash.len() > 2 * self.live + 64 {
+            // Swept when stale entries are an eighth of the live ones: a full set's index
+            // then stays in a table of 2^17 entries (1 MiB) rather than 2^18, and a sweep
+            // reads the table alone, in order.
+            if self.by_hash.len() > self.live + self.live / 8 + 64 {
                 self.sweep();
             }
             return;
         }
     }
 
-    /// Drops the index's stale entries.
+    /// Drops the index's stale entries: those pointing before the queue (an entry of the
+    /// index that points into it is live: a closed or replaced entry leaves the index when
+    /// it leaves the queue). Told by the age alone, without reading the slot, which on a
+    /// full set is a cache miss per entry.
     fn sweep(&mut self) {
-        let (slots, base) = (&self.slots, self.base);
+        let (len, base) = (self.slots.len() as u64, self.base);
         self.by_hash
-            .retain(|_, low| slot_at(slots, base, age_of(base, *low)).is_some());
+            .retain(|_, low| age_of(base, *low) - base < len);
     }
 
     /// Closes the holes left by removed entries, keeping the order.
@@ -428,7 +509,7 @@ impl Tracked {
     }
 
     /// Everything still open, oldest first, leaving the set empty.
-    fn drain(&mut self) -> Vec<(KeyText, Opened)> {
+    fn drain(&mut self) -> Vec<(KeyText, V)> {
         self.by_hash.clear();
         self.spill.clear();
         self.base = 0;
@@ -496,8 +577,11 @@ pub struct GapTracker {
     seq: Sequence,
     tools: Tracked,
     /// Tool calls answered already: a second answer to one is no second TOOL_ERROR (a
-    /// call's error counts once, as in `stats`).
-    answered: Tracked,
+    /// call's error counts once, as in `stats`). Only the line of the answer is kept: on a
+    /// long stream this set is full, and each call answered is written into it (a slot of
+    /// 56 bytes rather than 80: docs/PERFORMANCE.md, "validate --gaps on the calling
+    /// thread").
+    answered: Tracked<u64>,
     items: Tracked,
     requests: Tracked,
     uuids: Tracked,
@@ -587,7 +671,7 @@ impl GapTracker {
             file: record.file,
             line: record.line,
             offset: record.offset,
-            raw: record.raw,
+            raw: trim_newline(record.raw),
         };
         self.apply(&ops, &text, &at, out);
         self.scratch = (ops, text);
@@ -619,36 +703,40 @@ impl GapTracker {
         let Some(value) = tracked_value(record) else {
             return;
         };
+        let from = facts.ops.len();
         self.extract(&record.info, value, &mut facts.ops, &mut facts.text);
+        facts.redundant(from);
+        if facts.ops.len() == from {
+            facts.skipped = facts.skipped.saturating_add(1);
+            return;
+        }
+        // What a finding's excerpt shows of the record, so the merge needs no block.
+        let raw = trim_newline(record.raw);
+        facts.raw.extend_from_slice(excerpt_bytes(raw));
         // A block's records and output stay far below 4 GiB (a longer line ends batching).
         let small = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         facts.records.push(FactRecord {
             line: record.line,
             offset: record.offset,
-            len: small(record.raw.len()),
+            raw_end: small(facts.raw.len()),
             ops_end: small(facts.ops.len()),
             mark: small(mark),
+            skipped: std::mem::take(&mut facts.skipped),
         });
     }
 
-    /// Applies the facts of a block, in order: `block` holds the block's records, the first
-    /// at byte `block_offset` of the input. Each finding is pushed onto `out` with the mark
-    /// of the record it was found at.
-    pub fn replay(
-        &mut self,
-        facts: &Facts,
-        block: &[u8],
-        block_offset: u64,
-        out: &mut Vec<(usize, Diagnostic)>,
-    ) {
+    /// Applies the facts of a block, in order. Each finding is pushed onto `out` with the
+    /// mark of the record it was found at.
+    pub fn replay(&mut self, facts: &Facts, out: &mut Vec<(usize, Diagnostic)>) {
+        self.warm(facts);
         let mut found = Vec::new();
         let mut start = 0;
+        let mut raw_start = 0;
         let file = Arc::clone(&self.file);
         for r in &facts.records {
-            let from = usize::try_from(r.offset.saturating_sub(block_offset)).unwrap_or(0);
-            let raw = block
-                .get(from..from.saturating_add(r.len as usize))
-                .unwrap_or_default();
+            let raw_end = r.raw_end as usize;
+            let raw = facts.raw.get(raw_start..raw_end).unwrap_or_default();
+            raw_start = raw_end;
             let at = At {
                 file: &file,
                 line: r.line,
@@ -657,9 +745,60 @@ impl GapTracker {
             };
             let end = r.ops_end as usize;
             let ops = facts.ops.get(start..end).unwrap_or_default();
+            self.skip(r.skipped);
             self.apply(ops, &facts.text, &at, &mut found);
             start = end;
             out.extend(found.drain(..).map(|d| (r.mark as usize, d)));
+        }
+        self.skip(facts.skipped);
+    }
+
+    /// Looks up, ahead of applying them, the index entries of the large sets that the
+    /// block's operations will touch: the calls answered, which on a long stream holds
+    /// [`DEFAULT_CAP`] ids, and each id's entry is a cache miss. Looked up one after the
+    /// other, with nothing depending on them, the misses overlap; applied in order, each
+    /// waited for the last. The same for the facts themselves, written by a worker on the
+    /// other core: their records are read in a tight loop first. It changes nothing but
+    /// what is in the cache.
+    fn warm(&self, facts: &Facts) {
+        fn touch<V>(set: &Tracked<V>, key: Key<'_>) {
+            if set.live > 4096 {
+                std::hint::black_box(set.by_hash.get(&key.short()));
+            }
+        }
+        let lines = facts.records.iter().fold(0, |n, r| n ^ r.line);
+        let text = facts.text.as_bytes().iter().step_by(64);
+        std::hint::black_box((lines, text.fold(0, |n, b| n ^ b)));
+        if [self.answered.live, self.uuids.live, self.requests.live]
+            .iter()
+            .all(|&n| n <= 4096)
+        {
+            return;
+        }
+        let text = &facts.text;
+        for op in &facts.ops {
+            match op {
+                Op::CloseTool { id, .. } | Op::ToolState { id, .. } => {
+                    touch(&self.answered, self.key(id.of(text)))
+                }
+                Op::Chain {
+                    parent: Some(id), ..
+                } => touch(&self.uuids, self.key(id.of(text))),
+                Op::Request { key, .. } | Op::Response { key } => {
+                    touch(&self.requests, self.key(key.of(text)))
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Applies `n` records that told the trackers nothing, as [`GapTracker::apply`] would
+    /// with no operations: they only count towards the detection window of the sequence
+    /// field while it is undecided.
+    fn skip(&mut self, n: u32) {
+        if self.seq_field.is_none() && self.seq.detected.is_none() {
+            let seen = self.seq.looked_at.saturating_add(u64::from(n));
+            self.seq.looked_at = self.seq.looked_at.max(seen.min(SEQ_DETECTION_WINDOW));
         }
     }
 
@@ -1126,8 +1265,7 @@ impl GapTracker {
             None => format!("{} call {} failed", printable(name), printable(id.text)),
         };
         out.push(at.diag(Code::ToolError, message));
-        let label = self.labels.get(name);
-        self.answered.insert(id, at.opened(label));
+        self.answered.insert(id, at.line);
     }
 
     /// Closes a tool call; an error result is TOOL_ERROR, an answer to nothing an orphan.
@@ -1137,10 +1275,10 @@ impl GapTracker {
                 if is_error {
                     self.tool_failed(id, &o.label, Some(o.line), at, out);
                 } else {
-                    self.answered.insert(id, at.opened(o.label));
+                    self.answered.insert(id, at.line);
                 }
             }
-            None if self.answered.get(id).is_some_and(|a| a.line == at.line) => {
+            None if self.answered.get(id) == Some(&at.line) => {
                 // The same answer twice in one record (Claude repeats a tool_result block):
                 // reported with the first.
             }
@@ -1305,6 +1443,26 @@ pub struct Facts {
     ops: Vec<Op>,
     /// The operations' strings.
     text: String,
+    /// The start of each record ([`FactRecord::raw_end`]), as much as an excerpt shows.
+    raw: Vec<u8>,
+    /// Records without operations since the last one with some ([`FactRecord::skipped`]).
+    skipped: u32,
+    /// What the operations so far guarantee of the trackers' state once applied, whatever
+    /// it was before them (the records of one input, in order): operations that then
+    /// change nothing are left out ([`Facts::redundant`]).
+    known: Known,
+}
+
+/// See [`Facts::known`].
+#[derive(Debug, Default, Clone, Copy)]
+struct Known {
+    /// A session-start check ([`Op::NoInit`]) was applied: after it the input has seen its
+    /// start or reported the lack of one, which no later record changes, so every later
+    /// one is moot.
+    no_init: bool,
+    /// A session is open (after [`Op::Open`] or [`Op::SessionStart`], until [`Op::End`]
+    /// or [`Op::ProcessStart`]): opening it unless one is open changes nothing.
+    open: bool,
 }
 
 impl Facts {
@@ -1317,8 +1475,46 @@ impl Facts {
             records: Vec::with_capacity(self.records.len()),
             ops: Vec::with_capacity(self.ops.len()),
             text: String::with_capacity(self.text.len()),
+            raw: Vec::with_capacity(self.raw.len()),
+            skipped: 0,
+            known: Known::default(),
         };
         std::mem::replace(self, room)
+    }
+
+    /// Leaves out of `ops[from..]`, a record's operations, those that change nothing after
+    /// the ones before them. On a Claude stream every message says that a session start
+    /// should have come and that the session is open from here, which after the first
+    /// record of a block says nothing: two of a record's three or four operations, which
+    /// the merging thread read and applied one by one (docs/PERFORMANCE.md, "validate
+    /// --gaps on the calling thread").
+    fn redundant(&mut self, from: usize) {
+        let known = &mut self.known;
+        let mut keep = from;
+        for i in from..self.ops.len() {
+            let drop = match self.ops.get(i) {
+                Some(Op::NoInit(_)) => std::mem::replace(&mut known.no_init, true),
+                Some(Op::Open { replace }) => {
+                    let moot = known.open && !replace;
+                    known.open = true;
+                    moot
+                }
+                Some(Op::SessionStart { .. }) => {
+                    known.open = true;
+                    false
+                }
+                Some(Op::End(_) | Op::ProcessStart { .. }) => {
+                    known.open = false;
+                    false
+                }
+                _ => false,
+            };
+            if !drop {
+                self.ops.swap(keep, i);
+                keep += 1;
+            }
+        }
+        self.ops.truncate(keep);
     }
 }
 
@@ -1326,10 +1522,14 @@ impl Facts {
 struct FactRecord {
     line: u64,
     offset: u64,
-    len: u32,
+    /// Its excerpt's bytes are `raw[previous record's raw_end..raw_end]`.
+    raw_end: u32,
     /// Its operations are `ops[previous record's ops_end..ops_end]`.
     ops_end: u32,
     mark: u32,
+    /// Records the trackers looked at just before it that told them nothing: not kept,
+    /// only counted (they count towards the window of sequence-field detection).
+    skipped: u32,
 }
 
 /// The value the trackers look at: a valid record's, when it is an object.
@@ -1394,6 +1594,7 @@ struct At<'r> {
     file: &'r Arc<str>,
     line: u64,
     offset: u64,
+    /// The record without its line end, or as much of its start as its excerpt shows.
     raw: &'r [u8],
 }
 
@@ -1407,7 +1608,7 @@ impl At<'_> {
             code,
             severity: code.severity(),
             message,
-            excerpt: excerpt(trim_newline(self.raw), None),
+            excerpt: excerpt(self.raw, None),
         }
     }
 
@@ -1457,7 +1658,7 @@ mod tests {
     /// makes each key's hash: the real one, or one that makes keys collide (indexed by
     /// their text in `spill`).
     fn tracked_set_against_a_plain_list(hash: impl Fn(&str) -> u64) {
-        let mut t = Tracked::new(50);
+        let mut t: Tracked = Tracked::new(50);
         let mut model: Vec<(String, u64)> = Vec::new();
         let mut rng = crate::test_rng::Rng::new(0x2545_f491_4f6c_dd1d);
         for step in 0..20_000u64 {
@@ -1501,7 +1702,10 @@ mod tests {
             );
             assert_eq!(t.live, model.len());
             assert!(t.slots.len() <= 2 * t.live + 65, "holes are compacted");
-            assert!(t.by_hash.len() <= 2 * 50 + 65, "stale entries are swept");
+            assert!(
+                t.by_hash.len() <= 50 + 50 / 8 + 65,
+                "stale entries are swept"
+            );
         }
         let rest: Vec<(String, u64)> = t
             .drain()
@@ -1538,6 +1742,207 @@ mod tests {
             .into_iter()
             .map(|d| (d.line, d.code, d.message))
             .collect()
+    }
+
+    /// Collects the facts of every record, taking them every `chunk` records as a block.
+    struct Collector {
+        tracker: GapTracker,
+        facts: Facts,
+        chunk: usize,
+        seen: usize,
+        blocks: Vec<Facts>,
+        dialect: Option<Dialect>,
+    }
+
+    impl Consumer for Collector {
+        fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
+            self.tracker.collect(record, self.seen, &mut self.facts);
+            self.seen += 1;
+            if self.seen.is_multiple_of(self.chunk) {
+                self.blocks.push(self.facts.take());
+            }
+            Ok(Flow::Continue)
+        }
+
+        fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+            self.blocks.push(self.facts.take());
+            self.dialect = dialect;
+            Ok(())
+        }
+    }
+
+    type Found = Vec<(u64, Code, String, String)>;
+
+    fn found(ds: impl IntoIterator<Item = Diagnostic>) -> Found {
+        ds.into_iter()
+            .map(|d| (d.line, d.code, d.message, d.excerpt))
+            .collect()
+    }
+
+    /// The findings of collecting the facts in blocks of `chunk` records and replaying
+    /// them, as the merge of batch mode does.
+    fn replayed(text: &str, chunk: usize, seq_field: Option<&str>) -> Found {
+        let name: Arc<str> = Arc::from("t");
+        let mut collector = Collector {
+            tracker: GapTracker::new(seq_field.map(String::from)),
+            facts: Facts::default(),
+            chunk,
+            seen: 0,
+            blocks: Vec::new(),
+            dialect: None,
+        };
+        Pipeline::new(Options::default())
+            .run(&name, text.as_bytes(), &mut collector)
+            .expect("reads");
+        let mut tracker = GapTracker::new(seq_field.map(String::from));
+        tracker.begin(&name);
+        let mut out = Vec::new();
+        for facts in &collector.blocks {
+            let mut marked = Vec::new();
+            tracker.replay(facts, &mut marked);
+            out.extend(marked.into_iter().map(|(_, d)| d));
+        }
+        tracker.end(collector.dialect, &mut out);
+        found(out)
+    }
+
+    fn tracked(text: &str, seq_field: Option<&str>) -> Found {
+        let mut pipeline = Pipeline::new(Options::default());
+        let mut tracker = GapTracker::new(seq_field.map(String::from));
+        let name: Arc<str> = Arc::from("t");
+        pipeline
+            .run(&name, text.as_bytes(), &mut tracker)
+            .expect("reads");
+        found(tracker.take_found())
+    }
+
+    /// Facts collected in blocks of any size and replayed give the findings of one pass,
+    /// excerpts included: the operations a block leaves out (a session start checked
+    /// again, a session opened again) and the records without any (only counted, for the
+    /// detection window of the sequence field) change nothing.
+    #[test]
+    fn facts_replayed_in_blocks_find_what_one_pass_finds() {
+        let claude =
+            |ty: &str, rest: &str| format!("{{\"type\":\"{ty}\",\"session_id\":\"s\"{rest}}}\n");
+        let tool_use = |id: &str| {
+            claude(
+                "assistant",
+                &format!(
+                    ",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"{id}\",\"name\":\"Bash\",\"input\":{{}}}}]}}"
+                ),
+            )
+        };
+        let tool_result = |id: &str, error: bool| {
+            claude(
+                "user",
+                &format!(
+                    ",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"{id}\",\"is_error\":{error},\"content\":\"{}\"}}]}}",
+                    "out ".repeat(80)
+                ),
+            )
+        };
+        let text_message = claude(
+            "assistant",
+            ",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}",
+        );
+        // A stream without its init, sessions ended in errors, orphans, repeated answers.
+        let mut stream = String::new();
+        for i in 0..40 {
+            stream += &text_message;
+            stream += &tool_use(&format!("toolu_{i}"));
+            match i % 5 {
+                0 => stream += &tool_result(&format!("toolu_{i}"), true),
+                1 => stream += &tool_result(&format!("toolu_x{i}"), false),
+                2 => {
+                    stream += &tool_result(&format!("toolu_{i}"), false);
+                    stream += &tool_result(&format!("toolu_{i}"), true);
+                }
+                3 => {}
+                _ => stream += &tool_result(&format!("toolu_{i}"), false),
+            }
+            // Sessions ended, then begun again by an init or by the next message.
+            if i % 7 == 6 {
+                stream += &claude("result", ",\"subtype\":\"error_during_execution\"");
+            }
+            if i % 14 == 6 {
+                stream += &claude(
+                    "system",
+                    &format!(",\"subtype\":\"init\",\"session_id\":\"s{i}\""),
+                );
+            }
+        }
+        // Ended, then begun again by a message: open at the end.
+        stream += &claude("result", ",\"subtype\":\"success\"");
+        stream += &text_message;
+        stream += &text_message;
+        // Sequence numbers after records without any: within the detection window, and
+        // past it (not looked for any more).
+        let numbered = |skip: usize| {
+            let mut t = "{\"a\":1}\n".repeat(skip);
+            for n in [1, 2, 5, 5, 3, 9] {
+                t += &format!("{{\"seq\":{n}}}\n");
+            }
+            t
+        };
+        let inputs = [
+            (stream, None),
+            (numbered(10), None),
+            (numbered(63), None),
+            (numbered(64), None),
+            (numbered(70), None),
+            (numbered(70), Some("seq")),
+        ];
+        for (text, seq_field) in &inputs {
+            let want = tracked(text, *seq_field);
+            for chunk in [1, 2, 3, 5, 8, 13, 64, 1000] {
+                assert_eq!(replayed(text, chunk, *seq_field), want, "blocks of {chunk}");
+            }
+        }
+        // The stream's findings carry excerpts cut from the facts' copy of each record.
+        let stream = tracked(&inputs[0].0, None);
+        assert!(stream.iter().any(|f| f.3.ends_with('…')), "{stream:?}");
+        assert!(stream.len() > 40, "{stream:?}");
+        let last = inputs[0].0.lines().count() as u64 - 1;
+        assert!(stream.contains(&(
+            last,
+            Code::SessNoResult,
+            format!("session that began at line {last} has no result (stream ended)"),
+            String::new()
+        )));
+        // Found within the window, not past it, and always with the field named.
+        assert_eq!(tracked(&inputs[2].0, None).len(), 4);
+        assert!(tracked(&inputs[3].0, None).is_empty());
+        assert_eq!(tracked(&inputs[5].0, Some("seq")).len(), 4);
+    }
+
+    /// The bytes the facts keep of a record give its whole excerpt: ASCII, multi-byte
+    /// characters, control characters, bad bytes and characters cut at every length.
+    #[test]
+    fn excerpt_bytes_give_the_whole_records_excerpt() {
+        let mut rng = crate::test_rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let pieces: [&[u8]; 8] = [
+            b"a",
+            b"{\"k\":",
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\x01",
+            b"\xff",
+            b"\t",
+        ];
+        for round in 0..4000 {
+            let mut raw = Vec::new();
+            let ascii_head = round % 2 == 0;
+            if ascii_head {
+                raw.extend(std::iter::repeat_n(b'x', (rng.next_u64() % 70) as usize));
+            }
+            for _ in 0..rng.next_u64() % 120 {
+                raw.extend_from_slice(pieces[(rng.next_u64() % 8) as usize]);
+            }
+            let kept = excerpt_bytes(&raw);
+            assert!(kept.len() <= EXCERPT_BYTES);
+            assert_eq!(excerpt(kept, None), excerpt(&raw, None), "{raw:?}");
+        }
     }
 
     #[test]

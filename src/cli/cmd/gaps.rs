@@ -159,19 +159,11 @@ impl<W: Write, R: Write> Parallel for GapsRun<W, R> {
         }
     }
 
+    /// A block's gap facts are applied in order (they hold what the findings' excerpts
+    /// show of their records: the block's bytes are not needed).
     fn merge(&mut self, part: Part) -> io::Result<Flow> {
-        self.merge_block(part, &[], 0)
-    }
-
-    /// Gap findings point into the block's records.
-    fn merge_reads_block(&self) -> bool {
-        true
-    }
-
-    /// The block's gap facts are applied in order.
-    fn merge_block(&mut self, part: Part, block: &[u8], offset: u64) -> io::Result<Flow> {
         let mut found = Vec::new();
-        self.tracker.replay(&part.facts, block, offset, &mut found);
+        self.tracker.replay(&part.facts, &mut found);
         let summary = &mut self.summary;
         self.writer
             .write_interleaved(&part.text, &found, |d| summary.add_diagnostic(d))?;

@@ -192,21 +192,14 @@ impl<W: Write, R: Write> Parallel for Validate<W, R> {
         }
     }
 
+    /// A block's gap facts are applied in order; each finding is written after its
+    /// record's own diagnostics. The facts hold what the findings' excerpts show of their
+    /// records, so the block's bytes are not needed (a worker reads its ranges into a
+    /// buffer of its own).
     fn merge(&mut self, part: Part) -> io::Result<Flow> {
-        self.merge_block(part, &[], 0)
-    }
-
-    /// Gap findings point into the block's records.
-    fn merge_reads_block(&self) -> bool {
-        self.tracker.is_some()
-    }
-
-    /// The block's gap facts are applied in order; each finding is written after its
-    /// record's own diagnostics.
-    fn merge_block(&mut self, part: Part, block: &[u8], offset: u64) -> io::Result<Flow> {
         let mut found = Vec::new();
         if let Some(t) = self.tracker.as_mut() {
-            t.replay(&part.facts, block, offset, &mut found);
+            t.replay(&part.facts, &mut found);
         }
         let summary = &mut self.summary;
         self.writer
