@@ -336,13 +336,16 @@ impl<V> Tracked<V> {
         let full = self.live >= self.cap;
         let age = self.base + self.slots.len() as u64;
         let (slots, base, spill) = (&self.slots, self.base, &mut self.spill);
-        // The key's entry in `spill`, when it is there and live.
-        let in_spill = |spill: &mut HashMap<Box<str>, u64, Hasher>| -> Option<u64> {
+        // The age of the key's entry in `spill`, when it is there and live; the entry then
+        // takes the new age.
+        let claim_spilled = |spill: &mut HashMap<Box<str>, u64, Hasher>| -> Option<u64> {
             if spill.is_empty() {
                 return None;
             }
-            let a = *spill.get(key.text)?;
-            slot_at(slots, base, a).map(|_| a)
+            let to = spill.get_mut(key.text)?;
+            let a = slot_at(slots, base, *to).map(|_| *to)?;
+            *to = age;
+            Some(a)
         };
         // (the age of the key's live entry, whether the new entry is indexed in `spill`)
         let (old, spilled) = match self.by_hash.entry(key.short()) {
@@ -353,39 +356,24 @@ impl<V> Tracked<V> {
                     (Some(old), false)
                 }
                 // Another live key holds the short hash: this one is (or goes) in `spill`.
-                Some(_) => match in_spill(spill) {
-                    Some(a) => {
-                        if let Some(to) = spill.get_mut(key.text) {
-                            *to = age;
-                        }
-                        (Some(a), true)
-                    }
+                Some(_) => match claim_spilled(spill) {
+                    Some(a) => (Some(a), true),
                     None => {
                         spill.insert(Box::from(key.text), age);
                         (None, true)
                     }
                 },
                 // Held by a stale entry: the key takes it, unless it is in `spill`.
-                None => match in_spill(spill) {
-                    Some(a) => {
-                        if let Some(to) = spill.get_mut(key.text) {
-                            *to = age;
-                        }
-                        (Some(a), true)
-                    }
+                None => match claim_spilled(spill) {
+                    Some(a) => (Some(a), true),
                     None => {
                         e.insert(age as u32);
                         (None, false)
                     }
                 },
             },
-            Entry::Vacant(e) => match in_spill(spill) {
-                Some(a) => {
-                    if let Some(to) = spill.get_mut(key.text) {
-                        *to = age;
-                    }
-                    (Some(a), true)
-                }
+            Entry::Vacant(e) => match claim_spilled(spill) {
+                Some(a) => (Some(a), true),
                 None => {
                     e.insert(age as u32);
                     (None, false)
