@@ -448,13 +448,13 @@ fn any_bit(bits: &[u64], from: usize, to: usize) -> bool {
         || word(last) & high != 0
 }
 
-/// The bytes an escape may name after its backslash.
+/// The bytes an escape may name after its backslash: the one-character escapes
+/// ([`UNESCAPED`]) and `u`.
 const ESCAPABLE: [bool; 256] = {
     let mut t = [false; 256];
-    let chars = *b"\"\\/bfnrtu";
     let mut k = 0;
-    while k < chars.len() {
-        t[chars[k] as usize] = true;
+    while k < 256 {
+        t[k] = UNESCAPED[k] != 0 || k == b'u' as usize;
         k += 1;
     }
     t

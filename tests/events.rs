@@ -1082,19 +1082,21 @@ fn live_pipe_events_come_out_as_records_arrive() {
 
 /// Codex's older outputs are a JSON document in a string, `{"output": …, "metadata": …}`;
 /// the event's content is that document's `output` string, written exactly as serde_json
-/// writes it. Most are copied from the record as they are (src/dialect/codex_log/events.rs,
-/// `output_in_document`); a string serde_json would write otherwise (a `\u` or `\/`
+/// writes it. Most are copied from the record as they are (`tool_output::document_output`
+/// in src/dialect/codex_log/); a string serde_json would write otherwise (a `\u` or `\/`
 /// escape), a repeated key, an `output` that is not a string, a document nested deeper than
-/// the fast path reads, or one that is not JSON, each come out as serde_json reads them.
+/// ndjq reads (130 levels), or one that is not JSON, each come out as serde_json reads them.
 #[test]
 fn codex_document_outputs_come_out_as_serde_json_writes_them() {
     let deep = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+    let deeper = format!("{}1{}", "[".repeat(130), "]".repeat(130));
     let documents: Vec<String> = vec![
         serde_json::json!({"output": "line1\nline2 \"quoted\" \\ back\ttab \u{1} é 😀", "metadata": {"exit_code": 0}}).to_string(),
         r#"{"output":"caf\u00e9 \/ slash","metadata":{"exit_code":1}}"#.to_string(),
         r#"{"output":"first","output":"second\nline","metadata":{"exit_code":0}}"#.to_string(),
         r#"{"output":"a string","output":5}"#.to_string(),
         format!(r#"{{"output":"under a deep one","metadata":{{"exit_code":0,"deep":{deep}}}}}"#),
+        format!(r#"{{"output":"under one too deep","metadata":{{"deep":{deeper}}}}}"#),
         r#"{"output":"not closed","metadata":{"#.to_string(),
         "plain text, no document".to_string(),
     ];

@@ -601,7 +601,7 @@ impl Classifier {
             Some(Dialect::Generic) | None => value.path(&self.type_field).and_then(|t| t.as_str()),
             Some(_) => top_type,
         };
-        let mut info = RecordInfo {
+        let info = RecordInfo {
             dialect: self.current,
             ty,
             subtype,
@@ -628,7 +628,6 @@ impl Classifier {
         } else if dialect == Dialect::Gemini && gemini::is_document(value) {
             dialect.check(value, &head(gemini::DOCUMENT), &mut findings.schema);
         }
-        info.dialect = Some(dialect);
         info
     }
 }

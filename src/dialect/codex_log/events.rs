@@ -20,10 +20,9 @@
 use crate::dialect::codex::events::input as codex_input;
 use crate::event::{str_of, uint, Body, Context, Emit, EventReader};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
-use crate::json::{Json, TapeValue};
-use crate::tape::Doc;
+use crate::json::Json;
 use std::borrow::Cow;
-use std::cell::{OnceCell, RefCell};
+use std::cell::OnceCell;
 use std::io;
 
 /// The rollouts.
@@ -231,28 +230,6 @@ fn item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
     }
 }
 
-/// The `output` string of a document `{"output": …, "metadata": {…}}`, as its JSON text
-/// between the quotes, when that text is already what serde_json writes for it: the
-/// document read by the project's parser, the string neither unescaped nor escaped again.
-/// `None` sends the caller to serde_json (a string it would write otherwise, no such key,
-/// or a document the parser does not vouch for). The parser accepts what serde_json
-/// accepts up to serde_json's nesting limit, and is held to less here.
-fn output_in_document(text: &str) -> Option<&str> {
-    thread_local! {
-        /// One per thread, reused from output to output.
-        static DOC: RefCell<Doc> = RefCell::new(Doc::new());
-    }
-    DOC.with(|doc| {
-        let mut doc = doc.try_borrow_mut().ok()?;
-        if !doc.parse(text, 64) {
-            return None;
-        }
-        let root = Json::Tape(TapeValue::root(&doc, text));
-        let (a, b) = root.get("output")?.canonical_span()?;
-        text.get(a..b)
-    })
-}
-
 /// The content of a rollout function call's output, and whether it reports a failure
 /// (the Codex rule, [`super::tool_output::failed`], that `stats` and `gaps` use too).
 fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
@@ -268,7 +245,7 @@ fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
     // The old form is a JSON document in the string: {"output": …, "metadata": {…}}; its
     // output is the content.
     if let Some(text) = out.as_str().filter(|t| t.starts_with('{')) {
-        if let Some(raw) = output_in_document(text) {
+        if let Some(raw) = super::tool_output::document_output(text) {
             return (Some(Nested::EscapedStr(raw, OnceCell::new())), failed);
         }
         if let Ok(serde_json::Value::Object(mut doc)) =

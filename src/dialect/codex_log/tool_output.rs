@@ -127,6 +127,22 @@ fn document_exit_code(text: &str) -> Option<i64> {
     })
 }
 
+/// The `output` string of the document `{"output": …, "metadata": {…}}` held in `text`, as
+/// its JSON text between the quotes, when that text is already what serde_json writes for
+/// it (`events` then copies it as it is, neither unescaped nor escaped again). Read by the
+/// same parser as [`document_exit_code`], so `events` and the failure rule take the same
+/// documents for JSON. `None` when there is no such string, or when serde_json would
+/// write it otherwise, or when only serde_json read the document.
+pub(super) fn document_output(text: &str) -> Option<&str> {
+    let (a, b) = NESTED.with(|nested| {
+        let mut nested = nested.try_borrow_mut().ok()?;
+        nested.decoder.decode(text.as_bytes(), |value| {
+            value.ok()?.get("output")?.canonical_span()
+        })
+    })?;
+    text.get(a..b)
+}
+
 fn exit_code_of(decoder: &mut crate::decode::Decoder, text: &[u8]) -> Option<i64> {
     decoder.decode(text, |value| {
         value
