@@ -501,23 +501,42 @@ macro_rules! stage1_body {
             carry_in_string = ((in_string as i64) >> 63) as u64;
             bad |= control & in_string;
             // Escaped quotes, backslashes and `n`s are fine; look at the other ones.
-            let mut e = escaped & !(slash | escaped_quote | n);
-            while e != 0 {
-                let at = e.trailing_zeros() as usize;
-                let c = block[at];
-                bad |= u64::from(!ESCAPABLE[usize::from(c)]);
-                match c {
-                    b'u' => doc.unicode.push((k * 64 + at) as u32),
-                    b'/' => doc.solidus.push((k * 64 + at) as u32),
-                    _ => {}
-                }
-                e &= e - 1;
+            let e = escaped & !(slash | escaped_quote | n);
+            if e != 0 {
+                bad |= other_escapes(e, block, k * 64, &mut doc.unicode, &mut doc.solidus);
             }
             *quotes_out = quote;
             *slashes_out = slash;
         }
         bad == 0 && unicode_escapes_valid(b, &doc.unicode)
     }};
+}
+
+/// The escapes of a block other than `\"`, `\\` and `\n` (`e` has the bit of each
+/// escaped byte): where its `\u`s and `\/`s are, and whether one is not an escape (nonzero
+/// then). Out of stage 1's loop, which keeps its registers for the common case.
+#[cold]
+#[inline(never)]
+fn other_escapes(
+    mut e: u64,
+    block: &[u8; 64],
+    base: usize,
+    unicode: &mut Vec<u32>,
+    solidus: &mut Vec<u32>,
+) -> u64 {
+    let mut bad = 0;
+    while e != 0 {
+        let at = e.trailing_zeros() as usize;
+        let c = block[at];
+        bad |= u64::from(!ESCAPABLE[usize::from(c)]);
+        match c {
+            b'u' => unicode.push((base + at) as u32),
+            b'/' => solidus.push((base + at) as u32),
+            _ => {}
+        }
+        e &= e - 1;
+    }
+    bad
 }
 
 /// Stage 1 over the whole record: fills `doc.quotes` and `doc.slashes`, and returns
