@@ -107,6 +107,21 @@ fn same_key(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
+/// Where a value sits on its record's tape ([`Json::places_many`]), or nowhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Place(u32);
+
+impl Place {
+    /// A key not found.
+    pub(crate) const NONE: Place = Place(u32::MAX);
+}
+
+impl Default for Place {
+    fn default() -> Self {
+        Place::NONE
+    }
+}
+
 /// A borrowed JSON value.
 #[derive(Debug, Clone, Copy)]
 pub enum Json<'a> {
@@ -380,6 +395,46 @@ impl<'a> Json<'a> {
     /// when a key repeats, as [`Json::get`]).
     pub fn get_many<const N: usize>(&self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
         let mut found = [None; N];
+        self.each_wanted(keys, |slot, v| {
+            if let Some(slot) = found.get_mut(slot) {
+                *slot = Some(v);
+            }
+        });
+        found
+    }
+
+    /// [`Json::get_many`] as the values' places on the record's tape, read back with
+    /// [`Json::at_place`]: four bytes a key rather than a whole `Json`, so that what the
+    /// classifier's walk found can travel with the record (docs/DESIGN.md, "One walk over
+    /// a record's top level"). `None` for a value that is not on a tape.
+    pub(crate) fn places_many<const N: usize>(&self, keys: [&str; N]) -> Option<[Place; N]> {
+        if !matches!(self, Json::Tape(_)) {
+            return None;
+        }
+        let mut found = [Place::NONE; N];
+        self.each_wanted(keys, |slot, v| {
+            if let (Some(slot), Json::Tape(t)) = (found.get_mut(slot), v) {
+                // Node indices fit: a tape has fewer nodes than its record has bytes,
+                // and records are under 4 GiB.
+                *slot = Place(t.at as u32);
+            }
+        });
+        Some(found)
+    }
+
+    /// The value at `place` on this value's tape (one [`Json::places_many`] found in it
+    /// or in the record it belongs to).
+    pub(crate) fn at_place(&self, place: Place) -> Option<Json<'a>> {
+        match self {
+            Json::Tape(t) if place != Place::NONE => Some(Json::Tape(t.at(place.0 as usize))),
+            _ => None,
+        }
+    }
+
+    /// Calls `hit(i, value)` for every entry of an object whose key is `keys[i]`, in input
+    /// order (so the last of a repeated key is the last call).
+    #[inline]
+    fn each_wanted<const N: usize>(&self, keys: [&str; N], mut hit: impl FnMut(usize, Json<'a>)) {
         // The lengths asked for, as bits: most of an object's keys have none of them and
         // are passed over with one test rather than N comparisons (the gap readers look
         // for up to seven keys in every record).
@@ -388,13 +443,12 @@ impl<'a> Json<'a> {
             if lengths & 1 << (k.len() % 64) == 0 {
                 return;
             }
-            for (slot, key) in found.iter_mut().zip(keys) {
+            for (i, key) in keys.iter().enumerate() {
                 if same_key(k, key.as_bytes()) {
-                    *slot = Some(v);
+                    hit(i, v);
                 }
             }
         });
-        found
     }
 
     /// [`Json::for_each_entry`] for lookups: a key without escapes is its bytes in the

@@ -665,7 +665,7 @@ impl Everything {
         assert_eq!(n, self.events, "one JSON line per event");
         if let Some(w) = self.writers.as_mut() {
             for w in w.iter_mut() {
-                w.finish(&mut self.other).expect("writing to memory");
+                w.finish(&mut self.other, None).expect("writing to memory");
             }
         }
     }

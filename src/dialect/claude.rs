@@ -7,10 +7,10 @@
 pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
-use super::Head;
 use super::RecordInfo;
 use super::RunFacts;
 use super::{check_counts, check_value, expect, SchemaProblem, Want};
+use super::{ClaudeTop, Head};
 use crate::gaps::{InputEnd, Op};
 use crate::json::Json;
 
@@ -60,7 +60,13 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
     match ty {
         "assistant" | "user" => {
             // The hot path: one walk over the record and one over its message.
-            let [session, message] = obj.get_many(["session_id", "message"]);
+            let [session, message] = match head.claude {
+                Some(c) => [
+                    c.get(obj, ClaudeTop::SESSION_ID),
+                    c.get(obj, ClaudeTop::MESSAGE),
+                ],
+                None => obj.get_many(["session_id", "message"]),
+            };
             check_value(session, "session_id", Want::Str, session_required, p);
             check_value(message, "message", Want::Obj, true, p);
             let Some(message) = message else { return };

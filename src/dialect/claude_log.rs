@@ -6,8 +6,8 @@
 //! over time; the ones seen in real captures are known here.
 
 use super::agent::{self, Agent, StatsReader};
-use super::Head;
 use super::{check_value, expect, SchemaProblem, Want};
+use super::{ClaudeTop, Head};
 use crate::gaps::InputEnd;
 use crate::json::Json;
 
@@ -46,8 +46,15 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
         "user" | "assistant" => {
             // One walk over the record's (many) keys for the four checked, not one each:
             // every line of a transcript is checked.
-            let [session, uuid, message, cost] =
-                obj.get_many(["sessionId", "uuid", "message", "costUSD"]);
+            let [session, uuid, message, cost] = match head.claude {
+                Some(c) => [
+                    c.get(obj, ClaudeTop::SESSION_ID_CAMEL),
+                    c.get(obj, ClaudeTop::UUID),
+                    c.get(obj, ClaudeTop::MESSAGE),
+                    c.get(obj, ClaudeTop::COST_USD),
+                ],
+                None => obj.get_many(["sessionId", "uuid", "message", "costUSD"]),
+            };
             check_value(session, "sessionId", Want::Str, true, p);
             check_value(uuid, "uuid", Want::Str, true, p);
             check_value(message, "message", Want::Obj, true, p);

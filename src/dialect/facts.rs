@@ -18,7 +18,7 @@
 //! [`read_stats`] hands a record to the reader its agent's descriptor names.
 
 use super::agent::StatsReader;
-use super::{Dialect, RecordInfo};
+use super::{ClaudeTop, Dialect, RecordInfo};
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens};
 
@@ -119,11 +119,33 @@ impl<'a> Top<'a> {
     /// when its agent's reader needs only the type, subtype, time and payload the
     /// classifier found (a Codex rollout's line was walked four times).
     pub(crate) fn of_record(v: Json<'a>, info: &RecordInfo<'a>) -> Top<'a> {
-        match info.dialect.map(|d| d.agent().stats) {
-            None | Some(StatsReader::Top(_)) => Top::of(v),
+        match (info.dialect.map(|d| d.agent().stats), info.claude) {
+            // A Claude input's fields were found by the classifier (its type and subtype
+            // are the record's own: Claude is not the generic dialect).
+            (Some(StatsReader::Top(_)), Some(c)) => {
+                let field = |f| c.get(v, f);
+                Top {
+                    ty: info.ty,
+                    subtype: info.subtype,
+                    fields: [
+                        None,
+                        None,
+                        info.timestamp,
+                        field(ClaudeTop::SESSION_ID),
+                        field(ClaudeTop::SESSION_ID_CAMEL),
+                        field(ClaudeTop::MESSAGE),
+                        field(ClaudeTop::REQUEST_ID),
+                        field(ClaudeTop::REQUEST_ID_SNAKE),
+                        field(ClaudeTop::CWD),
+                        field(ClaudeTop::COST_USD),
+                    ],
+                    payload: None,
+                }
+            }
+            (None | Some(StatsReader::Top(_)), _) => Top::of(v),
             // The classifier read `type` and `subtype` from the record itself: a
             // `--type-field` path is the generic dialect's, a `Top` reader.
-            Some(StatsReader::Facts(_) | StatsReader::Typed(_)) => {
+            (Some(StatsReader::Facts(_) | StatsReader::Typed(_)), _) => {
                 let mut fields = [None; 10];
                 fields[2] = info.timestamp;
                 Top {
@@ -288,5 +310,68 @@ pub(super) fn claude_shaped<'a>(
             });
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::{Classifier, Findings};
+    use crate::json::TapeValue;
+    use crate::tape::Doc;
+
+    /// In a Claude input the classifier's walk gives the checks and `Top` the same fields
+    /// their own walks find: the last of a repeated key, a key written with escapes, none
+    /// for a missing key or one of the same length, never a nested one.
+    #[test]
+    fn the_classifiers_claude_fields_are_the_ones_a_walk_finds() {
+        let records = [
+            r#"{"parentUuid":null,"sessionId":"s1","type":"user","uuid":"u1","cwd":"/p","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi","sessionId":"inner"}}"#,
+            r#"{"type":"assistant","sessionId":"a","message":{"id":"m","usage":{"input_tokens":1}},"sessionId":"b","requestId":"r","costUSD":0.5,"uuid":"u"}"#,
+            r#"{"type":"assistant","session\u0049d":"esc","request\u005fid":"x","m\u0065ssage":{},"cwd":"c","subtype":"s"}"#,
+            r#"{"type":"assistant","session_id":"s","message":{"content":[],"usage":{}},"uuid":7,"request_id":"q"}"#,
+            r#"{"type":"summary","summary":"t"}"#,
+            r#"{"type":"user","sessionIx":"no","messagE":1,"cwD":2}"#,
+        ];
+        for dialect in [Dialect::Claude, Dialect::ClaudeLog] {
+            let mut classifier = Classifier::new(Some(dialect), vec!["type".to_string()]);
+            let mut findings = Findings::default();
+            for text in records {
+                let mut doc = Doc::new();
+                assert!(doc.parse(text, 128), "{text}");
+                let v = Json::Tape(TapeValue::root(&doc, text));
+                let info = classifier.classify(v, &mut findings);
+                let c = info.claude.expect("a Claude input's fields");
+                for (i, key) in ClaudeTop::KEYS.iter().enumerate() {
+                    let [walked] = v.get_many([*key]);
+                    assert_eq!(
+                        c.get(v, i).map(|j| j.to_compact_string()),
+                        walked.map(|j| j.to_compact_string()),
+                        "{key} in {text}"
+                    );
+                }
+                let (ours, walked) = (Top::of_record(v, &info), Top::of(v));
+                let show = |t: &Top<'_>| {
+                    let s = |j: Option<Json<'_>>| j.map(|j| j.to_compact_string());
+                    (
+                        t.ty().map(str::to_string),
+                        t.subtype().map(str::to_string),
+                        [t.timestamp(), t.session(), t.message(), t.request_id()].map(s),
+                        [t.request_id_snake(), t.cwd(), t.cost_usd()].map(s),
+                    )
+                };
+                assert_eq!(show(&ours), show(&walked), "{text}");
+            }
+        }
+        // Other agents' inputs are walked for the four keys only.
+        let mut classifier = Classifier::new(Some(Dialect::CodexLog), vec!["type".to_string()]);
+        let text = r#"{"type":"event_msg","timestamp":"t","payload":{},"sessionId":"s"}"#;
+        let mut doc = Doc::new();
+        assert!(doc.parse(text, 128));
+        let v = Json::Tape(TapeValue::root(&doc, text));
+        assert!(classifier
+            .classify(v, &mut Findings::default())
+            .claude
+            .is_none());
     }
 }

@@ -60,7 +60,7 @@ pub mod opencode;
 mod qwen;
 mod texts;
 
-use crate::json::{Json, Kind};
+use crate::json::{Json, Kind, Place};
 use agent::Agent;
 use std::ffi::{OsStr, OsString};
 
@@ -510,6 +510,43 @@ pub struct RecordInfo<'a> {
     pub(crate) timestamp: Option<Json<'a>>,
     /// Its top-level `payload` (a Codex rollout's body), found in the same walk.
     pub(crate) payload: Option<Json<'a>>,
+    /// In a Claude input, the other top-level fields its checks and `stats` read, found in
+    /// the same walk.
+    pub(crate) claude: Option<ClaudeTop>,
+}
+
+/// The top-level fields of a Claude record (stream or transcript) that its schema checks
+/// and `stats` read besides the type, subtype and time: found in the classifier's walk
+/// when the input is known to be Claude's, so neither walks the record's top level again
+/// (docs/DESIGN.md, "One walk over a record's top level"). Places on the record's tape,
+/// read with [`ClaudeTop::get`] on the record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClaudeTop([Place; 8]);
+
+impl ClaudeTop {
+    pub(crate) const KEYS: [&'static str; 8] = [
+        "session_id",
+        "sessionId",
+        "uuid",
+        "message",
+        "costUSD",
+        "requestId",
+        "request_id",
+        "cwd",
+    ];
+    pub(crate) const SESSION_ID: usize = 0;
+    pub(crate) const SESSION_ID_CAMEL: usize = 1;
+    pub(crate) const UUID: usize = 2;
+    pub(crate) const MESSAGE: usize = 3;
+    pub(crate) const COST_USD: usize = 4;
+    pub(crate) const REQUEST_ID: usize = 5;
+    pub(crate) const REQUEST_ID_SNAKE: usize = 6;
+    pub(crate) const CWD: usize = 7;
+
+    /// Field `field` (one of the constants) of `record`, the record this was found in.
+    pub(crate) fn get<'a>(&self, record: Json<'a>, field: usize) -> Option<Json<'a>> {
+        record.at_place(*self.0.get(field)?)
+    }
 }
 
 /// What an agent's schema check is given besides the record: its type (the one it is
@@ -519,6 +556,7 @@ pub(crate) struct Head<'a> {
     pub(crate) ty: &'a str,
     pub(crate) timestamp: Option<Json<'a>>,
     pub(crate) payload: Option<Json<'a>>,
+    pub(crate) claude: Option<ClaudeTop>,
 }
 
 /// Per-record findings of the dialect.
@@ -572,9 +610,42 @@ impl Classifier {
         }
         // The one walk over the record's top level: the agents' checks and `stats` read
         // the time and a rollout's payload from here rather than walking it again (a
-        // Codex line was walked four times).
-        let [top_type, subtype, timestamp, payload] =
-            value.get_many(["type", "subtype", "timestamp", "payload"]);
+        // Codex line was walked four times), and in a Claude input the fields of
+        // `ClaudeTop` too. Only there: each key asked for is one more comparison for
+        // every key of every record.
+        let claude_input = matches!(self.current, Some(Dialect::Claude | Dialect::ClaudeLog));
+        let wide = if claude_input {
+            let [k0, k1, k2, k3, k4, k5, k6, k7] = ClaudeTop::KEYS;
+            value.places_many([
+                "type",
+                "subtype",
+                "timestamp",
+                "payload",
+                k0,
+                k1,
+                k2,
+                k3,
+                k4,
+                k5,
+                k6,
+                k7,
+            ])
+        } else {
+            None
+        };
+        let (top_type, subtype, timestamp, payload, claude) = match wide {
+            Some(p) => {
+                let at = |i: usize| value.at_place(p[i]);
+                let mut rest = [Place::NONE; 8];
+                rest.copy_from_slice(&p[4..]);
+                (at(0), at(1), at(2), at(3), Some(ClaudeTop(rest)))
+            }
+            None => {
+                let [top_type, subtype, timestamp, payload] =
+                    value.get_many(["type", "subtype", "timestamp", "payload"]);
+                (top_type, subtype, timestamp, payload, None)
+            }
+        };
         let top_type = top_type.and_then(|t| t.as_str());
         let subtype = subtype.and_then(|s| s.as_str());
         if self.current.is_none() {
@@ -607,6 +678,7 @@ impl Classifier {
             subtype,
             timestamp,
             payload,
+            claude,
         };
         let Some(dialect) = self.current else {
             return info;
@@ -615,6 +687,7 @@ impl Classifier {
             ty,
             timestamp,
             payload,
+            claude,
         };
         if dialect == Dialect::JsonRpc {
             // JSON-RPC messages have no type: their shape is checked whole.
