@@ -116,12 +116,6 @@ impl Place {
     pub(crate) const NONE: Place = Place(u32::MAX);
 }
 
-impl Default for Place {
-    fn default() -> Self {
-        Place::NONE
-    }
-}
-
 /// A borrowed JSON value.
 #[derive(Debug, Clone, Copy)]
 pub enum Json<'a> {
