@@ -554,11 +554,13 @@ fn stage1(b: &[u8], doc: &mut Doc) -> bool {
     {
         if std::arch::is_x86_feature_detected!("avx512bw")
             && std::arch::is_x86_feature_detected!("avx512vl")
+            && std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("pclmulqdq")
         {
             // SAFETY: the CPU has every feature `stage1_avx512` is compiled for, as just
-            // checked (AVX-512BW and VL imply AVX-512F, which implies AVX2). It reads the
-            // record through safe slice operations and `utf8::load` only.
+            // checked (AVX-512BW implies AVX-512F; AVX2 is asked for too, though every
+            // CPU with AVX-512 has it). It reads the record through safe slice operations
+            // and `utf8::load` only.
             // (tests: `stage1_is_the_same_on_every_path`, `utf8_in_stage1_is_std_s_verdict`.)
             #[allow(unsafe_code)]
             return unsafe { stage1_avx512(b, doc) };
@@ -1024,7 +1026,7 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::is_x86_feature_detected as has;
-            if has!("avx512bw") && has!("avx512vl") && has!("pclmulqdq") {
+            if has!("avx512bw") && has!("avx512vl") && has!("avx2") && has!("pclmulqdq") {
                 #[allow(unsafe_code)]
                 fn avx512(b: &[u8], doc: &mut Doc) -> bool {
                     // SAFETY: only listed after the CPU was found to have these features.
