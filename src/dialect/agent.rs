@@ -60,6 +60,10 @@ pub(crate) struct Agent {
     // ---- the family the agent belongs to ----
     /// Its records are Claude's message objects, read as Claude's own.
     pub(super) reads_as_claude_messages: bool,
+    /// Its check and `stats` read the top-level fields of [`super::ClaudeTop`]: the
+    /// classifier's walk finds them too (docs/DESIGN.md, "One walk over a record's top
+    /// level"), at the cost of one more comparison a key for every record of the input.
+    pub(super) claude_top: bool,
     /// Its usage counts the cached input inside `input_tokens`.
     pub(super) input_includes_cache: bool,
     /// A tool result's text tells a failed command even when `is_error` is false.

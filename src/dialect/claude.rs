@@ -7,12 +7,12 @@
 pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
+use super::Head;
 use super::RecordInfo;
 use super::RunFacts;
 use super::{check_counts, check_value, expect, SchemaProblem, Want};
-use super::{ClaudeTop, Head};
 use crate::gaps::{InputEnd, Op};
-use crate::json::Json;
+use crate::json::{Json, Place};
 
 /// `stats`: this agent's records into the stats store.
 pub(super) mod stats;
@@ -172,6 +172,42 @@ pub(super) fn stream_gap_ops(
     true
 }
 
+/// The top-level fields of a Claude record (stream or transcript) that its schema checks
+/// and `stats` read besides the type, subtype and time: found in the classifier's walk in
+/// an input of Claude's stream or transcripts (`Agent::claude_top`), so neither walks the
+/// record's top level again
+/// (docs/DESIGN.md, "One walk over a record's top level"), and the names `facts::Top`
+/// walks a record for when the classifier did not. Places on the record's tape, read with
+/// [`ClaudeTop::get`] on the record.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClaudeTop(pub(super) [Place; 8]);
+
+impl ClaudeTop {
+    pub(crate) const KEYS: [&'static str; 8] = [
+        "session_id",
+        "sessionId",
+        "uuid",
+        "message",
+        "costUSD",
+        "requestId",
+        "request_id",
+        "cwd",
+    ];
+    pub(crate) const SESSION_ID: usize = 0;
+    pub(crate) const SESSION_ID_CAMEL: usize = 1;
+    pub(crate) const UUID: usize = 2;
+    pub(crate) const MESSAGE: usize = 3;
+    pub(crate) const COST_USD: usize = 4;
+    pub(crate) const REQUEST_ID: usize = 5;
+    pub(crate) const REQUEST_ID_SNAKE: usize = 6;
+    pub(crate) const CWD: usize = 7;
+
+    /// Field `field` (one of the constants) of `record`, the record this was found in.
+    pub(crate) fn get<'a>(&self, record: Json<'a>, field: usize) -> Option<Json<'a>> {
+        record.at_place(*self.0.get(field)?)
+    }
+}
+
 /// The `claude` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "claude",
@@ -181,6 +217,7 @@ pub(super) static AGENT: Agent = Agent {
     check,
     named_session: agent::session_id,
     reads_as_claude_messages: true,
+    claude_top: true,
     input_includes_cache: false,
     result_text_tells_failure: false,
     carries_session: true,

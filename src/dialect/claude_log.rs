@@ -81,6 +81,7 @@ pub(super) static AGENT: Agent = Agent {
     check,
     named_session: agent::session_id_camel,
     reads_as_claude_messages: true,
+    claude_top: true,
     input_includes_cache: false,
     result_text_tells_failure: false,
     carries_session: true,

@@ -78,83 +78,65 @@ pub(crate) fn read<'a>(
     }
 }
 
-/// The top-level fields `stats` reads of a record, found in one walk over it: the type,
-/// subtype and time every record is counted by, then those Claude's reader uses.
-const TOP_FIELDS: [&str; 10] = [
-    "type",
-    "subtype",
-    "timestamp",
-    "session_id",
-    "sessionId",
-    "message",
-    "requestId",
-    "request_id",
-    "cwd",
-    "costUSD",
-];
-
-/// A record's top-level fields for `stats` (see [`TOP_FIELDS`]), and a Codex rollout's
-/// `payload`.
+/// A record's top-level fields for `stats`: the type, subtype and time every record is
+/// counted by, the fields of [`ClaudeTop`] that Claude's reader uses, and a Codex
+/// rollout's `payload`.
 #[derive(Clone, Copy)]
 pub(crate) struct Top<'a> {
     ty: Option<&'a str>,
     subtype: Option<&'a str>,
-    fields: [Option<Json<'a>>; 10],
+    timestamp: Option<Json<'a>>,
+    /// By the indices of [`ClaudeTop`].
+    claude: [Option<Json<'a>>; 8],
     payload: Option<Json<'a>>,
 }
 
 impl<'a> Top<'a> {
+    /// The fields of `v` in one walk over it.
     pub(crate) fn of(v: Json<'a>) -> Top<'a> {
-        let fields = v.get_many(TOP_FIELDS);
-        let text = |i: usize| fields[i].and_then(|t| t.as_str());
+        let [k0, k1, k2, k3, k4, k5, k6, k7] = ClaudeTop::KEYS;
+        let [ty, subtype, timestamp, c0, c1, c2, c3, c4, c5, c6, c7] = v.get_many([
+            "type",
+            "subtype",
+            "timestamp",
+            k0,
+            k1,
+            k2,
+            k3,
+            k4,
+            k5,
+            k6,
+            k7,
+        ]);
         Top {
-            ty: text(0),
-            subtype: text(1),
-            fields,
+            ty: ty.and_then(|t| t.as_str()),
+            subtype: subtype.and_then(|t| t.as_str()),
+            timestamp,
+            claude: [c0, c1, c2, c3, c4, c5, c6, c7],
             payload: None,
         }
     }
 
     /// [`Top::of`] a record as the classifier saw it (`info`), without walking it again
-    /// when its agent's reader needs only the type, subtype, time and payload the
-    /// classifier found (a Codex rollout's line was walked four times).
+    /// when the classifier found what its agent's reader needs: the type, subtype, time
+    /// and payload (a Codex rollout's line was walked four times), and in a Claude input
+    /// the fields of [`ClaudeTop`].
     pub(crate) fn of_record(v: Json<'a>, info: &RecordInfo<'a>) -> Top<'a> {
+        let found = |claude: [Option<Json<'a>>; 8]| Top {
+            ty: info.ty,
+            subtype: info.subtype,
+            timestamp: info.timestamp,
+            claude,
+            payload: info.payload,
+        };
         match (info.dialect.map(|d| d.agent().stats), info.claude) {
-            // A Claude input's fields were found by the classifier (its type and subtype
-            // are the record's own: Claude is not the generic dialect).
+            // Its type and subtype are the record's own: Claude is not the generic
+            // dialect, whose `--type-field` path the classifier read instead.
             (Some(StatsReader::Top(_)), Some(c)) => {
-                let field = |f| c.get(v, f);
-                Top {
-                    ty: info.ty,
-                    subtype: info.subtype,
-                    fields: [
-                        None,
-                        None,
-                        info.timestamp,
-                        field(ClaudeTop::SESSION_ID),
-                        field(ClaudeTop::SESSION_ID_CAMEL),
-                        field(ClaudeTop::MESSAGE),
-                        field(ClaudeTop::REQUEST_ID),
-                        field(ClaudeTop::REQUEST_ID_SNAKE),
-                        field(ClaudeTop::CWD),
-                        field(ClaudeTop::COST_USD),
-                    ],
-                    payload: None,
-                }
+                found(std::array::from_fn(|field| c.get(v, field)))
             }
             (None | Some(StatsReader::Top(_)), _) => Top::of(v),
-            // The classifier read `type` and `subtype` from the record itself: a
-            // `--type-field` path is the generic dialect's, a `Top` reader.
-            (Some(StatsReader::Facts(_) | StatsReader::Typed(_)), _) => {
-                let mut fields = [None; 10];
-                fields[2] = info.timestamp;
-                Top {
-                    ty: info.ty,
-                    subtype: info.subtype,
-                    fields,
-                    payload: info.payload,
-                }
-            }
+            (Some(StatsReader::Facts(_) | StatsReader::Typed(_)), _) => found([None; 8]),
         }
     }
 
@@ -167,32 +149,32 @@ impl<'a> Top<'a> {
     }
 
     pub(crate) fn timestamp(&self) -> Option<Json<'a>> {
-        self.fields[2]
+        self.timestamp
     }
 
     /// `session_id`, else `sessionId`.
     pub(super) fn session(&self) -> Option<Json<'a>> {
-        self.fields[3].or(self.fields[4])
+        self.claude[ClaudeTop::SESSION_ID].or(self.claude[ClaudeTop::SESSION_ID_CAMEL])
     }
 
     pub(super) fn message(&self) -> Option<Json<'a>> {
-        self.fields[5]
+        self.claude[ClaudeTop::MESSAGE]
     }
 
     pub(super) fn request_id(&self) -> Option<Json<'a>> {
-        self.fields[6]
+        self.claude[ClaudeTop::REQUEST_ID]
     }
 
     pub(super) fn request_id_snake(&self) -> Option<Json<'a>> {
-        self.fields[7]
+        self.claude[ClaudeTop::REQUEST_ID_SNAKE]
     }
 
     pub(super) fn cwd(&self) -> Option<Json<'a>> {
-        self.fields[8]
+        self.claude[ClaudeTop::CWD]
     }
 
     pub(super) fn cost_usd(&self) -> Option<Json<'a>> {
-        self.fields[9]
+        self.claude[ClaudeTop::COST_USD]
     }
 
     /// A Codex rollout's `payload` (`None` for the agents read through [`Top::of`]).

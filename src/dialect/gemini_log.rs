@@ -127,6 +127,7 @@ pub(super) static AGENT: Agent = Agent {
     check,
     named_session: agent::session_id_camel,
     reads_as_claude_messages: false,
+    claude_top: false,
     input_includes_cache: false,
     result_text_tells_failure: false,
     carries_session: true,

@@ -62,6 +62,7 @@ mod texts;
 
 use crate::json::{Json, Kind, Place};
 use agent::Agent;
+pub(crate) use claude::ClaudeTop;
 use std::ffi::{OsStr, OsString};
 
 /// What a valid record tells the supervisor of a wrapped agent (`ndjq run`): the session
@@ -515,40 +516,6 @@ pub struct RecordInfo<'a> {
     pub(crate) claude: Option<ClaudeTop>,
 }
 
-/// The top-level fields of a Claude record (stream or transcript) that its schema checks
-/// and `stats` read besides the type, subtype and time: found in the classifier's walk
-/// when the input is known to be Claude's, so neither walks the record's top level again
-/// (docs/DESIGN.md, "One walk over a record's top level"). Places on the record's tape,
-/// read with [`ClaudeTop::get`] on the record.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ClaudeTop([Place; 8]);
-
-impl ClaudeTop {
-    pub(crate) const KEYS: [&'static str; 8] = [
-        "session_id",
-        "sessionId",
-        "uuid",
-        "message",
-        "costUSD",
-        "requestId",
-        "request_id",
-        "cwd",
-    ];
-    pub(crate) const SESSION_ID: usize = 0;
-    pub(crate) const SESSION_ID_CAMEL: usize = 1;
-    pub(crate) const UUID: usize = 2;
-    pub(crate) const MESSAGE: usize = 3;
-    pub(crate) const COST_USD: usize = 4;
-    pub(crate) const REQUEST_ID: usize = 5;
-    pub(crate) const REQUEST_ID_SNAKE: usize = 6;
-    pub(crate) const CWD: usize = 7;
-
-    /// Field `field` (one of the constants) of `record`, the record this was found in.
-    pub(crate) fn get<'a>(&self, record: Json<'a>, field: usize) -> Option<Json<'a>> {
-        record.at_place(*self.0.get(field)?)
-    }
-}
-
 /// What an agent's schema check is given besides the record: its type (the one it is
 /// checked as) and the top-level fields the classifier's walk found.
 #[derive(Clone, Copy)]
@@ -610,11 +577,10 @@ impl Classifier {
         }
         // The one walk over the record's top level: the agents' checks and `stats` read
         // the time and a rollout's payload from here rather than walking it again (a
-        // Codex line was walked four times), and in a Claude input the fields of
-        // `ClaudeTop` too. Only there: each key asked for is one more comparison for
-        // every key of every record.
-        let claude_input = matches!(self.current, Some(Dialect::Claude | Dialect::ClaudeLog));
-        let wide = if claude_input {
+        // Codex line was walked four times), and the fields of `ClaudeTop` too in the
+        // input of an agent that reads them (`Agent::claude_top`). Only there: each key
+        // asked for is one more comparison for every key of every record.
+        let wide = if self.current.is_some_and(|d| d.agent().claude_top) {
             let [k0, k1, k2, k3, k4, k5, k6, k7] = ClaudeTop::KEYS;
             value.places_many([
                 "type",

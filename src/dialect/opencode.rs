@@ -199,6 +199,7 @@ pub(super) static AGENT: Agent = Agent {
     check,
     named_session,
     reads_as_claude_messages: false,
+    claude_top: false,
     input_includes_cache: false,
     result_text_tells_failure: false,
     carries_session: true,
