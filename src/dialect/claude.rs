@@ -202,6 +202,21 @@ impl ClaudeTop {
     pub(crate) const REQUEST_ID_SNAKE: usize = 6;
     pub(crate) const CWD: usize = 7;
 
+    /// `head`, then [`ClaudeTop::KEYS`]: the names of a walk that finds these fields
+    /// besides others (`T` is `M + 8`, checked when the constant is built).
+    pub(crate) const fn after<const M: usize, const T: usize>(
+        head: [&'static str; M],
+    ) -> [&'static str; T] {
+        assert!(T == M + Self::KEYS.len());
+        let mut out = [""; T];
+        let mut i = 0;
+        while i < T {
+            out[i] = if i < M { head[i] } else { Self::KEYS[i - M] };
+            i += 1;
+        }
+        out
+    }
+
     /// Field `field` (one of the constants) of `record`, the record this was found in.
     pub(crate) fn get<'a>(&self, record: Json<'a>, field: usize) -> Option<Json<'a>> {
         record.at_place(*self.0.get(field)?)

@@ -78,6 +78,9 @@ pub(crate) fn read<'a>(
     }
 }
 
+/// What [`Top::of`] walks a record for: the type, subtype and time, then Claude's fields.
+const TOP_WALK: [&str; 11] = ClaudeTop::after(["type", "subtype", "timestamp"]);
+
 /// A record's top-level fields for `stats`: the type, subtype and time every record is
 /// counted by, the fields of [`ClaudeTop`] that Claude's reader uses, and a Codex
 /// rollout's `payload`.
@@ -94,25 +97,12 @@ pub(crate) struct Top<'a> {
 impl<'a> Top<'a> {
     /// The fields of `v` in one walk over it.
     pub(crate) fn of(v: Json<'a>) -> Top<'a> {
-        let [k0, k1, k2, k3, k4, k5, k6, k7] = ClaudeTop::KEYS;
-        let [ty, subtype, timestamp, c0, c1, c2, c3, c4, c5, c6, c7] = v.get_many([
-            "type",
-            "subtype",
-            "timestamp",
-            k0,
-            k1,
-            k2,
-            k3,
-            k4,
-            k5,
-            k6,
-            k7,
-        ]);
+        let [ty, subtype, timestamp, claude @ ..] = v.get_many(TOP_WALK);
         Top {
             ty: ty.and_then(|t| t.as_str()),
             subtype: subtype.and_then(|t| t.as_str()),
             timestamp,
-            claude: [c0, c1, c2, c3, c4, c5, c6, c7],
+            claude,
             payload: None,
         }
     }

@@ -516,6 +516,10 @@ pub struct RecordInfo<'a> {
     pub(crate) claude: Option<ClaudeTop>,
 }
 
+/// The classifier's walk in an input whose agent reads [`ClaudeTop`]: its own four names
+/// first, then Claude's.
+const CLASSIFIER_WALK: [&str; 12] = ClaudeTop::after(["type", "subtype", "timestamp", "payload"]);
+
 /// What an agent's schema check is given besides the record: its type (the one it is
 /// checked as) and the top-level fields the classifier's walk found.
 #[derive(Clone, Copy)]
@@ -581,30 +585,20 @@ impl Classifier {
         // input of an agent that reads them (`Agent::claude_top`). Only there: each key
         // asked for is one more comparison for every key of every record.
         let wide = if self.current.is_some_and(|d| d.agent().claude_top) {
-            let [k0, k1, k2, k3, k4, k5, k6, k7] = ClaudeTop::KEYS;
-            value.places_many([
-                "type",
-                "subtype",
-                "timestamp",
-                "payload",
-                k0,
-                k1,
-                k2,
-                k3,
-                k4,
-                k5,
-                k6,
-                k7,
-            ])
+            value.places_many(CLASSIFIER_WALK)
         } else {
             None
         };
         let (top_type, subtype, timestamp, payload, claude) = match wide {
-            Some(p) => {
-                let at = |i: usize| value.at_place(p[i]);
-                let mut rest = [Place::NONE; 8];
-                rest.copy_from_slice(&p[4..]);
-                (at(0), at(1), at(2), at(3), Some(ClaudeTop(rest)))
+            Some([ty, subtype, timestamp, payload, claude @ ..]) => {
+                let at = |p: Place| value.at_place(p);
+                (
+                    at(ty),
+                    at(subtype),
+                    at(timestamp),
+                    at(payload),
+                    Some(ClaudeTop(claude)),
+                )
             }
             None => {
                 let [top_type, subtype, timestamp, payload] =
