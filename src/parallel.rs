@@ -224,6 +224,8 @@ enum Work {
 struct WholeFile {
     file: Arc<str>,
     path: PathBuf,
+    /// Its folder, to open it by name in ([`input::Folder`]).
+    dir: Option<Arc<std::os::fd::OwnedFd>>,
     size: u64,
 }
 
@@ -344,6 +346,7 @@ impl Pipeline {
                 max_listed: threads * 8 * BLOCK_BYTES,
             };
             let mut batch = Batch::default();
+            let mut folder = input::Folder::default();
             let mut sources = sources.peekable();
             while let Some(source) = sources.next() {
                 if pool.merger.stopped {
@@ -360,12 +363,9 @@ impl Pipeline {
                 let source = &source;
                 // The size of a regular file; a pipe or device named on the command line is
                 // read by this thread, one record at a time.
-                let size = match source {
-                    Source::File(path) => std::fs::metadata(path)
-                        .ok()
-                        .filter(|m| m.is_file())
-                        .map(|m| m.len()),
-                    _ => None,
+                let (size, dir) = match source {
+                    Source::File(path) => folder.regular_file(path).unzip(),
+                    _ => (None, None),
                 };
                 if let (Source::File(path), Some(_)) = (source, size) {
                     let whole = size.is_some_and(|n| {
@@ -379,6 +379,7 @@ impl Pipeline {
                         let unit = WholeFile {
                             file: source.display_name(),
                             path: path.clone(),
+                            dir: dir.flatten(),
                             size,
                         };
                         if batch.held + unit.held() > BATCH_BYTES {
@@ -395,7 +396,7 @@ impl Pipeline {
                 pool.send_batch(&mut batch, self, consumer, report)?;
                 if let (Source::File(path), Some(_)) = (source, size) {
                     if let Some(dialect) = self.blocks_from_start(path, consumer) {
-                        match input::open_file(path) {
+                        match input::open_in(dir.flatten().as_deref(), path) {
                             Ok(handle) => {
                                 let name = source.display_name();
                                 pool.local(Slot::Begin(Arc::clone(&name)), self, consumer, report)?;
@@ -774,13 +775,12 @@ impl Pipeline {
     /// A whole small file into `shard`, as one input. `buf` is the worker's reused buffer.
     fn read_whole<S: Consumer>(
         &mut self,
-        file: &Arc<str>,
-        path: &std::path::Path,
-        size: u64,
+        unit: &WholeFile,
         buf: &mut Vec<u8>,
         shard: &mut S,
     ) -> Whole {
-        let mut handle = match input::open_file(path) {
+        let (file, path, size) = (&unit.file, unit.path.as_path(), unit.size);
+        let mut handle = match input::open_in(unit.dir.as_deref(), path) {
             Ok(f) => input::CutCheck::new(f),
             Err(e) => return Whole::Failed(e),
         };
@@ -799,6 +799,16 @@ impl Pipeline {
         while n < want {
             match handle.read(&mut buf[pad + n..pad + want]) {
                 Ok(0) => break,
+                // Exactly the listed size, and no byte more: the file is whole as listed,
+                // so the read that would find its end (and the `fstat` behind it,
+                // [`input::CutCheck`]) is not made. It would only tell of a change made
+                // after this read, which a read a moment earlier would not have seen
+                // either. Two system calls of the six a small file costs
+                // (docs/PERFORMANCE.md, "Two system calls fewer per small file").
+                Ok(k) if n + k == size as usize && n + k < want => {
+                    n += k;
+                    break;
+                }
                 Ok(k) => n += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -1284,8 +1294,7 @@ fn work<P: Parallel>(
                 let mut held = 0;
                 for unit in &files {
                     held += unit.held();
-                    let whole = pipeline
-                        .read_whole(&unit.file, &unit.path, unit.size, &mut buf, &mut shard);
+                    let whole = pipeline.read_whole(unit, &mut buf, &mut shard);
                     // A buffer grown for a large file is not kept beyond what small ones
                     // need.
                     if buf.capacity() > ALIGN + WHOLE_READ_LIMIT as usize + 1 {

@@ -507,6 +507,74 @@ pub fn open_file(path: &Path) -> Result<fs::File, Error> {
     })
 }
 
+/// The folder of the file looked at last, held open, so the files of a tree (which come
+/// folder by folder) are looked at and opened by their names in it: the kernel then
+/// walks one name, not every folder of the path, each time (docs/PERFORMANCE.md, "Two
+/// system calls fewer per small file, and names looked up in their folder").
+#[derive(Debug, Default)]
+pub struct Folder {
+    /// The folder's path, and its handle unless it could not be opened (then files are
+    /// looked at by their whole paths).
+    last: Option<(PathBuf, Option<Arc<std::os::fd::OwnedFd>>)>,
+}
+
+impl Folder {
+    /// The size of `path` if it names a regular file (symlinks followed, as
+    /// `std::fs::metadata` does), with the handle of its folder to open it by name in
+    /// ([`open_in`]). `None` when it is something else or cannot be looked at.
+    pub fn regular_file(
+        &mut self,
+        path: &Path,
+    ) -> Option<(u64, Option<Arc<std::os::fd::OwnedFd>>)> {
+        use rustix::fs::{AtFlags, FileType, Mode, OFlags};
+        let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+        let (Some(parent), Some(name)) = (parent, path.file_name()) else {
+            return whole_path_size(path).map(|n| (n, None));
+        };
+        if self.last.as_ref().is_none_or(|(p, _)| p != parent) {
+            #[cfg(any(target_os = "linux", target_os = "android"))]
+            let flags = OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            #[cfg(not(any(target_os = "linux", target_os = "android")))]
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+            let handle = rustix::fs::open(parent, flags, Mode::empty())
+                .ok()
+                .map(Arc::new);
+            self.last = Some((parent.to_path_buf(), handle));
+        }
+        let Some(dir) = self.last.as_ref().and_then(|(_, h)| h.clone()) else {
+            return whole_path_size(path).map(|n| (n, None));
+        };
+        let st = rustix::fs::statat(&*dir, name, AtFlags::empty()).ok()?;
+        (FileType::from_raw_mode(st.st_mode) == FileType::RegularFile)
+            .then(|| (st.st_size as u64, Some(dir)))
+    }
+}
+
+/// The size of `path` if it names a regular file.
+fn whole_path_size(path: &Path) -> Option<u64> {
+    fs::metadata(path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+}
+
+/// Opens a file source by its name in `folder` ([`Folder::regular_file`]), or by its
+/// path when there is no folder handle. Errors name the whole path either way.
+pub fn open_in(folder: Option<&std::os::fd::OwnedFd>, path: &Path) -> Result<fs::File, Error> {
+    use rustix::fs::{Mode, OFlags};
+    match (folder, path.file_name()) {
+        (Some(dir), Some(name)) => {
+            rustix::fs::openat(dir, name, OFlags::RDONLY | OFlags::CLOEXEC, Mode::empty())
+                .map(fs::File::from)
+                .map_err(|e| Error::Open {
+                    path: path.to_path_buf(),
+                    source: io::Error::from(e),
+                })
+        }
+        _ => open_file(path),
+    }
+}
+
 /// A regular file read in order, which tells when it shrank under the reader: at its end,
 /// a file now shorter than what was read of it was cut while it was read (logrotate's
 /// `copytruncate`). That end is then a read error, after the bytes before it (the line
@@ -581,6 +649,66 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// Files looked at and opened by name in their folder give what their whole paths
+    /// give: the size of a regular file (through a symlink too), nothing for a folder, a
+    /// FIFO or a missing name, the same error naming the whole path; and a path with no
+    /// folder, or a change of folder, is looked at right.
+    #[test]
+    fn a_file_by_name_in_its_folder_is_the_file_its_path_names() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        fs::create_dir_all(&a).expect("mkdir");
+        fs::create_dir_all(&b).expect("mkdir");
+        fs::write(a.join("1.jsonl"), "{}\n").expect("write");
+        fs::write(b.join("2.jsonl"), "{\"x\":1}\n").expect("write");
+        std::os::unix::fs::symlink(b.join("2.jsonl"), a.join("link.jsonl")).expect("symlink");
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            a.join("fifo.jsonl"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+            0,
+        )
+        .expect("mkfifo");
+        let mut folder = Folder::default();
+        let mut read = |path: &Path| -> Option<(u64, String)> {
+            let (size, dir) = folder.regular_file(path)?;
+            let mut text = String::new();
+            open_in(dir.as_deref(), path)
+                .expect("open")
+                .read_to_string(&mut text)
+                .expect("read");
+            assert_eq!(size, fs::metadata(path).expect("metadata").len());
+            Some((size, text))
+        };
+        assert_eq!(read(&a.join("1.jsonl")), Some((3, "{}\n".into())));
+        assert_eq!(read(&a.join("link.jsonl")), Some((8, "{\"x\":1}\n".into())));
+        assert_eq!(read(&b.join("2.jsonl")), Some((8, "{\"x\":1}\n".into())));
+        // Back in the first folder, after the handle moved on.
+        assert_eq!(read(&a.join("1.jsonl")), Some((3, "{}\n".into())));
+        assert_eq!(read(&a.join("fifo.jsonl")), None);
+        assert_eq!(read(&a.join("missing.jsonl")), None);
+        assert_eq!(read(&b), None);
+        assert_eq!(read(tmp.path()), None);
+        // A name with no folder before it is looked at from where ndjq runs.
+        let cwd = std::env::current_dir().expect("cwd");
+        let here = Path::new("Cargo.toml");
+        assert_eq!(
+            folder.regular_file(here).map(|(n, _)| n),
+            Some(fs::metadata(cwd.join(here)).expect("metadata").len())
+        );
+        // Opening a name that is gone names the whole path, as opening the path does.
+        let gone = a.join("gone.jsonl");
+        let handle = folder.regular_file(&a.join("1.jsonl")).and_then(|(_, d)| d);
+        assert!(handle.is_some(), "a folder handle");
+        let by_name = open_in(handle.as_deref(), &gone)
+            .expect_err("gone")
+            .to_string();
+        let by_path = open_file(&gone).expect_err("gone").to_string();
+        assert_eq!(by_name, by_path);
+        assert!(by_name.contains(&gone.display().to_string()), "{by_name}");
+    }
 
     /// A folder is listed when the walk reaches it, not before: a reader starts on the
     /// first files while the rest of the tree is unlisted.
