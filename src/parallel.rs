@@ -75,6 +75,39 @@ const MEDIUM_FILE_BYTES: u64 = 4 << 20;
 /// parsed, and the larger buffers were fresh pages.
 const WHOLE_READ_LIMIT: u64 = WHOLE_FILE_BYTES;
 
+/// Output buffers of merged parts, handed back to the shards that fill the next ones. A
+/// fresh buffer per part is fresh pages, faulted in (and copied each time it grows) part
+/// after part, and whether glibc's heuristics let that happen changed from build to build:
+/// `events` on a tree of 3,000 files once took twice as long (docs/PERFORMANCE.md, "Output
+/// buffers handed back to the workers").
+#[derive(Debug, Clone, Default)]
+pub struct SpareBuffers(Arc<Mutex<Vec<Vec<u8>>>>);
+
+impl SpareBuffers {
+    /// How many are kept: one per unit in flight is plenty.
+    const KEPT: usize = 16;
+
+    /// A buffer for a shard's next part: a spare one, else a new one of `capacity` (the
+    /// next part is about as large as the last).
+    pub fn next(&self, capacity: usize) -> Vec<u8> {
+        self.0
+            .lock()
+            .ok()
+            .and_then(|mut spare| spare.pop())
+            .unwrap_or_else(|| Vec::with_capacity(capacity))
+    }
+
+    /// Gives back the buffer of a part just merged.
+    pub fn give(&self, mut buf: Vec<u8>) {
+        if let Ok(mut spare) = self.0.lock() {
+            if spare.len() < Self::KEPT {
+                buf.clear();
+                spare.push(buf);
+            }
+        }
+    }
+}
+
 /// A consumer that can be split across worker threads.
 pub trait Parallel: Consumer {
     /// A copy of the consumer that collects its output in memory.
@@ -361,10 +394,14 @@ impl Pipeline {
                     }
                 };
                 let source = &source;
-                // The size of a regular file; a pipe or device named on the command line is
-                // read by this thread, one record at a time.
+                // The size of a regular file, with the handle of its folder to open it by
+                // name in; a pipe or device named on the command line is read by this
+                // thread, one record at a time.
                 let (size, dir) = match source {
-                    Source::File(path) => folder.regular_file(path).unzip(),
+                    Source::File(path) => match folder.regular_file(path) {
+                        Some((size, dir)) => (Some(size), dir),
+                        None => (None, None),
+                    },
                     _ => (None, None),
                 };
                 if let (Source::File(path), Some(_)) = (source, size) {
@@ -379,7 +416,7 @@ impl Pipeline {
                         let unit = WholeFile {
                             file: source.display_name(),
                             path: path.clone(),
-                            dir: dir.flatten(),
+                            dir,
                             size,
                         };
                         if batch.held + unit.held() > BATCH_BYTES {
@@ -396,7 +433,7 @@ impl Pipeline {
                 pool.send_batch(&mut batch, self, consumer, report)?;
                 if let (Source::File(path), Some(_)) = (source, size) {
                     if let Some(dialect) = self.blocks_from_start(path, consumer) {
-                        match input::open_in(dir.flatten().as_deref(), path) {
+                        match input::open_in(dir.as_deref(), path) {
                             Ok(handle) => {
                                 let name = source.display_name();
                                 pool.local(Slot::Begin(Arc::clone(&name)), self, consumer, report)?;
@@ -1659,6 +1696,28 @@ impl<T> Merger<T> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// A merged part's buffer comes back to the next part, emptied and with its room,
+    /// and no more are kept than units can be in flight.
+    #[test]
+    fn spare_buffers_come_back_emptied_and_are_bounded() {
+        let spare = SpareBuffers::default();
+        let fresh = spare.next(1000);
+        assert!(fresh.is_empty() && fresh.capacity() >= 1000);
+        let mut used = Vec::with_capacity(1 << 20);
+        used.extend_from_slice(b"merged part");
+        let at = used.as_ptr();
+        spare.clone().give(used);
+        let again = spare.next(10);
+        assert!(again.is_empty(), "emptied");
+        assert_eq!(again.as_ptr(), at, "the same buffer");
+        assert!(again.capacity() >= 1 << 20, "with its room");
+        for _ in 0..SpareBuffers::KEPT + 5 {
+            spare.give(Vec::with_capacity(64));
+        }
+        let kept = spare.0.lock().map(|s| s.len()).unwrap_or(0);
+        assert_eq!(kept, SpareBuffers::KEPT);
+    }
 
     /// Collects the line numbers and raw bytes of the records it is given.
     #[derive(Default)]

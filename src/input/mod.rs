@@ -9,6 +9,7 @@ pub mod follow;
 use crate::error::Error;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -515,17 +516,14 @@ pub fn open_file(path: &Path) -> Result<fs::File, Error> {
 pub struct Folder {
     /// The folder's path, and its handle unless it could not be opened (then files are
     /// looked at by their whole paths).
-    last: Option<(PathBuf, Option<Arc<std::os::fd::OwnedFd>>)>,
+    last: Option<(PathBuf, Option<Arc<OwnedFd>>)>,
 }
 
 impl Folder {
     /// The size of `path` if it names a regular file (symlinks followed, as
     /// `std::fs::metadata` does), with the handle of its folder to open it by name in
     /// ([`open_in`]). `None` when it is something else or cannot be looked at.
-    pub fn regular_file(
-        &mut self,
-        path: &Path,
-    ) -> Option<(u64, Option<Arc<std::os::fd::OwnedFd>>)> {
+    pub fn regular_file(&mut self, path: &Path) -> Option<(u64, Option<Arc<OwnedFd>>)> {
         use rustix::fs::{AtFlags, FileType, Mode, OFlags};
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
         let (Some(parent), Some(name)) = (parent, path.file_name()) else {
@@ -560,7 +558,7 @@ fn whole_path_size(path: &Path) -> Option<u64> {
 
 /// Opens a file source by its name in `folder` ([`Folder::regular_file`]), or by its
 /// path when there is no folder handle. Errors name the whole path either way.
-pub fn open_in(folder: Option<&std::os::fd::OwnedFd>, path: &Path) -> Result<fs::File, Error> {
+pub fn open_in(folder: Option<&OwnedFd>, path: &Path) -> Result<fs::File, Error> {
     use rustix::fs::{Mode, OFlags};
     match (folder, path.file_name()) {
         (Some(dir), Some(name)) => {

@@ -16,7 +16,7 @@ use anyhow::Result;
 use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
 use ndjq::event::Normalizer;
-use ndjq::parallel::Parallel;
+use ndjq::parallel::{Parallel, SpareBuffers};
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::events::{EventFormat, EventWriter};
 use ndjq::sink::{Painter, Reporter};
@@ -156,6 +156,8 @@ struct Events<W: Write, R: Write> {
     width: usize,
     /// In a shard reading a block: the context its warm-up rebuilt.
     guess: Option<Context>,
+    /// Output buffers of merged parts, handed back to the shards.
+    spare: SpareBuffers,
 }
 
 impl<W: Write, R: Write> Events<W, R> {
@@ -287,13 +289,15 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
             painter: self.painter,
             width: self.width,
             guess: None,
+            spare: self.spare.clone(),
         }
     }
 
     fn take(shard: &mut Self::Shard) -> Part {
         let fresh = shard.fresh_stream();
+        let next = shard.spare.next(shard.out.capacity());
         Part {
-            out: std::mem::take(&mut shard.out),
+            out: std::mem::replace(&mut shard.out, next),
             stream: std::mem::replace(&mut shard.stream, fresh),
             guess: shard.guess.take(),
             summary: std::mem::take(&mut shard.summary),
@@ -302,8 +306,9 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
         }
     }
 
-    fn merge(&mut self, part: Part) -> io::Result<Flow> {
+    fn merge(&mut self, mut part: Part) -> io::Result<Flow> {
         self.out.write_all(&part.out)?;
+        self.spare.give(std::mem::take(&mut part.out));
         self.stream.merge(part.stream, part.guess.is_some());
         self.summary.merge(&part.summary);
         for d in &part.diagnostics {
@@ -338,6 +343,7 @@ pub fn run(args: &EventsArgs) -> Result<i32> {
         painter: common.painter,
         width: common.text_width,
         guess: None,
+        spare: SpareBuffers::default(),
     };
     events.stream.start(&mut events.out)?;
     let ran = crate::cli::run_sources(&common, &mut events, true)?;

@@ -18,14 +18,14 @@ use anyhow::{bail, Result};
 use ndjq::diagnostic::{Code, Diagnostic};
 use ndjq::dialect::Dialect;
 use ndjq::filter::{Grep, Matcher, Predicates, Projection, Where};
-use ndjq::parallel::Parallel;
+use ndjq::parallel::{Parallel, SpareBuffers};
 use ndjq::pipeline::{Consumer, Flow, Record};
 use ndjq::sink::events::EventFormat;
 use ndjq::sink::Reporter;
 use ndjq::summary::Summary;
 use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
 use std::io::{self, BufWriter, Write};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 struct Filter<W: Write, R: Write> {
     matcher: Matcher,
@@ -44,13 +44,9 @@ struct Filter<W: Write, R: Write> {
     events: Option<EventStream>,
     /// `--print`: selected records become the values of these paths.
     projection: Option<Projection>,
-    /// Output buffers of merged blocks, handed back to the shards: fresh ones would be
-    /// fresh pages, faulted in block after block.
-    spare: Arc<Mutex<Vec<Vec<u8>>>>,
+    /// Output buffers of merged blocks, handed back to the shards.
+    spare: SpareBuffers,
 }
-
-/// How many spare output buffers are kept: one per block in flight is plenty.
-const SPARE_BUFFERS: usize = 16;
 
 impl<W: Write, R: Write> Consumer for Filter<W, R> {
     fn begin_input(&mut self, _file: &Arc<str>) -> io::Result<()> {
@@ -175,7 +171,7 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             // --normalize reads one record at a time: shards never normalize.
             events: None,
             projection: self.projection.clone(),
-            spare: Arc::clone(&self.spare),
+            spare: self.spare.clone(),
         }
     }
 
@@ -188,13 +184,7 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
             // The next block's output is about as large: a used buffer, else the same
             // capacity.
             out: {
-                let capacity = shard.out.capacity();
-                let next = shard
-                    .spare
-                    .lock()
-                    .ok()
-                    .and_then(|mut spare| spare.pop())
-                    .unwrap_or_else(|| Vec::with_capacity(capacity));
+                let next = shard.spare.next(shard.out.capacity());
                 std::mem::replace(&mut shard.out, next)
             },
             rejects: shard.rejects.as_mut().map(Rejects::take),
@@ -208,12 +198,7 @@ impl<W: Write, R: Write> Parallel for Filter<W, R> {
         if !part.out.is_empty() {
             write_record(&mut self.out, &part.out, &mut self.open_line)?;
         }
-        if let Ok(mut spare) = self.spare.lock() {
-            if spare.len() < SPARE_BUFFERS {
-                part.out.clear();
-                spare.push(std::mem::take(&mut part.out));
-            }
-        }
+        self.spare.give(std::mem::take(&mut part.out));
         if let (Some(r), Some((bytes, n))) = (self.rejects.as_mut(), part.rejects) {
             r.merge(&bytes, n)?;
         }
@@ -363,7 +348,7 @@ fn select_printing(
             .normalize
             .map(|format| EventStream::new(format, common.painter).with_width(common.text_width)),
         projection,
-        spare: Arc::default(),
+        spare: SpareBuffers::default(),
     };
     if let Some(events) = filter.events.as_mut() {
         events.start(&mut filter.out)?;
