@@ -15,7 +15,7 @@
 #   NDJQ_BENCH_TREES=0     skip the session-tree cases (ndjq-gen trees, ccusage when found)
 #   NDJQ_BENCH_TREE_RUNS   runs per command on the trees, the median is kept (default 5)
 #   NDJQ_BENCH_CCUSAGE     the ccusage binary to compare with (default: ccusage on PATH)
-#   NDJQ_BENCH_PAIRS       interleaved pairs behind each ratio line (default 7)
+#   NDJQ_BENCH_PAIRS       interleaved pairs behind each ratio line (default 11)
 #   NDJQ_BENCH_ONLY_TREES=1  run only the session-tree cases (a few minutes; no --follow cases)
 #   NDJQ_BENCH_TREE_SHAPES which trees, by ndjq-gen shape (default: all five)
 #   NDJQ_BENCH_BASELINE    another ndjq binary (say, main's) timed against this one, every command
@@ -196,7 +196,7 @@ print(f"{statistics.median(r):.4f} {statistics.median(a):.6f} {statistics.median
       f"{statistics.median(sa):.6f} {statistics.median(sb):.6f}")
 PYEOF
 )
-PAIRS="${NDJQ_BENCH_PAIRS:-7}"
+PAIRS="${NDJQ_BENCH_PAIRS:-11}"
 [[ $PAIRS =~ ^[1-9][0-9]*$ ]] || die "NDJQ_BENCH_PAIRS must be a positive integer, got '$PAIRS'"
 # pair_ratio LABEL OKCODES cmdA... --vs cmdB...: one "- LABEL: R" line for the results (A's time
 # over B's, median of PAIRS interleaved pairs, with each side's median wall and system time)
