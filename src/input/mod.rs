@@ -648,18 +648,24 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// A temporary folder holding `a/1.jsonl` (`{}`) and `b/2.jsonl` (`second`).
+    fn two_folders(second: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        fs::create_dir_all(&a).expect("mkdir");
+        fs::create_dir_all(&b).expect("mkdir");
+        fs::write(a.join("1.jsonl"), "{}\n").expect("write");
+        fs::write(b.join("2.jsonl"), second).expect("write");
+        (tmp, a, b)
+    }
+
     /// Files looked at and opened by name in their folder give what their whole paths
     /// give: the size of a regular file (through a symlink too), nothing for a folder, a
     /// FIFO or a missing name, the same error naming the whole path; and a path with no
     /// folder, or a change of folder, is looked at right.
     #[test]
     fn a_file_by_name_in_its_folder_is_the_file_its_path_names() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-        fs::create_dir_all(&a).expect("mkdir");
-        fs::create_dir_all(&b).expect("mkdir");
-        fs::write(a.join("1.jsonl"), "{}\n").expect("write");
-        fs::write(b.join("2.jsonl"), "{\"x\":1}\n").expect("write");
+        let (tmp, a, b) = two_folders("{\"x\":1}\n");
         std::os::unix::fs::symlink(b.join("2.jsonl"), a.join("link.jsonl")).expect("symlink");
         rustix::fs::mknodat(
             rustix::fs::CWD,
@@ -712,12 +718,7 @@ mod tests {
     /// first files while the rest of the tree is unlisted.
     #[test]
     fn a_walk_lists_each_folder_when_it_gets_there() {
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-        fs::create_dir_all(&a).expect("mkdir");
-        fs::create_dir_all(&b).expect("mkdir");
-        fs::write(a.join("1.jsonl"), "{}\n").expect("write");
-        fs::write(b.join("2.jsonl"), "{}\n").expect("write");
+        let (tmp, a, b) = two_folders("{}\n");
         let mut walk = Walk::new(&[tmp.path().to_path_buf()]);
         let first = walk.next().expect("a source").expect("a file");
         assert_eq!(first, Source::File(a.join("1.jsonl")));
