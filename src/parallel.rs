@@ -80,12 +80,25 @@ const WHOLE_READ_LIMIT: u64 = WHOLE_FILE_BYTES;
 /// after part, and whether glibc's heuristics let that happen changed from build to build:
 /// `events` on a tree of 3,000 files once took twice as long (docs/PERFORMANCE.md, "Output
 /// buffers handed back to the workers").
+///
+/// Kept buffers are bounded in number and in bytes together: a buffer keeps the room of
+/// the largest part it held, so a count alone would let a few large parts (a 4 MiB medium
+/// file's events) pin their room for the rest of the run.
 #[derive(Debug, Clone, Default)]
-pub struct SpareBuffers(Arc<Mutex<Vec<Vec<u8>>>>);
+pub struct SpareBuffers(Arc<Mutex<Spare>>);
+
+#[derive(Debug, Default)]
+struct Spare {
+    buffers: Vec<Vec<u8>>,
+    /// The capacity of `buffers`, summed.
+    bytes: usize,
+}
 
 impl SpareBuffers {
     /// How many are kept: one per unit in flight is plenty.
     const KEPT: usize = 16;
+    /// How many bytes of room they may hold together: eight batches' worth.
+    const KEPT_BYTES: usize = 8 * BATCH_BYTES;
 
     /// A buffer for a shard's next part: a spare one, else a new one of `capacity` (the
     /// next part is about as large as the last).
@@ -93,16 +106,22 @@ impl SpareBuffers {
         self.0
             .lock()
             .ok()
-            .and_then(|mut spare| spare.pop())
+            .and_then(|mut spare| {
+                let buf = spare.buffers.pop()?;
+                spare.bytes -= buf.capacity();
+                Some(buf)
+            })
             .unwrap_or_else(|| Vec::with_capacity(capacity))
     }
 
-    /// Gives back the buffer of a part just merged.
+    /// Gives back the buffer of a part just merged (dropped when the spares are full).
     pub fn give(&self, mut buf: Vec<u8>) {
         if let Ok(mut spare) = self.0.lock() {
-            if spare.len() < Self::KEPT {
+            let bytes = spare.bytes + buf.capacity();
+            if spare.buffers.len() < Self::KEPT && bytes <= Self::KEPT_BYTES {
                 buf.clear();
-                spare.push(buf);
+                spare.bytes = bytes;
+                spare.buffers.push(buf);
             }
         }
     }
@@ -1699,7 +1718,7 @@ mod tests {
     use std::io::Write;
 
     /// A merged part's buffer comes back to the next part, emptied and with its room,
-    /// and no more are kept than units can be in flight.
+    /// and no more are kept than units can be in flight, nor more room than eight batches.
     #[test]
     fn spare_buffers_come_back_emptied_and_are_bounded() {
         let spare = SpareBuffers::default();
@@ -1713,11 +1732,30 @@ mod tests {
         assert!(again.is_empty(), "emptied");
         assert_eq!(again.as_ptr(), at, "the same buffer");
         assert!(again.capacity() >= 1 << 20, "with its room");
+        let kept = |spare: &SpareBuffers| {
+            spare
+                .0
+                .lock()
+                .map(|s| (s.buffers.len(), s.bytes))
+                .unwrap_or_default()
+        };
         for _ in 0..SpareBuffers::KEPT + 5 {
             spare.give(Vec::with_capacity(64));
         }
-        let kept = spare.0.lock().map(|s| s.len()).unwrap_or(0);
-        assert_eq!(kept, SpareBuffers::KEPT);
+        assert_eq!(kept(&spare).0, SpareBuffers::KEPT);
+        // Bounded in bytes too: large buffers beyond the room are let go.
+        let large = SpareBuffers::default();
+        for _ in 0..SpareBuffers::KEPT {
+            large.give(Vec::with_capacity(3 * BATCH_BYTES));
+        }
+        let (count, bytes) = kept(&large);
+        assert_eq!(count, SpareBuffers::KEPT_BYTES / (3 * BATCH_BYTES));
+        assert!(bytes <= SpareBuffers::KEPT_BYTES);
+        // Taking one frees its room for the next.
+        let taken = large.next(0);
+        assert_eq!(kept(&large).1, bytes - taken.capacity());
+        large.give(taken);
+        assert_eq!(kept(&large), (count, bytes));
     }
 
     /// Collects the line numbers and raw bytes of the records it is given.
