@@ -847,6 +847,7 @@ impl Pipeline {
         // ([`align_pad`]).
         let want = size.min(WHOLE_READ_LIMIT) as usize + 1;
         if buf.len() < ALIGN + want {
+            buf.reserve_exact(whole_buffer_room(buf.capacity(), ALIGN + want) - buf.len());
             buf.resize(ALIGN + want, 0);
         }
         let pad = align_pad(buf, 0);
@@ -1055,6 +1056,17 @@ fn next_cut(handle: &std::fs::File, start: u64, window: &mut Vec<u8>) -> Cut {
 
 /// The alignment [`align_pad`] gives a read's destination against its file offset.
 const ALIGN: usize = 64;
+
+/// The room a worker's whole-file buffer of `capacity` grows to when a file needs `need`
+/// bytes of it: doubled, as a `Vec` grows, but never past what the largest small file
+/// needs. A buffer past that is dropped after its file (in [`work`]); a doubled one would
+/// be, and then grown again from nothing for the next large file, its pages faulted in and
+/// zeroed each time (docs/PERFORMANCE.md, "Whole-file buffers grow to the limit, not past
+/// it").
+fn whole_buffer_room(capacity: usize, need: usize) -> usize {
+    let most = ALIGN + WHOLE_READ_LIMIT as usize + 1;
+    capacity.saturating_mul(2).clamp(need, most.max(need))
+}
 
 /// Where in `buf` to start the bytes read from `offset` of a file: there, the address and
 /// the offset agree modulo [`ALIGN`]. The kernel copies a read out of the page cache a
@@ -1716,6 +1728,21 @@ impl<T> Merger<T> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// The whole-file buffer doubles as it grows but stops at what the largest small
+    /// file needs, so a buffer grown for a file near the limit is kept for the next one
+    /// (`work` drops a buffer past that room).
+    #[test]
+    fn whole_file_buffer_grows_to_the_limit_not_past_it() {
+        let most = ALIGN + WHOLE_READ_LIMIT as usize + 1;
+        assert_eq!(whole_buffer_room(0, 5000), 5000, "at least what is needed");
+        assert_eq!(whole_buffer_room(4096, 5000), 8192, "doubled");
+        assert_eq!(whole_buffer_room(4096, 100_000), 100_000);
+        // 700 KB then 900 KB: doubling would give 1.4 MB, past the room kept.
+        assert_eq!(whole_buffer_room(700 << 10, 900 << 10), most);
+        assert_eq!(whole_buffer_room(most - 1, most), most);
+        assert!(whole_buffer_room(most, most) <= most);
+    }
 
     /// A merged part's buffer comes back to the next part, emptied and with its room,
     /// and no more are kept than units can be in flight, nor more room than eight batches.
