@@ -227,3 +227,56 @@ fn generated_trees_cost_as_in_ccusage() {
         "{ours} vs ccusage {theirs}"
     );
 }
+
+/// ccusage reads only the Codex lines that carry usage or the model; ndjq reads every line.
+/// On a rollout whose other lines are cut in half, both give the same usage and cost, and
+/// only ndjq says that 13 of the 18 records are damaged (docs/PERFORMANCE.md, "Why `stats`
+/// on Codex rollouts stays under 2.5x ccusage").
+#[test]
+fn codex_lines_ccusage_never_reads_are_checked_and_the_usage_is_the_same() {
+    let file = common::testdata()
+        .join("stats")
+        .join("codex-rollout-cut-lines.jsonl");
+    let out = common::ndjq_sub("stats")
+        .args(["-f", "json"])
+        .arg(&file)
+        .output()
+        .expect("run ndjq stats");
+    // Damaged records are reported, not fatal: the report is written and the run succeeds.
+    assert!(out.status.success());
+    let got: Value = serde_json::from_slice(&out.stdout).expect("a stats report");
+    let want = &expected("codex-cut-lines.json")["totals"];
+    assert_eq!(
+        (
+            &got["tokens"]["input"],
+            &got["tokens"]["cache_read"],
+            &got["tokens"]["output"],
+            &got["tokens"]["reasoning_output"],
+        ),
+        (
+            &want["inputTokens"],
+            &want["cacheReadTokens"],
+            &want["outputTokens"],
+            &want["reasoningOutputTokens"],
+        )
+    );
+    let (ours, theirs) = (
+        got["cost_usd"].as_f64().expect("priced"),
+        want["costUSD"].as_f64().expect("costUSD"),
+    );
+    assert!(
+        within_one_percent(ours, theirs),
+        "{ours} vs ccusage {theirs}"
+    );
+    assert_eq!(
+        (&got["lines"], &got["valid"], &got["invalid"]),
+        (&18.into(), &5.into(), &13.into())
+    );
+    assert_eq!(got["diagnostics"]["PROTO_TRUNCATED"], 13);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("codex-rollout-cut-lines.jsonl:2:199: error[PROTO_TRUNCATED]"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("13 of 18 records invalid"), "{stderr}");
+}
