@@ -662,6 +662,16 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
             pair_ratio "ccusage time / ndjq's floor (validate --dialect generic)" 0,1 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" validate --dialect generic --format json "$TREE"
             "$NDJQ" stats --format json "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
             env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline >"$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || true
+            case $shape in codex-*)
+                # What ccusage 20.0.24 reads of a rollout: only the lines that carry its
+                # markers (tests/stats_ccusage.rs shows it never sees damage elsewhere);
+                # ndjq parses and checks every line.
+                read -r ccu_lines all_lines ccu_bytes all_bytes < <(find "$TREE" -type f -name '*.jsonl' -exec cat {} + |
+                    LC_ALL=C awk '{ t++; tb += length($0) + 1 }
+                        index($0, "\"type\":\"token_count\"") || index($0, "\"type\":\"turn_context\"") { n++; b += length($0) + 1 }
+                        END { print n + 0, t + 0, b + 0, tb + 0 }')
+                md "- lines ccusage parses (\`\"type\":\"token_count\"\` or \`\"type\":\"turn_context\"\` in them): $ccu_lines of $all_lines ($(awk -v a="$ccu_lines" -v b="$all_lines" 'BEGIN { printf "%.1f", 100 * a / b }')%), $(awk -v a="$ccu_bytes" -v b="$all_bytes" 'BEGIN { printf "%.1f", 100 * a / b }')% of the bytes; ndjq parses and checks all of them" ;;
+            esac
             mine=$(ndjq_tokens "$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || echo "?")
             theirs=$(ccusage_tokens "$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || echo "?")
             if [[ $mine == "$theirs" ]]; then
