@@ -1064,9 +1064,14 @@ const ALIGN: usize = 64;
 /// zeroed each time (docs/PERFORMANCE.md, "Whole-file buffers grow to the limit, not past
 /// it").
 fn whole_buffer_room(capacity: usize, need: usize) -> usize {
-    let most = ALIGN + WHOLE_READ_LIMIT as usize + 1;
-    capacity.saturating_mul(2).clamp(need, most.max(need))
+    capacity
+        .saturating_mul(2)
+        .clamp(need, WHOLE_BUFFER_ROOM.max(need))
 }
+
+/// The room of a worker's whole-file buffer that holds the largest small file (with its
+/// alignment and the one byte past the listed size): the most [`work`] keeps.
+const WHOLE_BUFFER_ROOM: usize = ALIGN + WHOLE_READ_LIMIT as usize + 1;
 
 /// Where in `buf` to start the bytes read from `offset` of a file: there, the address and
 /// the offset agree modulo [`ALIGN`]. The kernel copies a read out of the page cache a
@@ -1366,7 +1371,7 @@ fn work<P: Parallel>(
                     let whole = pipeline.read_whole(unit, &mut buf, &mut shard);
                     // A buffer grown for a large file is not kept beyond what small ones
                     // need.
-                    if buf.capacity() > ALIGN + WHOLE_READ_LIMIT as usize + 1 {
+                    if buf.capacity() > WHOLE_BUFFER_ROOM {
                         buf = Vec::new();
                     }
                     match whole {
@@ -1734,7 +1739,7 @@ mod tests {
     /// (`work` drops a buffer past that room).
     #[test]
     fn whole_file_buffer_grows_to_the_limit_not_past_it() {
-        let most = ALIGN + WHOLE_READ_LIMIT as usize + 1;
+        let most = WHOLE_BUFFER_ROOM;
         assert_eq!(whole_buffer_room(0, 5000), 5000, "at least what is needed");
         assert_eq!(whole_buffer_room(4096, 5000), 8192, "doubled");
         assert_eq!(whole_buffer_room(4096, 100_000), 100_000);
