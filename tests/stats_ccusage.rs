@@ -24,6 +24,18 @@ fn n(v: &Value, key: &str) -> u64 {
     v[key].as_u64().unwrap_or_else(|| panic!("{key} in {v}"))
 }
 
+/// ccusage's Codex counts of a session or the totals: (input, cache read, output,
+/// reasoning). Its inputTokens are the non-cached input: Codex's input_tokens minus its
+/// cached_input_tokens, what ndjq's `input` is for every agent.
+fn codex_counts(v: &Value) -> (u64, u64, u64, u64) {
+    (
+        n(v, "inputTokens"),
+        n(v, "cacheReadTokens"),
+        n(v, "outputTokens"),
+        n(v, "reasoningOutputTokens"),
+    )
+}
+
 fn within_one_percent(ours: f64, theirs: f64) -> bool {
     (ours - theirs).abs() <= theirs.abs() * 0.01
 }
@@ -109,14 +121,7 @@ fn codex_rollouts_non_cached_input_cache_read_output_equal_ccusage() {
     let sessions = want["sessions"].as_array().expect("sessions");
     assert_eq!(groups.len(), sessions.len(), "as many sessions as ccusage");
     for s in sessions {
-        // ccusage's inputTokens are the non-cached input: Codex's input_tokens minus its
-        // cached_input_tokens, what ndjq's `input` is for every agent.
-        let key = (
-            n(s, "inputTokens"),
-            n(s, "cacheReadTokens"),
-            n(s, "outputTokens"),
-            n(s, "reasoningOutputTokens"),
-        );
+        let key = codex_counts(s);
         let g = groups
             .iter()
             .find(|g| {
@@ -246,19 +251,15 @@ fn codex_lines_ccusage_never_reads_are_checked_and_the_usage_is_the_same() {
     assert!(out.status.success());
     let got: Value = serde_json::from_slice(&out.stdout).expect("a stats report");
     let want = &expected("codex-cut-lines.json")["totals"];
+    let tokens = |key: &str| n(&got["tokens"], key);
     assert_eq!(
         (
-            &got["tokens"]["input"],
-            &got["tokens"]["cache_read"],
-            &got["tokens"]["output"],
-            &got["tokens"]["reasoning_output"],
+            tokens("input"),
+            tokens("cache_read"),
+            tokens("output"),
+            tokens("reasoning_output")
         ),
-        (
-            &want["inputTokens"],
-            &want["cacheReadTokens"],
-            &want["outputTokens"],
-            &want["reasoningOutputTokens"],
-        )
+        codex_counts(want)
     );
     let (ours, theirs) = (
         got["cost_usd"].as_f64().expect("priced"),
