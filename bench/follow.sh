@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/follow.sh - `--follow` (issue 29): the delay from an append to its output line
+# bench/follow.sh - `--follow`: the delay from an append to its output line
 # (median and p99 over NDJQ_BENCH_FOLLOW_APPENDS appends; goal: p99 under 0.3 s), and the CPU
 # `ndjq filter --follow` uses on an idle tree of 3,000 files over NDJQ_BENCH_FOLLOW_IDLE_SECS
 # seconds (utime + stime from /proc/PID/stat; goal: under 1% of a core), with notifications

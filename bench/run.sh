@@ -24,7 +24,9 @@
 #   NDJQ_BENCH_FOLLOW=0    skip the --follow cases (bench/follow.sh: append-to-output delay,
 #                          idle CPU on 3,000 files; about 3 minutes)
 #
-# Writes the markdown tables to stdout and to bench/results-latest.md. Progress goes to stderr.
+# Writes the markdown tables to stdout and to bench/results-YYYY-MM-DD.md, the run's date (UTC;
+# -b, -c, ... after it when that file exists; NDJQ_BENCH_RESULTS names another file). Progress
+# goes to stderr.
 # Exit status: 0 if every command exited with an expected code, 1 otherwise (the tables are
 # still written), 2 on a usage or setup error.
 
@@ -69,7 +71,19 @@ command -v jq >/dev/null || die "jq is required"
 
 mkdir -p "$BENCH_DIR/logs"
 BENCH_DIR="$(cd "$BENCH_DIR" && pwd)"
-RESULTS="$SCRIPT_DIR/results-latest.md"
+# The results are filed by the date of the run; a second run that day gets -b, a third -c.
+if [[ -n ${NDJQ_BENCH_RESULTS:-} ]]; then
+    RESULTS="$NDJQ_BENCH_RESULTS"
+else
+    RUN_DATE="$(date -u +%Y-%m-%d)"
+    RESULTS="$SCRIPT_DIR/results-$RUN_DATE.md"
+    if [[ -e $RESULTS || -e $SCRIPT_DIR/results-$RUN_DATE-a.md ]]; then
+        for suffix in b c d e f g h i j k l m n o p q r s t u v w x y z; do
+            RESULTS="$SCRIPT_DIR/results-$RUN_DATE-$suffix.md"
+            [[ -e $RESULTS ]] || break
+        done
+    fi
+fi
 
 # --- build ------------------------------------------------------------------------------------
 if [[ -n ${NDJQ_BIN:-} ]]; then
@@ -369,7 +383,7 @@ bench_file() {
     run_row validate1 "$v" 0,1 "$RUNS" /dev/null "ndjq validate --format json -j 1" -- "$NDJQ" validate --format json -j 1 "$file"
     run_row filter    "$f" 0,1 "$RUNS" /dev/null "ndjq filter --type assistant" -- "$NDJQ" filter --type assistant "$file"
     run_row filter1   "$f" 0,1 "$RUNS" /dev/null "ndjq filter --type assistant -j 1" -- "$NDJQ" filter --type assistant -j 1 "$file"
-    # --- issue 16: filter predicates, each against its jq program (rows jq_where, jq_grep) ---
+    # --- filter predicates, each against its jq program (rows jq_where, jq_grep) ---
     local wexpr='message.usage.output_tokens>100' wprog='select(.message.usage.output_tokens > 100)'
     # jq's program reads the same human text as --grep (src/filter/grep.rs, claude dialect).
     local gre='panic' gprog='select(any((.message.content | if type == "string" then . elif type == "array" then .[] | objects | (.text, .thinking, (.input | ..), (.content | if type == "string" then . elif type == "array" then .[] | objects | .text else empty end)) else empty end), .result | strings; test("panic")))'
@@ -379,7 +393,7 @@ bench_file() {
     run_row jq_where     jq_where "$jqok" "$RUNS" /dev/null "jq -c '$wprog'"           -- jq -c "$wprog" "$file"
     run_row jq_grep      jq_grep  "$jqok" "$RUNS" /dev/null "jq -c '<--grep program>'" -- jq -c "$gprog" "$file"
     fi
-    # --- end of issue 16 block ---
+    # --- end of the filter predicates ---
     # events reads blocks on every core (each checked against the context before it); gaps
     # and validate --gaps too (workers take each record's gap facts, the merge applies them).
     run_row events    -    0,1 "$RUNS" /dev/null "ndjq events --format json"   -- "$NDJQ" events --format json "$file"
@@ -420,7 +434,7 @@ bench_file() {
     md "### ${tag} input: \`$(basename "$file")\` - $(fmt_mb "$bytes") MB, $lines lines"
     md ""
     emit_table "$bytes"
-    # The issue-14 ratios: one thread against every core, and events and the gap checks
+    # The ratios of docs/PERFORMANCE.md: one thread against every core, events and the gap checks
     # against validate, each from interleaved pairs (see pair_ratio).
     md ""
     log "  ratios, median of $PAIRS interleaved pairs:"
@@ -547,7 +561,7 @@ for i in range(10_000_000):
     emit_table "$open_bytes"
 fi
 
-# --- session trees: many files, one worker pool (issue 14) ---------------------------------------
+# --- session trees: many files, one worker pool ---------------------------------------------------
 # Folders shaped like ~/.claude/projects (3,000 transcripts, 2 KB to 5 MB), a heavier one (400
 # larger files) and ~/.codex/sessions, made by the project's generator (`ndjq-gen tree`; a
 # folder already at $BENCH_DIR/tree-SHAPE is reused). Each command runs NDJQ_BENCH_TREE_RUNS
@@ -658,7 +672,7 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
             pair_ratio "ccusage time / ndjq stats time" 0 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" stats --format json "$TREE"
             # The most any `stats` could reach here: ndjq reading, framing and parsing every
             # line with no schema check and no stats (the generic dialect). A ratio below
-            # 2.5 means issue 28's stats target is out of reach on this tree and machine.
+            # 2.5 means the stats goal (docs/PERFORMANCE.md) is out of reach on this tree and machine.
             pair_ratio "ccusage time / ndjq's floor (validate --dialect generic)" 0,1 env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline --vs "$NDJQ" validate --dialect generic --format json "$TREE"
             "$NDJQ" stats --format json "$TREE" >"$BENCH_DIR/logs/tree-$shape.ndjq.json" 2>/dev/null || true
             env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline >"$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || true
@@ -725,7 +739,7 @@ if [[ $ONLY_TREES != 1 && $SCALE == 1 ]]; then
     done
 fi
 
-# ---- ccusage comparison (issue 15): runs when ccusage is installed --------------------------
+# ---- ccusage comparison: runs when ccusage is installed ------------------------------------------
 # The corpus transcripts and rollouts under testdata/corpus as ccusage reads them
 # (CLAUDE_CONFIG_DIR/projects, CODEX_HOME/sessions), ndjq stats over the same files: token
 # totals must be equal and the cost within 1% (tests/stats_ccusage.rs checks the same
@@ -787,7 +801,7 @@ else
     log "ccusage (or jq, zstd) not found: skipping the ccusage comparison"
 fi
 
-# --- --follow: delay from append to output, idle CPU (issue 29) --------------------------------
+# --- --follow: delay from append to output, idle CPU --------------------------------------------
 if [[ $ONLY_TREES != 1 && ${NDJQ_BENCH_FOLLOW:-1} == 1 ]]; then
     log "== --follow (bench/follow.sh) =="
     md ""
