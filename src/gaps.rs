@@ -215,7 +215,7 @@ type ByHash = HashMap<u32, u32, std::hash::BuildHasherDefault<Rehash>>;
 /// place, pointing before the queue (stale, so absent): removing it would be a probe of
 /// the index for every entry added, a cache miss on a long stream; stale entries are swept
 /// when they are an eighth of the live ones. So memory stays bounded by the cap whatever stays
-/// open. See docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)".
+/// open. See docs/PERFORMANCE.md, "Context across blocks".
 #[derive(Debug)]
 struct Tracked<V = Opened> {
     /// Short hash → age (its low 32 bits); the entry of age `a` is `slots[a - base]`.
@@ -1457,7 +1457,7 @@ impl Facts {
     /// Takes the facts collected so far, leaving room for as many: the next block's are
     /// about as many as this one's, so they are not grown from empty again (reallocating
     /// and copying as they grow was 2% of a worker's time on a Claude stream; see
-    /// docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)").
+    /// docs/PERFORMANCE.md, "Context across blocks").
     pub fn take(&mut self) -> Facts {
         let room = Facts {
             records: Vec::with_capacity(self.records.len()),

@@ -1,4 +1,4 @@
-//! JSONTestSuite conformance (RELIABILITY.md: "both accept all `y_` and reject all `n_`
+//! JSONTestSuite conformance (testdata/conformance: "both accept all `y_` and reject all `n_`
 //! files"): the library decoder and the `validate` binary must agree with the suite, and
 //! no file may crash either. `i_` files may go either way, but never panic or exit 2.
 

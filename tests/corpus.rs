@@ -128,7 +128,7 @@ fn real_gaps(rel: &str) -> Vec<(u64, &'static str)> {
         "real-client/claude-error500.ndjson" => vec![(13, "SESS_ERROR_RESULT")],
         // The API stream failed: turn.failed after six retry notices.
         "real-client/codex-failed.ndjson" => vec![(9, "SESS_ERROR_RESULT")],
-        // Truncated: the stream stops right after turn.started (SCHEMA-NOTES §6.2).
+        // Truncated: stops right after turn.started (testdata/corpus/SCHEMA-NOTES.md §6.2).
         "agentcmd/codex-exec/stream-output-multi-1.jsonl" => vec![(2, "SESS_NO_RESULT")],
         // The transcript ends on an ExitPlanMode call waiting for the user's approval.
         "agentcmd/claude-transcript/06381696-0074-49f8-863e-6ad4fac507f9.jsonl" => {
@@ -245,7 +245,7 @@ fn validate_finds_nothing_wrong_in_the_corpus() {
         .collect();
     assert!(on_clean.is_empty(), "{on_clean:#?}");
     // 3. Nothing on the other files either. We looked: every file of the corpus is
-    //    well-formed NDJSON (no blank lines, CRLF, BOM or text lines; SCHEMA-NOTES §6.4) and
+    //    well-formed NDJSON (no blank lines, CRLF, BOM, text lines: SCHEMA-NOTES.md §6.4) and
     //    every `type` in it is one its dialect knows (including the newer Claude session-log
     //    types attachment, cost-state, api-request*, atis-latch, last-prompt, tools-used and
     //    the Codex log types world_state and token_usage_record). The session-level

@@ -329,7 +329,7 @@ fn claude_usage_is_one_event_per_message_with_the_last_snapshot() {
 
 #[test]
 fn claude_usage_keeps_the_last_of_snapshots_that_differ() {
-    // Transcripts repeat a message's usage with growing output tokens (SCHEMA-NOTES §2).
+    // Transcripts repeat a message's usage, output growing (testdata/corpus/SCHEMA-NOTES.md §2).
     let dir = common::tempdir();
     let line = |output: u64, block: &str| {
         format!(

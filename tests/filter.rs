@@ -118,7 +118,7 @@ fn type_selects_records_of_that_type() {
             matches!(type_of(v), Some("user" | "result"))
         }),
     );
-    // The result line of these captures has `type` near its end (SCHEMA-NOTES §1).
+    // These captures' result line has `type` near its end (testdata/corpus/SCHEMA-NOTES.md §1).
     let (out, _, _) = filter(&["--type", "result", TOOL]);
     assert_eq!(lines(&out).len(), 1);
     assert!(out.starts_with(b"{\"duration_api_ms\""));

@@ -1,4 +1,4 @@
-//! `--recover` (docs/REFERENCE.md, "`--recover`"; RELIABILITY rows 17-20): objects embedded in text
+//! `--recover` (docs/REFERENCE.md, "`--recover`"): objects embedded in text
 //! lines and pretty-printed objects, with exact line numbers, and the same inputs without the flag.
 
 mod common;

@@ -1,4 +1,4 @@
-//! RELIABILITY.md, "Bad input: every case ndjq must survive": one test per row, named after
+//! Bad input ndjq must survive (docs/REFERENCE.md, "Record codes"): one test per case, named after
 //! it. Each test builds its input, checks the diagnostic code and its location through
 //! `validate -f json`, and proves that the valid records around the bad one still pass,
 //! byte for byte, through `filter` (and the bad one through `--rejects`).
@@ -843,7 +843,7 @@ fn row_21_huge_valid_line() {
         assert!(
             // The line is held once, in the framer's buffer (grown by doubling, so up to
             // twice the line), plus stage 1's quote and backslash masks (a quarter of the
-            // line): measured 2x. RELIABILITY asks for 3x. 8 MiB: the process's own
+            // line): measured 2x; the bound held here is 3x. 8 MiB: the process's own
             // baseline (a debug build) and read buffers.
             peak <= 3 * line + 8 * MIB,
             "peak memory {:.1} MiB for a {:.1} MiB line (limit: 3x the line + 8 MiB)",

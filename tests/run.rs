@@ -1,6 +1,6 @@
 //! `ndjq run -- CMD` and `-- CMD` on the reading commands, driven against fake agents
 //! (tests/agents/agent.py, called as `claude` or `codex`) that replay real captures and
-//! misbehave on request: one test per fault of RELIABILITY.md's child-process table.
+//! misbehave on request: one test per way a child can fail (docs/REFERENCE.md, "Wrapped command").
 //!
 //! Delays are short and every wait has a generous bound: no test depends on the machine's
 //! speed, only on the order of events.

@@ -612,7 +612,7 @@ fn stream_json_captures_with_a_result_line() {
             .result_tokens
             .unwrap_or_else(|| panic!("{name}: a result line, so result_tokens"));
         assert!(got.cost_usd.is_some(), "{name}: total_cost_usd is reported");
-        // SCHEMA-NOTES: counting input, cache_creation and cache_read once per message id
+        // testdata/corpus/SCHEMA-NOTES.md: input, cache_creation, cache_read once per message id
         // reproduces result.usage exactly; output on assistant lines is the message_start
         // snapshot, so the result's output is the larger, true one.
         assert_eq!(result.input, got.tokens.input, "{name}: input");

@@ -1,6 +1,6 @@
 //! `claude`: Claude Code `--output-format stream-json` (and `--input-format stream-json`).
 //!
-//! Types and fields from the real captures in testdata/corpus (SCHEMA-NOTES.md section 1)
+//! Types and fields from the real captures in testdata/corpus (its SCHEMA-NOTES.md, §1)
 //! and the Agent SDK's documented message union. `session_id` is snake case here; the
 //! session transcripts (`claude-log`) use camel case `sessionId`.
 

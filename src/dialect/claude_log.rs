@@ -2,7 +2,7 @@
 //! subagent files under `<session>/subagents/`).
 //!
 //! The first key is usually `parentUuid`; `summary` and `file-history-snapshot` lines carry
-//! no session id at all (SCHEMA-NOTES.md section 2). Session logs grow new record types
+//! no session id at all (testdata/corpus/SCHEMA-NOTES.md §2). Session logs grow new types
 //! over time; the ones seen in real captures are known here.
 
 use super::agent::{self, Agent, StatsReader};

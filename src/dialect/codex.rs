@@ -1,4 +1,4 @@
-//! `codex`: `codex exec --json` (SCHEMA-NOTES.md section 3): thread, turn and item events.
+//! `codex`: `codex exec --json` (testdata/corpus/SCHEMA-NOTES.md §3): thread, turn, item events.
 
 pub(super) mod events;
 

@@ -1,5 +1,5 @@
 //! `codex-log`: Codex session rollouts (`~/.codex/sessions/**/rollout-*.jsonl`):
-//! `{timestamp, type, payload}` records (SCHEMA-NOTES.md section 5).
+//! `{timestamp, type, payload}` records (testdata/corpus/SCHEMA-NOTES.md section 5).
 
 use super::agent::{Agent, StatsReader};
 use super::Head;

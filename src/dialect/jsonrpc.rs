@@ -1,5 +1,5 @@
 //! `jsonrpc`: JSON-RPC 2.0 over stdio (Codex `app-server`), where the `jsonrpc` member may
-//! be absent on the wire (SCHEMA-NOTES.md section 4). Messages have no `type`.
+//! be absent on the wire (testdata/corpus/SCHEMA-NOTES.md section 4). No `type`.
 
 pub(super) mod events;
 

@@ -10,7 +10,7 @@ use crate::json::{Json, Kind};
 
 /// A Claude-shaped stream's record: its session, then its message's tool blocks. One walk
 /// over the record's keys finds its sequence candidates and its message (this runs for
-/// every record; docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)").
+/// every record; docs/PERFORMANCE.md, "Context across blocks").
 pub(in crate::dialect) fn stream(
     info: &RecordInfo<'_>,
     value: Json<'_>,

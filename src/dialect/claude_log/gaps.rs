@@ -8,7 +8,7 @@ use crate::json::Json;
 
 /// A transcript record: its chain, then its tool blocks. One walk over the record's keys
 /// finds its sequence candidates, its chain and its message (this runs for every record;
-/// docs/PERFORMANCE.md, "The gap trackers (issue 28, third pass)").
+/// docs/PERFORMANCE.md, "Context across blocks").
 pub(in crate::dialect) fn ops(
     info: &RecordInfo<'_>,
     value: Json<'_>,
