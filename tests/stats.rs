@@ -1693,6 +1693,46 @@ fn pricing_estimates_cost_and_lists_unpriced_models() {
     assert_eq!(auto.cost_usd_estimated, None);
 }
 
+/// A model named `foo/`, `x//`, `/` or `a/b` was priced as an arbitrary model: the text
+/// after its last `/`, empty or one letter, is inside every table name. A price is found
+/// by a whole name or whole `/`-segments of it; these are unpriced, and named.
+#[test]
+fn model_named_with_a_trailing_slash_is_unpriced() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let models = [
+        "foo/",
+        "x//",
+        "/",
+        "a/b",
+        "openai/g",
+        "anthropic/claude-sonnet-4-20250514",
+    ];
+    let mut log = String::new();
+    for (i, model) in models.iter().enumerate() {
+        log.push_str(&format!(
+            "{{\"type\":\"assistant\",\"session_id\":\"s\",\"message\":{{\"id\":\"msg_{i}\",\
+             \"role\":\"assistant\",\"model\":\"{model}\",\"content\":[],\"usage\":\
+             {{\"input_tokens\":1000,\"output_tokens\":100}}}}}}\n"
+        ));
+    }
+    let file = tmp.path().join("models.jsonl");
+    std::fs::write(&file, log).expect("write");
+    let got = stats_json(&[
+        std::ffi::OsStr::new("--cost"),
+        "estimated".as_ref(),
+        file.as_os_str(),
+    ]);
+    let mut want: Vec<String> = models[..5].iter().map(|m| m.to_string()).collect();
+    want.sort();
+    assert_eq!(got.unpriced_models, want);
+    // Only the real model is priced: 1000 input at $3/M and 100 output at $15/M.
+    assert!(
+        close(got.cost_usd_estimated, Some(1000.0 * 3e-6 + 100.0 * 1.5e-5)),
+        "{:?}",
+        got.cost_usd_estimated
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // 8. Errors
 // ---------------------------------------------------------------------------------------
