@@ -239,6 +239,9 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
 }
 
 /// The one place errors reach the user's terminal.
+/// Messages name paths and what logs hold: escaped as every text output is
+/// ([`ndjq::sink::sanitize`]).
 pub fn report_error(e: &dyn std::fmt::Display) {
-    let _ = writeln!(io::stderr(), "ndjq: {e}");
+    let text = e.to_string();
+    let _ = writeln!(io::stderr(), "ndjq: {}", ndjq::sink::sanitize(&text));
 }

@@ -432,6 +432,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             pricing,
             common.painter,
             args.live.token_limit,
+            common.text_width,
         );
         let ran = crate::cli::run_sources_ticking(&common, &mut run, true, &mut ticks)?;
         if common.follow.is_some() {
