@@ -752,6 +752,24 @@ fn live_view_never_wraps_and_is_redrawn_at_a_new_size() {
     });
     assert!(frame[0].starts_with("ndjq stats --follow"), "{frame:#?}");
     view.stop();
+    // With --by, the key column gives up what the figures need: every column on screen.
+    let view = LiveView::start(dir.path(), 120, 30, &["--by", "model"]);
+    let frame = view.frame_where(|l| l.iter().any(|l| l.starts_with("total")));
+    for line in &frame {
+        assert!(line.width() <= 120, "wider than the terminal: {line:?}");
+    }
+    let head = frame
+        .iter()
+        .find(|l| l.starts_with("model "))
+        .expect("the table's header");
+    assert!(head.ends_with("errors"), "{frame:#?}");
+    assert!(
+        frame
+            .iter()
+            .any(|l| l.starts_with("mmmm") && l.contains("… ") && l.ends_with('0')),
+        "{frame:#?}"
+    );
+    view.stop();
 }
 
 /// The characters that reorder or hide text in a terminal (BiDi overrides and isolates,

@@ -7,7 +7,7 @@
 //! place (cursor home, clear each line's rest and below: no scrolling, no flicker), and
 //! [`snapshot_line`] writes the JSON objects of `stats --follow -f json`.
 
-use super::{display_width, pad, safe, thousands};
+use super::{cut, display_width, pad, safe, thousands};
 use crate::stats::Report;
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
@@ -302,28 +302,6 @@ fn table(title: &str, rows: &[Row], width: usize) -> String {
 /// The fewest cells a name column is given, however narrow the terminal: past that, the
 /// whole line is cut at the edge instead ([`fit`]).
 const MIN_NAME_CELLS: usize = 8;
-
-/// `text` (no colour codes) in at most `width` terminal cells: cut with `…` when longer.
-/// A wide character that would straddle the edge is left out (the column is padded).
-fn cut(text: &str, width: usize) -> String {
-    if display_width(text) <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    out
-}
 
 /// A line of the view in at most `width` terminal cells, colour codes (`ESC [ … m`, the
 /// only escapes a frame holds: what a log holds is escaped) kept and not counted; a line

@@ -71,6 +71,28 @@ pub fn display_width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 
+/// `text` (no colour codes) in at most `width` terminal cells: cut with `…` when longer.
+/// A wide character that would straddle the edge is left out (the column is padded).
+pub(crate) fn cut(text: &str, width: usize) -> String {
+    if display_width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// `text` padded with spaces to `width` terminal columns.
 pub fn pad(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len() + width);

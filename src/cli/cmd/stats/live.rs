@@ -12,7 +12,7 @@ use ndjq::sink::live::{
     frame, render, snapshot_line, Active, BlockFigures, Burn, LiveSnapshot, Row, ACTIVE_WITHIN,
     BLOCK,
 };
-use ndjq::sink::{Format, Painter};
+use ndjq::sink::Painter;
 use ndjq::stats::{GroupBy, Pricing, Stats, Tokens};
 use ndjq::timestamp::TimeZone;
 use std::collections::{HashMap, VecDeque};
@@ -144,10 +144,11 @@ impl<'a> Live<'a> {
         let now = Timestamp::now();
         let tz = run.stats.clock().tz.clone();
         let mut snapshot = self.snapshot(&run.stats, run.seen.as_ref(), now, &tz);
+        let (width, height) = terminal_size().unwrap_or((self.fallback_width, usize::MAX));
         if let Some(by) = self.by {
             let report = run.stats.report_live(Some(by), &self.pricing);
             let mut table = Vec::new();
-            ndjq::sink::stats::write_report(&mut table, &report, Format::Text, self.painter)?;
+            ndjq::sink::stats::write_text_fitted(&mut table, &report, self.painter, width)?;
             snapshot.table = Some(String::from_utf8_lossy(&table).into_owned());
         }
         let mut out = io::stdout().lock();
@@ -156,7 +157,6 @@ impl<'a> Live<'a> {
             out.write_all(b"\x1b[?25l\x1b[2J")?;
             self.drawn = true;
         }
-        let (width, height) = terminal_size().unwrap_or((self.fallback_width, usize::MAX));
         out.write_all(frame(&render(&snapshot, now, &tz, width), height).as_bytes())?;
         out.flush()
     }
