@@ -190,6 +190,40 @@ fn claude_config_dir_a_comma_list_replaces_the_default_claude_folders() {
     );
 }
 
+/// With no PATH on a terminal, the agents' folders are the inputs: stdout appended to a
+/// log there is refused before anything is read, as for a folder named on the command
+/// line, and the log keeps its records.
+#[test]
+fn an_agent_log_that_is_stdout_is_refused_when_no_path_is_given() {
+    let home = common::tempdir();
+    let h = home.path();
+    let log = h.join(".claude/projects/-work-app/one.jsonl");
+    copy_in(&log, CLAUDE);
+    let before = std::fs::read(&log).expect("read");
+    let tty = terminal();
+    let append = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("open");
+    let out = common::ndjq_bare_std()
+        .env("HOME", h)
+        .args(["stats", "-f", "json"])
+        .stdin(tty.slave.try_clone().expect("dup"))
+        .stdout(append)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("ndjq runs");
+    drop(tty);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("one.jsonl (found in folder ")
+            && text(&out.stderr).contains("is the same file as stdout"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&log).expect("read"), before);
+}
+
 #[test]
 fn codex_home_replaces_the_default_codex_folder() {
     let home = common::tempdir();

@@ -53,25 +53,23 @@ impl Common {
             );
         };
         let child = child_options(input, child)?;
-        let own = own_outputs(input, child.as_ref())?;
         if input.follow.follow && child.is_some() {
             bail!("--follow reads files as they grow; a wrapped command's output is read live without it");
         }
+        let paths = match child {
+            Some(_) => None,
+            None if input.paths.is_empty() && std::io::stdin().is_terminal() => {
+                Some(agent_folders(output.quiet)?)
+            }
+            None => Some(input.paths.clone()),
+        };
+        let own = own_outputs(paths.as_deref().unwrap_or_default(), input, child.as_ref())?;
         let follow = input.follow.follow.then(|| FollowOptions {
             // A poll of 0 would spin.
             poll: input.follow.poll.map(|p| p.max(Duration::from_millis(10))),
             own: own.clone(),
         });
-        let sources = Sources {
-            paths: match child {
-                Some(_) => None,
-                None if input.paths.is_empty() && std::io::stdin().is_terminal() => {
-                    Some(agent_folders(output.quiet)?)
-                }
-                None => Some(input.paths.clone()),
-            },
-            own,
-        };
+        let sources = Sources { paths, own };
         let reads_stdin = sources.reads_stdin();
         let stdout_is_tty = std::io::stdout().is_terminal();
         let stderr_is_tty = std::io::stderr().is_terminal();
@@ -242,14 +240,19 @@ impl Output {
 }
 
 /// The files this run writes that already exist (stdout redirected to a regular file, a
-/// `--rejects` or `--tee` file), by identity (device and inode: a symlink, hard link or
+/// `--rejects` or `--tee` file), checked against `paths`, what the run reads (the command
+/// line's, or the agents' folders when it names none), by identity (device and inode: a symlink, hard link or
 /// `..` path names the same file). One the inputs would read is a usage error, raised
 /// here, before anything is opened for writing or truncated ([`refuse_as_inputs`]):
 /// `validate --rejects in.jsonl in.jsonl` would otherwise empty its input before reading
 /// it. One a folder walk meets that holds nothing yet (`> logs/all.jsonl` made it) is
 /// skipped with a note ([`input::Walk`]); a `--rejects` file the run creates is added
 /// when it is made ([`Sources::add_output`]).
-fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOutputs> {
+fn own_outputs(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    child: Option<&ChildOptions>,
+) -> Result<OwnOutputs> {
     let own = OwnOutputs::default();
     let mut named: Vec<Output> = Vec::new();
     named.extend(Output::of_stdout());
@@ -266,7 +269,7 @@ fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOut
     if named.is_empty() {
         return Ok(own);
     }
-    refuse_as_inputs(&input.paths, child.is_none(), &named)?;
+    refuse_as_inputs(paths, child.is_none(), &named)?;
     Ok(own)
 }
 
