@@ -243,5 +243,7 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
 /// ([`ndjq::sink::sanitize`]).
 pub fn report_error(e: &dyn std::fmt::Display) {
     let text = e.to_string();
-    let _ = writeln!(io::stderr(), "ndjq: {}", ndjq::sink::sanitize(&text));
+    // Line by line: a message may show an expression over two lines, caret under it.
+    let lines: Vec<_> = text.split('\n').map(ndjq::sink::sanitize).collect();
+    let _ = writeln!(io::stderr(), "ndjq: {}", lines.join("\n"));
 }
