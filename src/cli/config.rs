@@ -241,11 +241,11 @@ impl Output {
 
 /// The files this run writes that already exist (stdout redirected to a regular file, a
 /// `--rejects` or `--tee` file), checked against `paths`, what the run reads (the command
-/// line's, or the agents' folders when it names none), by identity (device and inode: a symlink, hard link or
-/// `..` path names the same file). One the inputs would read is a usage error, raised
-/// here, before anything is opened for writing or truncated ([`refuse_as_inputs`]):
-/// `validate --rejects in.jsonl in.jsonl` would otherwise empty its input before reading
-/// it. One a folder walk meets that holds nothing yet (`> logs/all.jsonl` made it) is
+/// line's, or the agents' folders when it names none), by identity (device and inode: a
+/// symlink, hard link or `..` path names the same file). One the inputs would read is a
+/// usage error, raised here, before anything is opened for writing or truncated
+/// ([`refuse_as_inputs`]): `validate --rejects in.jsonl in.jsonl` would otherwise empty
+/// its input before reading it. One a folder walk meets that holds nothing yet (`> logs/all.jsonl` made it) is
 /// skipped with a note ([`input::Walk`]); a `--rejects` file the run creates is added
 /// when it is made ([`Sources::add_output`]).
 fn own_outputs(
