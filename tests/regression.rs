@@ -352,6 +352,15 @@ fn rejects_or_stdout_that_is_a_log_in_a_walked_folder_is_refused_and_the_log_is_
             );
         }
     }
+    // A log there that is empty is a log there all the same.
+    common::write_file(&d, "empty.jsonl", b"");
+    let out = common::ndjq_sub("validate")
+        .current_dir(dir.path())
+        .args(["--rejects", "d/empty.jsonl", "d"])
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_file(d.join("empty.jsonl")).expect("rm");
     // stdout appended to a log of the folder: refused without reading.
     let mut cmd = common::ndjq_std("filter");
     cmd.current_dir(dir.path()).arg("d");

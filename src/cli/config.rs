@@ -206,18 +206,18 @@ struct Output {
     /// The flag and its path (`--rejects logs/bad.jsonl`), or `stdout`.
     label: String,
     id: FileId,
-    /// It holds bytes: an existing log the run would write over or after, not a file just
-    /// made (`> logs/all.jsonl`) or left empty.
-    holds_data: bool,
+    /// It was there before this run: a file named by a flag that exists, or stdout that
+    /// holds bytes (`>> logs/a.jsonl`). Stdout that is empty was just made by the shell's
+    /// `>` for this run (`> logs/all.jsonl`): a walk skips it instead.
+    was_there: bool,
 }
 
 impl Output {
     fn of_path(flag: &str, path: &Path) -> Option<Output> {
-        let meta = std::fs::metadata(path).ok()?;
         Some(Output {
             label: format!("{flag} {}", ndjq::sink::sanitize(&input::path_name(path))),
             id: FileId::of_path(path)?,
-            holds_data: meta.len() > 0,
+            was_there: true,
         })
     }
 
@@ -234,7 +234,7 @@ impl Output {
         Some(Output {
             label: "stdout".to_string(),
             id,
-            holds_data: len > 0,
+            was_there: len > 0,
         })
     }
 }
@@ -245,9 +245,10 @@ impl Output {
 /// symlink, hard link or `..` path names the same file). One the inputs would read is a
 /// usage error, raised here, before anything is opened for writing or truncated
 /// ([`refuse_as_inputs`]): `validate --rejects in.jsonl in.jsonl` would otherwise empty
-/// its input before reading it. One a folder walk meets that holds nothing yet (`> logs/all.jsonl` made it) is
-/// skipped with a note ([`input::Walk`]); a `--rejects` file the run creates is added
-/// when it is made ([`Sources::add_output`]).
+/// its input before reading it. Stdout that a folder walk meets and that holds nothing
+/// yet (`> logs/all.jsonl` made it for this run) is skipped with a note ([`input::Walk`]),
+/// as is a `--rejects` file the run creates, added when it is made
+/// ([`Sources::add_output`]).
 fn own_outputs(
     paths: &[PathBuf],
     input: &InputArgs,
@@ -274,10 +275,11 @@ fn own_outputs(
 }
 
 /// The usage error for an input that is one of the `named` outputs: stdin (when
-/// `stdin_read` and it is read), a path named on the command line, or a file holding data
-/// that the walk of a named folder would read (docs/REFERENCE.md, "Nothing ndjq writes is
-/// read as its input"). One check for every output a run writes (`--rejects`, `--tee`,
-/// stdout, `report -o`). The folders are walked only when an output holds data.
+/// `stdin_read` and it is read), a path named on the command line, or a file that was
+/// there before the run ([`Output::was_there`]) and that the walk of a named folder would
+/// read (docs/REFERENCE.md, "Nothing ndjq writes is read as its input"). One check for
+/// every output a run writes (`--rejects`, `--tee`, stdout, `report -o`). The folders are
+/// walked only when such an output exists.
 fn refuse_as_inputs(paths: &[PathBuf], stdin_read: bool, named: &[Output]) -> Result<()> {
     use std::os::fd::AsFd;
     let output_of = |id: FileId| named.iter().find(|o| o.id == id).map(|o| o.label.clone());
@@ -295,13 +297,13 @@ fn refuse_as_inputs(paths: &[PathBuf], stdin_read: bool, named: &[Output]) -> Re
             );
         }
     }
-    if !named.iter().any(|o| o.holds_data) {
+    if !named.iter().any(|o| o.was_there) {
         return Ok(());
     }
     let with_data = |id: FileId| {
         named
             .iter()
-            .find(|o| o.holds_data && o.id == id)
+            .find(|o| o.was_there && o.id == id)
             .map(|o| o.label.clone())
     };
     for folder in paths.iter().filter(|p| p.as_os_str() != "-" && p.is_dir()) {

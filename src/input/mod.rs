@@ -191,9 +191,9 @@ pub fn is_log_file(path: &Path) -> bool {
 ///
 /// A file the run writes ([`OwnOutputs`]) is never a source: found in a folder it is
 /// skipped with a note; named on the command line it is an error in its place. The binary
-/// refuses both cases before it opens anything for writing, except an output found in a
-/// folder that holds nothing yet: the run's own new file (docs/REFERENCE.md, "Nothing ndjq
-/// writes is read as its input").
+/// refuses both cases before it opens anything for writing, except an output the run
+/// made (a `--rejects` file it created, stdout that a shell's `>` has just emptied)
+/// (docs/REFERENCE.md, "Nothing ndjq writes is read as its input").
 #[derive(Debug)]
 pub struct Walk {
     own: OwnOutputs,
