@@ -434,6 +434,40 @@ fn report_page_is_renamed_into_place_never_written_over() {
         .map(|e| e.expect("entry").file_name())
         .collect();
     assert_eq!(names, ["page.html"]);
+    // What is not a regular file is written as it is, never replaced (`-o /dev/null`
+    // once replaced the device): a FIFO stays the FIFO, and /dev/stdout is stdout.
+    use std::os::unix::fs::FileTypeExt;
+    let fifo = out_dir.join("page.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(&fifo).expect("read the FIFO"))
+    };
+    let out = common::ndjq_sub("report")
+        .arg("-o")
+        .arg(&fifo)
+        .arg(&d)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(0));
+    let kind = std::fs::symlink_metadata(&fifo).expect("stat").file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced");
+    assert!(reader
+        .join()
+        .expect("reader")
+        .starts_with(b"<!DOCTYPE html>"));
+    let out = common::ndjq_sub("report")
+        .args(["-o", "/dev/stdout"])
+        .arg(&d)
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.starts_with(b"<!DOCTYPE html>"));
     // A page that cannot be written (its folder is gone) leaves nothing behind.
     let out = common::ndjq_sub("report")
         .arg("-o")

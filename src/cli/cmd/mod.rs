@@ -44,15 +44,35 @@ pub(crate) fn read_capped(reader: impl std::io::Read, what: &str) -> Result<Vec<
 
 /// Writes a whole document (the `report` page) to `target`: into a new temporary file
 /// beside it, renamed over it once complete and on disk, so a run that fails or is ended
-/// midway leaves `target` as it was, never half a page (docs/REFERENCE.md, "Nothing ndjq
-/// writes is read as its input"). A symlink is written through: its target is replaced.
-/// An existing file keeps its permissions.
+/// midway leaves `target` as it was, never half a page (docs/REFERENCE.md, "A whole
+/// document is written whole"). A symlink to a regular file is written through: its
+/// target is replaced. An existing file keeps its permissions. What is not a regular file
+/// (`/dev/stdout`, `/dev/null`, a FIFO) is written as it is: it cannot be replaced.
 pub(crate) fn write_whole(target: &Path, bytes: &[u8]) -> Result<()> {
     use std::io::ErrorKind;
     let shown = || ndjq::sink::sanitize(&ndjq::input::path_name(target)).into_owned();
+    let existing = std::fs::metadata(target).ok();
+    if existing.as_ref().is_some_and(|m| m.is_dir()) {
+        anyhow::bail!("cannot write {}: it is a folder", shown());
+    }
+    let direct = || -> Result<()> {
+        let mut file =
+            File::create(target).with_context(|| format!("cannot create {}", shown()))?;
+        file.write_all(bytes)
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write {}", shown()))
+    };
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        return direct();
+    }
     let is_link = std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink());
     let target = if is_link {
-        std::fs::canonicalize(target).with_context(|| format!("cannot follow {}", shown()))?
+        // `/dev/stdout` redirected to a file resolves through /proc: not a place to
+        // create a file beside.
+        match std::fs::canonicalize(target) {
+            Ok(real) if !real.starts_with("/proc") && !real.starts_with("/dev") => real,
+            _ => return direct(),
+        }
     } else {
         target.to_path_buf()
     };
@@ -63,10 +83,6 @@ pub(crate) fn write_whole(target: &Path, bytes: &[u8]) -> Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let existing = std::fs::metadata(&target).ok();
-    if existing.as_ref().is_some_and(|m| m.is_dir()) {
-        anyhow::bail!("cannot write {}: it is a folder", shown());
-    }
     let mut attempt = 0u32;
     let (temp, mut file) = loop {
         // A dot name with no log ending: never taken by a walk of the folder.
