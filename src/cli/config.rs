@@ -206,18 +206,20 @@ struct Output {
     /// The flag and its path (`--rejects logs/bad.jsonl`), or `stdout`.
     label: String,
     id: FileId,
-    /// It was there before this run: a file named by a flag that exists, or stdout that
-    /// holds bytes (`>> logs/a.jsonl`). Stdout that is empty was just made by the shell's
+    /// It was there before this run: a regular file named by a flag, or stdout that holds
+    /// bytes (`>> logs/a.jsonl`). Stdout that is empty was just made by the shell's
     /// `>` for this run (`> logs/all.jsonl`): a walk skips it instead.
     was_there: bool,
 }
 
 impl Output {
     fn of_path(flag: &str, path: &Path) -> Option<Output> {
+        // A walk takes regular files only: a device or FIFO output is never met there.
+        let is_file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
         Some(Output {
             label: format!("{flag} {}", ndjq::sink::sanitize(&input::path_name(path))),
             id: FileId::of_path(path)?,
-            was_there: true,
+            was_there: is_file,
         })
     }
 
