@@ -197,7 +197,8 @@ pub fn excerpt(bytes: &[u8], at: Option<usize>) -> String {
 }
 
 /// Text from the input, made safe to put in a one-line message: control characters
-/// (ESC, CR, LF, NUL, ...) are escaped so they cannot break lines or colour a terminal.
+/// (ESC, CR, LF, NUL, ...) and the invisible ones of [`crate::sink::is_hidden`] are
+/// escaped so they cannot break lines, colour a terminal or reorder a line.
 pub fn printable(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for ch in s.chars() {
@@ -211,7 +212,7 @@ fn push_escaped(out: &mut String, ch: char) {
         '\t' => out.push_str("\\t"),
         '\r' => out.push_str("\\r"),
         '\n' => out.push_str("\\n"),
-        c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        c if c.is_control() || crate::sink::is_hidden(c) => out.push_str(&crate::sink::escaped(c)),
         c => out.push(c),
     }
 }

@@ -9,7 +9,10 @@
 //!
 //! Model names resolve as ccusage resolves them: the exact name, then with a provider
 //! prefix added or removed, then without a date suffix, then the longest table name that
-//! contains it or that it contains. The arithmetic is ccusage's too: each token kind at its
+//! contains it or that it contains (both at least 5 characters). Only a whole name or its
+//! whole `/`-segments are looked up: a name with an empty segment (`foo/`, `x//`, `/`)
+//! or a short piece (`a/b`) is unpriced, never priced as whatever table name holds it.
+//! The arithmetic is ccusage's too: each token kind at its
 //! price, the part of a request's count above 200k tokens at the `_above_200k_tokens` price
 //! where the table has one.
 
@@ -152,6 +155,10 @@ const PREFIXES: [&str; 6] = [
     "xai/",
     "deepseek/",
 ];
+
+/// The shortest name, of a model or of a table entry, matched loosely (one containing
+/// the other): a shorter one is contained in too many.
+const LOOSE_MIN_CHARS: usize = 5;
 
 /// `name` without a trailing `-YYYYMMDD` or `-YYYY-MM-DD`.
 fn without_date(name: &str) -> Option<&str> {
@@ -303,6 +310,11 @@ impl PriceTable {
         if let Some(k) = get(model) {
             return Some(k);
         }
+        // A name with an empty `/`-segment (`foo/`, `x//`, `/`) names no model: its last
+        // segment, empty, is in every table name.
+        if model.split('/').any(str::is_empty) {
+            return None;
+        }
         for p in PREFIXES {
             if let Some(k) = get(&format!("{p}{model}")) {
                 return Some(k);
@@ -316,11 +328,15 @@ impl PriceTable {
             return Some(k);
         }
         // The longest table name (without a provider, at least 5 characters) that
-        // contains the model's, or that the model's contains.
+        // contains the model's, or that the model's contains; a model's name shorter than
+        // that (`a/b`) is a piece of too many to choose.
+        if bare.chars().count() < LOOSE_MIN_CHARS {
+            return None;
+        }
         let lower = bare.to_ascii_lowercase();
         self.prices
             .keys()
-            .filter(|k| !k.contains('/') && k.len() >= 5)
+            .filter(|k| !k.contains('/') && k.len() >= LOOSE_MIN_CHARS)
             .filter(|k| {
                 let k = k.to_ascii_lowercase();
                 k.contains(&lower) || lower.contains(&k)
@@ -376,6 +392,22 @@ mod tests {
             Some("claude-sonnet-4-20250514")
         );
         assert_eq!(t.resolve("<synthetic>"), None);
+        // Whole names and whole segments only.
+        assert_eq!(
+            t.resolve("openrouter/claude-sonnet-4-20250514"),
+            Some("claude-sonnet-4-20250514")
+        );
+        for no_name in [
+            "foo/",
+            "x//",
+            "/",
+            "a/b",
+            "openai/g",
+            "//claude-sonnet-4",
+            "a//b",
+        ] {
+            assert_eq!(t.resolve(no_name), None, "{no_name}");
+        }
         assert_eq!(without_date("gpt-5-2025-08-07"), Some("gpt-5"));
         assert_eq!(without_date("claude-x-20250101"), Some("claude-x"));
         assert_eq!(without_date("claude-opus-4-6"), None);

@@ -269,6 +269,216 @@ fn issue25_case02_rejects_named_as_input_is_a_usage_error_and_truncates_nothing(
     assert_eq!(common::read_file(&input), content);
 }
 
+/// `report -o d/a.jsonl d` wrote its page over a.jsonl and said "skipped": the log was
+/// gone and never counted. An output that a named folder's walk would read is refused
+/// before anything is written, however it is named (a symlink, a hard link outside).
+#[test]
+fn report_output_that_is_an_input_log_is_refused_and_the_log_is_untouched() {
+    let dir = common::tempdir();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).expect("mkdir");
+    let log = common::read_file(&common::testdata().join("claude/claude-tool.ndjson"));
+    let a = common::write_file(&d, "a.jsonl", &log);
+    std::os::unix::fs::symlink(&a, dir.path().join("link.html")).expect("symlink");
+    std::fs::hard_link(&a, dir.path().join("hard.html")).expect("hard link");
+    for output in ["d/a.jsonl", "link.html", "hard.html", "d/../d/a.jsonl"] {
+        let out = common::ndjq_sub("report")
+            .current_dir(dir.path())
+            .args(["-o", output, "d"])
+            .output()
+            .expect("ndjq runs");
+        assert_eq!(out.status.code(), Some(2), "report -o {output} d");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "input d/a.jsonl (found in folder d) is the same file as -o {output}"
+            )),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+        assert_eq!(
+            common::read_file(&a),
+            log,
+            "-o {output}: the log is untouched"
+        );
+    }
+    let left: Vec<_> = std::fs::read_dir(&d).expect("ls").collect();
+    assert_eq!(left.len(), 1, "no page or temporary file beside the log");
+}
+
+/// `validate --rejects d/b.jsonl d` truncated b.jsonl, wrote the rejects into it and said
+/// "skipped"; `filter d >> d/b.jsonl` skipped the log it appended to. Both are refused
+/// before reading (and under `--follow` too), and b.jsonl keeps its records.
+#[test]
+fn rejects_or_stdout_that_is_a_log_in_a_walked_folder_is_refused_and_the_log_is_untouched() {
+    let dir = common::tempdir();
+    let d = dir.path().join("d");
+    std::fs::create_dir_all(d.join("sub")).expect("mkdir");
+    common::write_file(&d, "a.jsonl", b"{\"a\":1}\nbad a\n");
+    let content = b"{\"b\":2}\nbad b\n";
+    let b = common::write_file(&d.join("sub"), "b.jsonl", content);
+    std::fs::hard_link(&b, dir.path().join("hard.txt")).expect("hard link");
+    for rejects in ["d/sub/b.jsonl", "hard.txt"] {
+        for (sub, extra) in [
+            ("validate", &["-j", "1"][..]),
+            ("filter", &["-j", "2"][..]),
+            ("stats", &[][..]),
+            ("validate", &["--follow"][..]),
+        ] {
+            let out = common::ndjq_sub(sub)
+                .current_dir(dir.path())
+                .args(extra)
+                .args(["--rejects", rejects, "d"])
+                .timeout(std::time::Duration::from_secs(20))
+                .output()
+                .expect("ndjq runs");
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{sub} {extra:?} --rejects {rejects}"
+            );
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!(
+                    "input d/sub/b.jsonl (found in folder d) is the same file as --rejects {rejects}"
+                )),
+                "{err}"
+            );
+            assert!(out.stdout.is_empty(), "nothing read");
+            assert_eq!(
+                common::read_file(&b),
+                content,
+                "{sub}: the log is untouched"
+            );
+        }
+    }
+    // A log there that is empty is a log there all the same.
+    common::write_file(&d, "empty.jsonl", b"");
+    let out = common::ndjq_sub("validate")
+        .current_dir(dir.path())
+        .args(["--rejects", "d/empty.jsonl", "d"])
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_file(d.join("empty.jsonl")).expect("rm");
+    // stdout appended to a log of the folder: refused without reading.
+    let mut cmd = common::ndjq_std("filter");
+    cmd.current_dir(dir.path()).arg("d");
+    let append = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&b)
+        .expect("open");
+    let (code, err) = run_into(cmd, append, 20);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("input d/sub/b.jsonl (found in folder d) is the same file as stdout"),
+        "{err}"
+    );
+    assert_eq!(common::read_file(&b), content);
+    // An output there that holds nothing yet (`> d/all.jsonl` just made it) is the run's
+    // own: skipped with its note, and the run goes on.
+    let all = d.join("all.jsonl");
+    let mut cmd = common::ndjq_std("filter");
+    cmd.current_dir(dir.path()).arg("d");
+    let (code, err) = run_into(cmd, std::fs::File::create(&all).expect("create"), 20);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("all.jsonl: skipped, input file is also the output"),
+        "{err}"
+    );
+    assert_eq!(common::read_file(&all), b"{\"a\":1}\n{\"b\":2}\n");
+}
+
+/// `report -o page.html` truncated the page and wrote the new one into it: a run that
+/// failed midway left half a page. The page is written beside its target and renamed
+/// into place: another name of the old page still holds the old page, the new one keeps
+/// the old one's permissions, and nothing is left beside it.
+#[test]
+fn report_page_is_renamed_into_place_never_written_over() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::tempdir();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).expect("mkdir");
+    std::fs::copy(
+        common::testdata().join("claude/claude-tool.ndjson"),
+        d.join("a.jsonl"),
+    )
+    .expect("copy");
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).expect("mkdir");
+    let page = common::write_file(&out_dir, "page.html", b"the old page");
+    std::fs::set_permissions(&page, std::fs::Permissions::from_mode(0o640)).expect("chmod");
+    std::fs::hard_link(&page, dir.path().join("old.html")).expect("hard link");
+    let out = common::ndjq_sub("report")
+        .arg("-o")
+        .arg(&page)
+        .arg(&d)
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let new = String::from_utf8(common::read_file(&page)).expect("UTF-8");
+    assert!(new.starts_with("<!DOCTYPE html>") && new.trim_end().ends_with("</html>"));
+    assert_eq!(
+        common::read_file(&dir.path().join("old.html")),
+        b"the old page"
+    );
+    let mode = std::fs::metadata(&page).expect("stat").permissions().mode();
+    assert_eq!(mode & 0o777, 0o640);
+    let names: Vec<_> = std::fs::read_dir(&out_dir)
+        .expect("ls")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert_eq!(names, ["page.html"]);
+    // What is not a regular file is written as it is, never replaced (`-o /dev/null`
+    // once replaced the device): a FIFO stays the FIFO, and /dev/stdout is stdout.
+    use std::os::unix::fs::FileTypeExt;
+    let fifo = out_dir.join("page.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(&fifo).expect("read the FIFO"))
+    };
+    let out = common::ndjq_sub("report")
+        .arg("-o")
+        .arg(&fifo)
+        .arg(&d)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(0));
+    let kind = std::fs::symlink_metadata(&fifo).expect("stat").file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced");
+    assert!(reader
+        .join()
+        .expect("reader")
+        .starts_with(b"<!DOCTYPE html>"));
+    let out = common::ndjq_sub("report")
+        .args(["-o", "/dev/stdout"])
+        .arg(&d)
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.starts_with(b"<!DOCTYPE html>"));
+    // A page that cannot be written (its folder is gone) leaves nothing behind.
+    let out = common::ndjq_sub("report")
+        .arg("-o")
+        .arg(dir.path().join("none/page.html"))
+        .arg(&d)
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!dir.path().join("none").exists());
+}
+
 /// Case 3: a log file whose name is not UTF-8 was skipped by the walk, and `--by file`
 /// merged such names into one row.
 #[test]

@@ -1693,6 +1693,46 @@ fn pricing_estimates_cost_and_lists_unpriced_models() {
     assert_eq!(auto.cost_usd_estimated, None);
 }
 
+/// A model named `foo/`, `x//`, `/` or `a/b` was priced as an arbitrary model: the text
+/// after its last `/`, empty or one letter, is inside every table name. A price is found
+/// by a whole name or whole `/`-segments of it; these are unpriced, and named.
+#[test]
+fn model_named_with_a_trailing_slash_is_unpriced() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let models = [
+        "foo/",
+        "x//",
+        "/",
+        "a/b",
+        "openai/g",
+        "anthropic/claude-sonnet-4-20250514",
+    ];
+    let mut log = String::new();
+    for (i, model) in models.iter().enumerate() {
+        log.push_str(&format!(
+            "{{\"type\":\"assistant\",\"session_id\":\"s\",\"message\":{{\"id\":\"msg_{i}\",\
+             \"role\":\"assistant\",\"model\":\"{model}\",\"content\":[],\"usage\":\
+             {{\"input_tokens\":1000,\"output_tokens\":100}}}}}}\n"
+        ));
+    }
+    let file = tmp.path().join("models.jsonl");
+    std::fs::write(&file, log).expect("write");
+    let got = stats_json(&[
+        std::ffi::OsStr::new("--cost"),
+        "estimated".as_ref(),
+        file.as_os_str(),
+    ]);
+    let mut want: Vec<String> = models[..5].iter().map(|m| m.to_string()).collect();
+    want.sort();
+    assert_eq!(got.unpriced_models, want);
+    // Only the real model is priced: 1000 input at $3/M and 100 output at $15/M.
+    assert!(
+        close(got.cost_usd_estimated, Some(1000.0 * 3e-6 + 100.0 * 1.5e-5)),
+        "{:?}",
+        got.cost_usd_estimated
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // 8. Errors
 // ---------------------------------------------------------------------------------------
@@ -1739,6 +1779,89 @@ fn merge_rejects_what_is_not_stats_json() {
     assert!(
         err.contains("ndjq.stats/1") && err.contains("compute it again"),
         "{err}"
+    );
+}
+
+/// `--merge` trusted the indexes inside a state: a message whose model pointed past the
+/// string table merged into `(none)`, a session index of 4294967295 was counted as a
+/// second session, both with exit 0. Each is refused (exit 2) naming its field.
+#[test]
+fn merge_refuses_a_state_whose_model_index_is_out_of_range() {
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let text = stats_stdout(&[
+        "-q",
+        "-f",
+        "json",
+        "--mergeable",
+        "testdata/stats/claude-rules.ndjson",
+    ]);
+    let good: Value = serde_json::from_str(&text).expect("JSON");
+    let strings = good["state"]["strings"].as_array().expect("strings").len() as u64;
+    let attrs = good["state"]["attrs"].as_array().expect("attrs").len() as u64;
+    assert!(good["state"]["tool_calls"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
+    type Change = fn(&mut Value, u64, u64);
+    let cases: [(&str, Change, &str); 6] = [
+        (
+            "model",
+            |v, strings, _| v["state"]["attrs"][0]["model"] = strings.into(),
+            "state.attrs[0].model is",
+        ),
+        (
+            "session",
+            |v, _, _| {
+                v["state"]["sessions"]
+                    .as_array_mut()
+                    .expect("sessions")
+                    .push(4294967295u64.into())
+            },
+            "state.sessions[",
+        ),
+        (
+            "attribution",
+            |v, _, attrs| v["state"]["messages"][0][2] = attrs.into(),
+            "state.messages[0] attribution is",
+        ),
+        (
+            "tool",
+            |v, strings, _| v["state"]["tool_calls"][0][1] = (strings + 7).into(),
+            "state.tool_calls[0] tool name is",
+        ),
+        (
+            "records_by",
+            |v, _, _| v["state"]["records_by"][0][1] = 4294967293u64.into(),
+            "state.records_by[0] index is 4294967293",
+        ),
+        (
+            "repeated string",
+            |v, _, _| {
+                let first = v["state"]["strings"][0].clone();
+                v["state"]["strings"]
+                    .as_array_mut()
+                    .expect("strings")
+                    .push(first)
+            },
+            "state.strings[",
+        ),
+    ];
+    let part = tmp.path().join("part.json");
+    for (what, change, field) in cases {
+        let mut v = good.clone();
+        change(&mut v, strings, attrs);
+        std::fs::write(&part, serde_json::to_vec(&v).expect("JSON")).expect("write");
+        let err = failure(&["--merge", part.to_str().expect("UTF-8 path")]);
+        assert!(
+            err.contains("part.json: ") && err.contains(field),
+            "{what}: {err}"
+        );
+    }
+    // The report as written merges.
+    std::fs::write(&part, &text).expect("write");
+    let merged = stats_json(&["--merge", part.to_str().expect("UTF-8 path")]);
+    assert_eq!(
+        merged.sessions,
+        good["sessions"].as_u64().expect("sessions")
     );
 }
 

@@ -190,6 +190,40 @@ fn claude_config_dir_a_comma_list_replaces_the_default_claude_folders() {
     );
 }
 
+/// With no PATH on a terminal, the agents' folders are the inputs: stdout appended to a
+/// log there is refused before anything is read, as for a folder named on the command
+/// line, and the log keeps its records.
+#[test]
+fn an_agent_log_that_is_stdout_is_refused_when_no_path_is_given() {
+    let home = common::tempdir();
+    let h = home.path();
+    let log = h.join(".claude/projects/-work-app/one.jsonl");
+    copy_in(&log, CLAUDE);
+    let before = std::fs::read(&log).expect("read");
+    let tty = terminal();
+    let append = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&log)
+        .expect("open");
+    let out = common::ndjq_bare_std()
+        .env("HOME", h)
+        .args(["stats", "-f", "json"])
+        .stdin(tty.slave.try_clone().expect("dup"))
+        .stdout(append)
+        .stderr(Stdio::piped())
+        .output()
+        .expect("ndjq runs");
+    drop(tty);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("one.jsonl (found in folder ")
+            && text(&out.stderr).contains("is the same file as stdout"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(std::fs::read(&log).expect("read"), before);
+}
+
 #[test]
 fn codex_home_replaces_the_default_codex_folder() {
     let home = common::tempdir();
@@ -564,4 +598,303 @@ fn issue25_case16_log_strings_are_escaped_in_every_text_output() {
         .output()
         .expect("ndjq runs");
     assert!(text(&out.stdout).contains(r"\e]0;pwned\u{7}\e[2J\nFAKE 99999"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The live view in a terminal; invisible characters
+// ---------------------------------------------------------------------------------------
+
+/// `stats --follow -f text` with its stdout on a pseudo-terminal of `cols` × `rows`: the
+/// child, the terminal (to resize it) and what it has written so far.
+struct LiveView {
+    child: std::process::Child,
+    tty: Terminal,
+    shown: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl LiveView {
+    fn start(dir: &Path, cols: u16, rows: u16, extra: &[&str]) -> LiveView {
+        let tty = terminal();
+        resize(&tty, cols, rows);
+        let mut cmd = common::ndjq_bare_std();
+        cmd.args(["stats", "--follow", "-f", "text", "--color", "never", "d"])
+            .args(extra)
+            .current_dir(dir)
+            .env("TZ", "UTC")
+            .stdin(Stdio::null())
+            .stdout(tty.slave.try_clone().expect("dup"))
+            .stderr(Stdio::null());
+        let child = cmd.spawn().expect("ndjq runs");
+        let shown = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut master = tty.master.try_clone().expect("dup");
+        let sink = std::sync::Arc::clone(&shown);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = std::io::Read::read(&mut master, &mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().expect("lock").extend_from_slice(&buf[..n]);
+            }
+        });
+        LiveView { child, tty, shown }
+    }
+
+    /// The last whole frame that `done` accepts, as plain lines (escapes and `\r` taken
+    /// out), waiting for one for at most 30 seconds.
+    fn frame_where(&self, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+        let start = std::time::Instant::now();
+        loop {
+            let bytes = self.shown.lock().expect("lock").clone();
+            let all = text(&bytes);
+            // A frame: cursor home, its lines, then "clear below".
+            let frames: Vec<&str> = all
+                .split("\u{1b}[H")
+                .filter(|f| f.contains("\u{1b}[J"))
+                .collect();
+            if let Some(last) = frames.last() {
+                let lines = plain_lines(last);
+                if done(&lines) {
+                    return lines;
+                }
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(30),
+                "no such frame came: {all:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    fn signal(&self, sig: &str) {
+        let ok = std::process::Command::new("kill")
+            .args([&format!("-{sig}"), &self.child.id().to_string()])
+            .status()
+            .expect("kill")
+            .success();
+        assert!(ok, "kill -{sig}");
+    }
+
+    fn stop(mut self) {
+        self.signal("INT");
+        let status = self.child.wait().expect("wait");
+        assert_eq!(status.code(), Some(130));
+        drop(self.tty);
+    }
+}
+
+fn resize(tty: &Terminal, cols: u16, rows: u16) {
+    let size = rustix::termios::Winsize {
+        ws_row: rows,
+        ws_col: cols,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    rustix::termios::tcsetwinsize(&tty.master, size).expect("set the terminal's size");
+}
+
+/// A frame's lines as the terminal shows them: every escape sequence (CSI) and `\r` out.
+fn plain_lines(frame: &str) -> Vec<String> {
+    let mut out = String::new();
+    let mut chars = frame.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
+                for c in chars.by_ref() {
+                    if c.is_ascii_alphabetic() {
+                        break;
+                    }
+                }
+            }
+            '\r' => {}
+            c => out.push(c),
+        }
+    }
+    out.lines().map(str::to_string).collect()
+}
+
+/// Claude lines of `session` now, one per model, each with its own message.
+fn live_log(session: &str, models: &[&str]) -> String {
+    let now = jiff::Timestamp::now();
+    let mut log = String::new();
+    for (i, model) in models.iter().enumerate() {
+        let record = serde_json::json!({
+            "type": "assistant",
+            "session_id": session,
+            "timestamp": now.to_string(),
+            "message": {
+                "id": format!("msg_{session}_{i}"),
+                "role": "assistant",
+                "model": model,
+                "content": [],
+                "usage": {"input_tokens": 1000 * (i + 1), "output_tokens": 100},
+            },
+        });
+        log.push_str(&record.to_string());
+        log.push('\n');
+    }
+    log
+}
+
+/// The live view wrapped a 500-character model name over five lines a row, so the header
+/// scrolled off; a CJK name put the numbers out of line; a resized terminal was not drawn
+/// again. Names are cut to their column with `…`, no line is wider than the terminal, no
+/// frame taller, and SIGWINCH draws it again at the new size.
+#[test]
+fn live_view_never_wraps_and_is_redrawn_at_a_new_size() {
+    let dir = common::tempdir();
+    std::fs::create_dir(dir.path().join("d")).expect("mkdir");
+    let long = "m".repeat(500);
+    let cjk = "検索モデル".repeat(20);
+    std::fs::write(
+        dir.path().join("d/セッション-of-a-long-session-name.jsonl"),
+        live_log("s1", &[&long, &cjk, "claude-sonnet-4-20250514"]),
+    )
+    .expect("write");
+    // Drawn once an hour: a frame after the first is SIGWINCH's.
+    let view = LiveView::start(dir.path(), 80, 30, &["--interval", "3600"]);
+    let frame = view.frame_where(|l| l.iter().any(|l| l.starts_with("Today")));
+    for line in &frame {
+        assert!(line.width() <= 80, "wider than the terminal: {line:?}");
+    }
+    let rows: Vec<&String> = frame
+        .iter()
+        .skip_while(|l| !l.starts_with("Model"))
+        .take(4)
+        .collect();
+    assert!(rows[0].starts_with("Model "), "{frame:#?}");
+    // Every row of the table as wide, the figures in line; the long names cut.
+    for row in &rows[1..] {
+        assert_eq!(row.width(), rows[0].width(), "{rows:#?}");
+    }
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("mmmm") && r.contains('…')),
+        "{rows:#?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("検索") && r.contains('…')),
+        "{rows:#?}"
+    );
+    assert!(frame[0].starts_with("ndjq stats --follow"), "{frame:#?}");
+    // Resized: drawn again, at most 50 cells wide and 12 lines tall.
+    resize(&view.tty, 50, 12);
+    view.signal("WINCH");
+    let frame = view.frame_where(|l| {
+        l.len() <= 12 && l.iter().all(|l| l.width() <= 50) && l.iter().any(|l| l.contains('…'))
+    });
+    assert!(frame[0].starts_with("ndjq stats --follow"), "{frame:#?}");
+    view.stop();
+    // With --by, the key column gives up what the figures need: every column on screen.
+    let view = LiveView::start(dir.path(), 120, 30, &["--by", "model"]);
+    let frame = view.frame_where(|l| l.iter().any(|l| l.starts_with("total")));
+    for line in &frame {
+        assert!(line.width() <= 120, "wider than the terminal: {line:?}");
+    }
+    let head = frame
+        .iter()
+        .find(|l| l.starts_with("model "))
+        .expect("the table's header");
+    assert!(head.ends_with("errors"), "{frame:#?}");
+    assert!(
+        frame
+            .iter()
+            .any(|l| l.starts_with("mmmm") && l.contains("… ") && l.ends_with('0')),
+        "{frame:#?}"
+    );
+    view.stop();
+}
+
+/// The characters that reorder or hide text in a terminal (BiDi overrides and isolates,
+/// zero-width characters, line separators, the BOM) reached it raw: a model named with
+/// U+202E reversed the rest of its row, numbers included; U+200B made two names look
+/// alike. Every text output shows them escaped (`\u{202E}`), and the live view shows a
+/// file name that is not UTF-8 with `\xFF`, as everywhere else.
+#[test]
+fn bidi_controls_in_a_model_name_are_escaped_in_every_text_output() {
+    const HIDDEN: [char; 15] = [
+        '\u{202A}', '\u{202B}', '\u{202C}', '\u{202D}', '\u{202E}', '\u{2066}', '\u{2069}',
+        '\u{200B}', '\u{200C}', '\u{200D}', '\u{200E}', '\u{200F}', '\u{2028}', '\u{2029}',
+        '\u{FEFF}',
+    ];
+    let model = "claude-\u{202E}4-tennos\u{200B}";
+    let dir = common::tempdir();
+    std::fs::create_dir(dir.path().join("d")).expect("mkdir");
+    let all_hidden: String = HIDDEN.iter().collect();
+    let mut log = live_log(&format!("s\u{202E}1{all_hidden}"), &[model]);
+    log.push_str(&format!(
+        "{}\n",
+        serde_json::json!({
+            "type": "assistant",
+            "session_id": "s\u{202E}1",
+            "message": {
+                "id": "m2", "role": "assistant", "model": all_hidden,
+                "content": [{"type": "tool_use", "id": "t\u{2066}1", "name": "Ba\u{202E}sh", "input": {"c": "\u{202E}x"}}],
+                "usage": {"input_tokens": 1, "output_tokens": 1},
+            },
+        })
+    ));
+    log.push_str("not JSON \u{202E} at all\n");
+    let input = common::write_file(&dir.path().join("d"), "a\u{202E}.jsonl", log.as_bytes());
+    let mut runs: Vec<Vec<&str>> = vec![
+        vec!["stats", "-f", "text"],
+        vec!["validate", "-f", "text"],
+        vec!["gaps", "-f", "text"],
+        vec!["events", "-f", "text"],
+        vec!["filter", "--normalize", "-f", "text"],
+    ];
+    for by in ["session", "model", "tool", "file"] {
+        runs.push(vec!["stats", "-f", "text", "--by", by]);
+    }
+    let raw = |s: &str| s.chars().any(|c| HIDDEN.contains(&c));
+    for args in &runs {
+        let out = common::ndjq()
+            .args(args)
+            .args(["--color", "never"])
+            .arg(&input)
+            .output()
+            .expect("ndjq runs");
+        let all = text(&out.stdout) + &text(&out.stderr);
+        assert!(
+            !raw(&all),
+            "{args:?}: an invisible character reached the terminal:\n{all}"
+        );
+        assert!(all.contains(r"\u{202E}"), "{args:?}: {all}");
+    }
+    let out = common::ndjq_sub("stats")
+        .args(["-f", "text"])
+        .arg(&input)
+        .output()
+        .expect("ndjq runs");
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains(r"claude-\u{202E}4-tennos\u{200B}"),
+        "{shown}"
+    );
+    let every = r"\u{202A}\u{202B}\u{202C}\u{202D}\u{202E}\u{2066}\u{2069}\u{200B}\u{200C}\u{200D}\u{200E}\u{200F}\u{2028}\u{2029}\u{FEFF}";
+    assert!(shown.contains(every), "{shown}");
+    // A message on stderr naming a path.
+    let out = common::ndjq_sub("stats")
+        .arg(dir.path().join("gone\u{202E}.jsonl"))
+        .output()
+        .expect("ndjq runs");
+    let err = text(&out.stderr);
+    assert!(!raw(&err) && err.contains(r"gone\u{202E}.jsonl"), "{err}");
+    // The live view, with a file name that is not UTF-8 beside.
+    std::fs::write(
+        dir.path()
+            .join("d")
+            .join(OsStr::from_bytes(b"inv\xff.jsonl")),
+        live_log("s2", &["claude-sonnet-4-20250514"]),
+    )
+    .expect("write");
+    let view = LiveView::start(dir.path(), 120, 40, &[]);
+    let frame = view.frame_where(|l| l.iter().any(|l| l.starts_with("Today")));
+    let all = frame.join("\n");
+    assert!(!raw(&all), "{all}");
+    assert!(all.contains(r"claude-\u{202E}4-tennos\u{200B}"), "{all}");
+    assert!(all.contains(r"inv\xFF"), "{all}");
+    assert!(!all.contains('\u{FFFD}'), "{all}");
+    view.stop();
 }

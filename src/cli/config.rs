@@ -53,25 +53,23 @@ impl Common {
             );
         };
         let child = child_options(input, child)?;
-        let own = own_outputs(input, child.as_ref())?;
         if input.follow.follow && child.is_some() {
             bail!("--follow reads files as they grow; a wrapped command's output is read live without it");
         }
+        let paths = match child {
+            Some(_) => None,
+            None if input.paths.is_empty() && std::io::stdin().is_terminal() => {
+                Some(agent_folders(output.quiet)?)
+            }
+            None => Some(input.paths.clone()),
+        };
+        let own = own_outputs(paths.as_deref().unwrap_or_default(), input, child.as_ref())?;
         let follow = input.follow.follow.then(|| FollowOptions {
             // A poll of 0 would spin.
             poll: input.follow.poll.map(|p| p.max(Duration::from_millis(10))),
             own: own.clone(),
         });
-        let sources = Sources {
-            paths: match child {
-                Some(_) => None,
-                None if input.paths.is_empty() && std::io::stdin().is_terminal() => {
-                    Some(agent_folders(output.quiet)?)
-                }
-                None => Some(input.paths.clone()),
-            },
-            own,
-        };
+        let sources = Sources { paths, own };
         let reads_stdin = sources.reads_stdin();
         let stdout_is_tty = std::io::stdout().is_terminal();
         let stderr_is_tty = std::io::stderr().is_terminal();
@@ -142,13 +140,15 @@ impl Sources {
         }
     }
 
-    /// Records a file this run will write over (`report -o FILE`) that exists already: a
-    /// walk skips it, and naming it as an input is a usage error, as for `--rejects`.
+    /// Records a file this run will write (`report -o FILE`) that exists already: a walk
+    /// skips it, and one the inputs would read is a usage error, as for `--rejects`
+    /// (see [`own_outputs`]).
     pub fn add_output_path(&self, flag: &str, path: &Path) -> Result<()> {
-        let Some(id) = FileId::of_path(path) else {
+        let Some(output) = Output::of_path(flag, path) else {
             return Ok(());
         };
-        refuse_as_inputs(self.paths(), true, &[(flag.to_string(), id)])?;
+        let id = output.id;
+        refuse_as_inputs(self.paths(), true, &[output])?;
         self.own.add(id);
         Ok(())
     }
@@ -201,44 +201,90 @@ pub fn agent_folders(quiet: bool) -> Result<Vec<PathBuf>> {
     Ok(found)
 }
 
-/// The files this run writes that already exist (stdout redirected to a regular file, a
-/// `--rejects` or `--tee` file), by identity (device and inode: a symlink, hard link or
-/// `..` path names the same file). One of them named as an input (or given as stdin) is a
-/// usage error, raised here, before anything is opened for writing or truncated: `validate
-/// --rejects in.jsonl in.jsonl` would otherwise empty its input before reading it. Met in a
-/// folder walk, they are skipped with a note ([`input::Walk`]); a `--rejects` file the run
-/// creates is added when it is made ([`Sources::add_output`]).
-fn own_outputs(input: &InputArgs, child: Option<&ChildOptions>) -> Result<OwnOutputs> {
-    use std::os::fd::AsFd;
-    let own = OwnOutputs::default();
-    let mut named: Vec<(String, FileId)> = Vec::new();
-    if let Some(id) = FileId::of_fd(std::io::stdout().as_fd()) {
-        own.add(id);
-        named.push(("stdout".to_string(), id));
+/// A file this run writes that exists already, as a refusal names it.
+struct Output {
+    /// The flag and its path (`--rejects logs/bad.jsonl`), or `stdout`.
+    label: String,
+    id: FileId,
+    /// It was there before this run: a regular file named by a flag, or stdout that holds
+    /// bytes (`>> logs/a.jsonl`). Stdout that is empty was just made by the shell's
+    /// `>` for this run (`> logs/all.jsonl`): a walk skips it instead.
+    was_there: bool,
+}
+
+impl Output {
+    fn of_path(flag: &str, path: &Path) -> Option<Output> {
+        // A walk takes regular files only: a device or FIFO output is never met there.
+        let is_file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        Some(Output {
+            label: format!("{flag} {}", ndjq::sink::sanitize(&input::path_name(path))),
+            id: FileId::of_path(path)?,
+            was_there: is_file,
+        })
     }
+
+    fn of_stdout() -> Option<Output> {
+        use std::os::fd::AsFd;
+        let fd = std::io::stdout();
+        let id = FileId::of_fd(fd.as_fd())?;
+        let len = fd
+            .as_fd()
+            .try_clone_to_owned()
+            .ok()
+            .and_then(|o| std::fs::File::from(o).metadata().ok())
+            .map_or(0, |m| m.len());
+        Some(Output {
+            label: "stdout".to_string(),
+            id,
+            was_there: len > 0,
+        })
+    }
+}
+
+/// The files this run writes that already exist (stdout redirected to a regular file, a
+/// `--rejects` or `--tee` file), checked against `paths`, what the run reads (the command
+/// line's, or the agents' folders when it names none), by identity (device and inode: a
+/// symlink, hard link or `..` path names the same file). One the inputs would read is a
+/// usage error, raised here, before anything is opened for writing or truncated
+/// ([`refuse_as_inputs`]): `validate --rejects in.jsonl in.jsonl` would otherwise empty
+/// its input before reading it. Stdout that a folder walk meets and that holds nothing
+/// yet (`> logs/all.jsonl` made it for this run) is skipped with a note ([`input::Walk`]),
+/// as is a `--rejects` file the run creates, added when it is made
+/// ([`Sources::add_output`]).
+fn own_outputs(
+    paths: &[PathBuf],
+    input: &InputArgs,
+    child: Option<&ChildOptions>,
+) -> Result<OwnOutputs> {
+    let own = OwnOutputs::default();
+    let mut named: Vec<Output> = Vec::new();
+    named.extend(Output::of_stdout());
     let written = [
         ("--rejects", input.rejects.as_deref()),
         ("--tee", child.and_then(|c| c.tee.as_deref())),
     ];
     for (flag, path) in written {
-        if let Some(id) = path.and_then(FileId::of_path) {
-            own.add(id);
-            named.push((flag.to_string(), id));
-        }
+        named.extend(path.and_then(|p| Output::of_path(flag, p)));
+    }
+    for output in &named {
+        own.add(output.id);
     }
     if named.is_empty() {
         return Ok(own);
     }
-    refuse_as_inputs(&input.paths, child.is_none(), &named)?;
+    refuse_as_inputs(paths, child.is_none(), &named)?;
     Ok(own)
 }
 
-/// The usage error for an input that is one of `named` (flag, file) outputs: stdin (when
-/// `stdin_read` and it is read) or a path named on the command line. One check for every
-/// output a run writes (`--rejects`, `--tee`, stdout, `report -o`).
-fn refuse_as_inputs(paths: &[PathBuf], stdin_read: bool, named: &[(String, FileId)]) -> Result<()> {
+/// The usage error for an input that is one of the `named` outputs: stdin (when
+/// `stdin_read` and it is read), a path named on the command line, or a file that was
+/// there before the run ([`Output::was_there`]) and that the walk of a named folder would
+/// read (docs/REFERENCE.md, "Nothing ndjq writes is read as its input"). One check for
+/// every output a run writes (`--rejects`, `--tee`, stdout, `report -o`). The folders are
+/// walked only when such an output exists.
+fn refuse_as_inputs(paths: &[PathBuf], stdin_read: bool, named: &[Output]) -> Result<()> {
     use std::os::fd::AsFd;
-    let output_of = |id: FileId| named.iter().find(|(_, o)| *o == id).map(|(n, _)| n.clone());
+    let output_of = |id: FileId| named.iter().find(|o| o.id == id).map(|o| o.label.clone());
     let reads_stdin = paths.is_empty() || paths.iter().any(|p| p.as_os_str() == "-");
     if reads_stdin && stdin_read {
         if let Some(output) = FileId::of_input_fd(std::io::stdin().as_fd()).and_then(output_of) {
@@ -249,11 +295,41 @@ fn refuse_as_inputs(paths: &[PathBuf], stdin_read: bool, named: &[(String, FileI
         if let Some(output) = FileId::of_path(path).and_then(output_of) {
             bail!(
                 "input {} is the same file as {output}: an input is never also an output",
-                input::path_name(path)
+                shown(path)
             );
         }
     }
+    if !named.iter().any(|o| o.was_there) {
+        return Ok(());
+    }
+    let with_data = |id: FileId| {
+        named
+            .iter()
+            .find(|o| o.was_there && o.id == id)
+            .map(|o| o.label.clone())
+    };
+    for folder in paths.iter().filter(|p| p.as_os_str() != "-" && p.is_dir()) {
+        let found = input::Walk::new(std::slice::from_ref(folder)).filter_map(|s| match s {
+            Ok(Source::File(p)) => Some(p),
+            _ => None,
+        });
+        for file in found {
+            if let Some(output) = FileId::of_path(&file).and_then(with_data) {
+                bail!(
+                    "input {} (found in folder {}) is the same file as {output}: an input \
+                     is never also an output; nothing was written",
+                    shown(&file),
+                    shown(folder)
+                );
+            }
+        }
+    }
     Ok(())
+}
+
+/// A path in a message: non-UTF-8 bytes as `\xNN`, terminal controls escaped.
+fn shown(path: &Path) -> String {
+    ndjq::sink::sanitize(&input::path_name(path)).into_owned()
 }
 
 /// The wrapped command and how to watch it, when `-- CMD` is given.

@@ -239,6 +239,11 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
 }
 
 /// The one place errors reach the user's terminal.
+/// Messages name paths and what logs hold: escaped as every text output is
+/// ([`ndjq::sink::sanitize`]).
 pub fn report_error(e: &dyn std::fmt::Display) {
-    let _ = writeln!(io::stderr(), "ndjq: {e}");
+    let text = e.to_string();
+    // Line by line: a message may show an expression over two lines, caret under it.
+    let lines: Vec<_> = text.split('\n').map(ndjq::sink::sanitize).collect();
+    let _ = writeln!(io::stderr(), "ndjq: {}", lines.join("\n"));
 }

@@ -470,7 +470,7 @@ impl Follower<'_> {
             self.files.insert(
                 abs.to_path_buf(),
                 Followed {
-                    name: Arc::from(shown.display().to_string()),
+                    name: Arc::from(super::path_name(shown)),
                     dev,
                     ino,
                     offset: 0,
@@ -506,7 +506,7 @@ impl Follower<'_> {
         report: &mut dyn FnMut(&Error),
     ) -> Result<Flow, Error> {
         self.end_current(consumer)?;
-        let name: Arc<str> = Arc::from(path.display().to_string());
+        let name: Arc<str> = Arc::from(super::path_name(path));
         let result = crate::input::open_file(path).and_then(|file| {
             let reader = crate::input::decompress(file).map_err(|source| Error::Read {
                 file: name.to_string(),

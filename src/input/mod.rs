@@ -190,8 +190,10 @@ pub fn is_log_file(path: &Path) -> bool {
 /// A folder named on the command line with no log file under it is an error.
 ///
 /// A file the run writes ([`OwnOutputs`]) is never a source: found in a folder it is
-/// skipped with a note; named on the command line it is an error in its place (the
-/// binary refuses that before it opens anything for writing, see docs/REFERENCE.md).
+/// skipped with a note; named on the command line it is an error in its place. The binary
+/// refuses both cases before it opens anything for writing, except an output the run
+/// made (a `--rejects` file it created, stdout that a shell's `>` has just emptied)
+/// (docs/REFERENCE.md, "Nothing ndjq writes is read as its input").
 #[derive(Debug)]
 pub struct Walk {
     own: OwnOutputs,

@@ -7,7 +7,7 @@
 //! place (cursor home, clear each line's rest and below: no scrolling, no flicker), and
 //! [`snapshot_line`] writes the JSON objects of `stats --follow -f json`.
 
-use super::{display_width, pad, safe, thousands};
+use super::{cut, display_width, pad, safe, thousands};
 use crate::stats::Report;
 use jiff::tz::TimeZone;
 use jiff::{SignedDuration, Timestamp};
@@ -72,8 +72,20 @@ pub struct Active {
     pub last: Timestamp,
 }
 
-/// One frame of the live view at `now`, in `tz`, as plain text lines.
-pub fn render(s: &LiveSnapshot, now: Timestamp, tz: &TimeZone) -> String {
+/// One frame of the live view at `now`, in `tz`, as plain text lines, none wider than
+/// `width` terminal cells: a name longer than its column is cut with `…`, and a line
+/// still too wide (a narrow terminal) is cut at the edge, so the view never wraps.
+pub fn render(s: &LiveSnapshot, now: Timestamp, tz: &TimeZone, width: usize) -> String {
+    let text = render_lines(s, now, tz, width);
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        out.push_str(&fit(line, width));
+        out.push('\n');
+    }
+    out
+}
+
+fn render_lines(s: &LiveSnapshot, now: Timestamp, tz: &TimeZone, width: usize) -> String {
     let mut out = String::new();
     let clock = |t: Timestamp| t.to_zoned(tz.clone()).strftime("%H:%M").to_string();
     let stamp = now
@@ -167,7 +179,7 @@ pub fn render(s: &LiveSnapshot, now: Timestamp, tz: &TimeZone) -> String {
             continue;
         }
         out.push('\n');
-        out.push_str(&table(title, rows));
+        out.push_str(&table(title, rows, width));
     }
     out.push('\n');
     if s.active.is_empty() {
@@ -184,18 +196,24 @@ pub fn render(s: &LiveSnapshot, now: Timestamp, tz: &TimeZone) -> String {
             .iter()
             .map(|a| (safe(&a.name), safe(&a.agent)))
             .collect();
-        let width = names
+        let agos: Vec<String> = s
+            .active
+            .iter()
+            .map(|a| ago_text(now.duration_since(a.last).max(SignedDuration::ZERO)))
+            .collect();
+        // The name takes what the agent and the time leave of the width.
+        let rest = 2 + 2 + 10 + 2 + agos.iter().map(|a| a.len()).max().unwrap_or(0);
+        let name_w = names
             .iter()
             .map(|(n, _)| display_width(n))
             .max()
-            .unwrap_or(0);
-        for (a, (name, agent)) in s.active.iter().zip(&names) {
-            let ago = now.duration_since(a.last).max(SignedDuration::ZERO);
+            .unwrap_or(0)
+            .min(width.saturating_sub(rest).max(MIN_NAME_CELLS));
+        for ((name, agent), ago) in names.iter().zip(&agos) {
             out.push_str(&format!(
-                "  {}  {}  {}\n",
-                pad(name, width),
+                "  {}  {}  {ago}\n",
+                pad(&cut(name, name_w), name_w),
                 pad(agent, 10),
-                ago_text(ago)
             ));
         }
     }
@@ -243,15 +261,9 @@ fn limit_line(
     format!("{of}   {when}\n")
 }
 
-fn table(title: &str, rows: &[Row]) -> String {
+fn table(title: &str, rows: &[Row], width: usize) -> String {
     // Model and agent names come from the logs: escaped, measured as the terminal shows.
     let names: Vec<String> = rows.iter().map(|r| safe(&r.name)).collect();
-    let name_w = names
-        .iter()
-        .map(|n| display_width(n))
-        .chain([title.len()])
-        .max()
-        .unwrap_or(0);
     let tokens: Vec<String> = rows.iter().map(|r| thousands(r.tokens)).collect();
     let costs: Vec<String> = rows.iter().map(|r| usd(r.cost)).collect();
     let tok_w = tokens.iter().map(String::len).chain([6]).max().unwrap_or(6);
@@ -261,17 +273,89 @@ fn table(title: &str, rows: &[Row]) -> String {
         .chain([4])
         .max()
         .unwrap_or(4);
+    // The figures keep their columns; the names take what is left of the width.
+    let room = width
+        .saturating_sub(2 + tok_w + 2 + cost_w)
+        .max(MIN_NAME_CELLS.max(title.len()));
+    let name_w = names
+        .iter()
+        .map(|n| display_width(n))
+        .chain([title.len()])
+        .max()
+        .unwrap_or(0)
+        .min(room);
     let mut out = format!(
-        "{title:<name_w$}  {:>tok_w$}  {:>cost_w$}\n",
-        "Tokens", "Cost"
+        "{}  {:>tok_w$}  {:>cost_w$}\n",
+        pad(title, name_w),
+        "Tokens",
+        "Cost"
     );
     for ((name, t), c) in names.iter().zip(&tokens).zip(&costs) {
         out.push_str(&format!(
             "{}  {t:>tok_w$}  {c:>cost_w$}\n",
-            pad(name, name_w)
+            pad(&cut(name, name_w), name_w)
         ));
     }
     out
+}
+
+/// The fewest cells a name column is given, however narrow the terminal: past that, the
+/// whole line is cut at the edge instead ([`fit`]).
+const MIN_NAME_CELLS: usize = 8;
+
+/// A line of the view in at most `width` terminal cells, colour codes (`ESC [ … m`, the
+/// only escapes a frame holds: what a log holds is escaped) kept and not counted; a line
+/// cut short ends with `…` and a colour reset.
+pub fn fit(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    let mut cells = 0;
+    let mut chars = line.chars().peekable();
+    let mut plain = true;
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            plain = false;
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
+        cells += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if cells > width {
+            break;
+        }
+    }
+    if cells <= width {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut used = 0;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            out.push(c);
+            for c in chars.by_ref() {
+                out.push(c);
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    if !plain {
+        out.push_str("\x1b[0m");
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// `[#####.....]`: a share of `width` cells, full at 1 and beyond.
@@ -311,15 +395,19 @@ fn usd(c: Option<f64>) -> String {
 }
 
 /// `text` as a frame drawn over the last one: cursor home, each line's old rest cleared,
-/// then everything below.
-pub fn frame(text: &str) -> String {
+/// then everything below. At most `height` lines (the terminal's rows), and no newline
+/// after the last: a frame that filled the screen and went one line past would scroll
+/// its first line off.
+pub fn frame(text: &str, height: usize) -> String {
     let mut out = String::with_capacity(text.len() + 64);
     out.push_str("\x1b[H");
-    for line in text.lines() {
+    for (i, line) in text.lines().take(height.max(1)).enumerate() {
+        if i > 0 {
+            out.push_str("\x1b[K\n");
+        }
         out.push_str(line);
-        out.push_str("\x1b[K\n");
     }
-    out.push_str("\x1b[J");
+    out.push_str("\x1b[K\x1b[J");
     out
 }
 
@@ -407,7 +495,7 @@ mod tests {
     #[test]
     fn a_frame_from_a_fixed_clock() {
         let now = at("2026-11-25T16:30:00Z");
-        let got = render(&snapshot(), now, &TimeZone::UTC);
+        let got = render(&snapshot(), now, &TimeZone::UTC, 100);
         let want = "\
 ndjq stats --follow · 2026-11-25 16:30:00 UTC · Ctrl-C ends
 
@@ -440,7 +528,7 @@ Today      3,400,000 tokens   $40.25
         s.active.clear();
         s.models.clear();
         s.agents.clear();
-        let got = render(&s, at("2026-11-25T18:45:00Z"), &TimeZone::UTC);
+        let got = render(&s, at("2026-11-25T18:45:00Z"), &TimeZone::UTC, 100);
         assert!(
             got.contains("Block      14:00 → 19:00   0h 15m left"),
             "{got}"
@@ -459,14 +547,14 @@ Today      3,400,000 tokens   $40.25
     #[test]
     fn no_open_block_and_a_by_table() {
         let s = LiveSnapshot::default();
-        let got = render(&s, at("2026-11-25T16:30:00Z"), &TimeZone::UTC);
+        let got = render(&s, at("2026-11-25T16:30:00Z"), &TimeZone::UTC, 100);
         assert!(got.contains("Block      none open"), "{got}");
         assert!(got.contains("Today      0 tokens   $-"), "{got}");
         let s = LiveSnapshot {
             table: Some("Key  Records\nx          1\n".into()),
             ..LiveSnapshot::default()
         };
-        let got = render(&s, at("2026-11-25T16:30:00Z"), &TimeZone::UTC);
+        let got = render(&s, at("2026-11-25T16:30:00Z"), &TimeZone::UTC, 100);
         assert_eq!(
             got,
             "ndjq stats --follow · 2026-11-25 16:30:00 UTC · Ctrl-C ends\n\nKey  Records\nx          1\n"
@@ -482,7 +570,7 @@ Today      3,400,000 tokens   $40.25
         s.models[0].name = "\u{1b}]0;pwned\u{7}\u{1b}[2J\nFAKE 99999".into();
         s.models[1].name = "検索-model".into();
         s.active[0].name = "sess\u{1b}[31m".into();
-        let got = render(&s, at("2026-11-25T16:30:00Z"), &TimeZone::UTC);
+        let got = render(&s, at("2026-11-25T16:30:00Z"), &TimeZone::UTC, 100);
         assert!(!got.contains('\u{1b}'), "{got:?}");
         assert!(!got.contains("\nFAKE"), "{got:?}");
         let rows: Vec<&str> = got
@@ -498,6 +586,48 @@ Today      3,400,000 tokens   $40.25
 
     #[test]
     fn a_frame_redraws_in_place() {
-        assert_eq!(frame("a\nbc\n"), "\x1b[Ha\x1b[K\nbc\x1b[K\n\x1b[J");
+        assert_eq!(frame("a\nbc\n", 30), "\x1b[Ha\x1b[K\nbc\x1b[K\x1b[J");
+        // No more lines than the terminal has rows.
+        assert_eq!(frame("a\nb\nc\n", 2), "\x1b[Ha\x1b[K\nb\x1b[K\x1b[J");
+    }
+
+    /// A 500-character model name wrapped every row over five lines and scrolled the
+    /// header off; a CJK name put the numbers out of line. Names are cut to their column
+    /// in terminal cells with `…`, and no line is wider than the terminal.
+    #[test]
+    fn long_and_wide_names_are_cut_to_the_terminal_width() {
+        let mut s = snapshot();
+        s.models[0].name = "m".repeat(500);
+        s.models[1].name = "検索モデル".repeat(20);
+        s.agents[0].name = "\u{202E}".repeat(100);
+        s.active[0].name = "セッション".repeat(30);
+        let now = at("2026-11-25T16:30:00Z");
+        for width in [80, 41, 20] {
+            let got = render(&s, now, &TimeZone::UTC, width);
+            for line in got.lines() {
+                assert!(display_width(line) <= width, "{width}: {line:?}");
+            }
+            let rows: Vec<&str> = got
+                .lines()
+                .skip_while(|l| !l.starts_with("Model"))
+                .take(3)
+                .collect();
+            assert!(rows[1].contains('…') && rows[2].contains('…'), "{rows:?}");
+            if width == 80 {
+                // Every row whole: the figures in line, ending at the same cell.
+                let widths: Vec<usize> = rows.iter().map(|r| display_width(r)).collect();
+                assert_eq!(widths[0], widths[1], "{rows:?}");
+                assert_eq!(widths[1], widths[2], "{rows:?}");
+                assert!(rows[1].ends_with("1,000,000  $11.00"), "{rows:?}");
+                assert!(rows[2].ends_with("250,000   $1.50"), "{rows:?}");
+                assert!(got.contains("  セッション"), "{got}");
+                assert!(got.contains("\\u{202E}"), "{got}");
+            }
+        }
+        // Colour codes are not counted, and a cut line resets the colour.
+        assert_eq!(fit("\x1b[1mabcdef\x1b[0m", 6), "\x1b[1mabcdef\x1b[0m");
+        assert_eq!(fit("\x1b[1mabcdef\x1b[0m", 4), "\x1b[1mabc…\x1b[0m");
+        assert_eq!(cut("検索モデル", 6), "検索…");
+        assert_eq!(cut("検索モデル", 5), "検索…");
     }
 }

@@ -71,6 +71,28 @@ pub fn display_width(text: &str) -> usize {
     unicode_width::UnicodeWidthStr::width(text)
 }
 
+/// `text` (no colour codes) in at most `width` terminal cells: cut with `…` when longer.
+/// A wide character that would straddle the edge is left out (the column is padded).
+pub(crate) fn cut(text: &str, width: usize) -> String {
+    if display_width(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    if width > 0 {
+        out.push('…');
+    }
+    out
+}
+
 /// `text` padded with spaces to `width` terminal columns.
 pub fn pad(text: &str, width: usize) -> String {
     let mut out = String::with_capacity(text.len() + width);
@@ -83,10 +105,18 @@ pub fn pad(text: &str, width: usize) -> String {
 }
 
 /// Text with its control characters shown escaped (`\e` for ESC), so data can never drive
-/// the terminal; `\r` is dropped, tabs are kept. Every text output for people passes the
-/// strings it takes from a log (types, sessions, models, tools, paths) through it.
+/// the terminal; `\r` is dropped, tabs are kept. The characters that change how a terminal
+/// orders or shows the text around them without showing themselves ([`is_hidden`]: BiDi
+/// overrides and isolates, zero-width characters, line and paragraph separators, the
+/// byte-order mark) are escaped too, as `\u{202E}`: a model named with a right-to-left
+/// override cannot reverse its row, nor a zero-width space make two names look alike.
+/// Every text output for people passes the strings it takes from a log (types, sessions,
+/// models, tools, paths) through it.
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\t') {
+    if !text
+        .chars()
+        .any(|c| (c.is_control() && c != '\t') || is_hidden(c))
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -96,11 +126,32 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
             '\r' => {}
             '\u{1b}' => out.push_str("\\e"),
             '\n' => out.push_str("\\n"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() || is_hidden(c) => out.push_str(&escaped(c)),
             c => out.push(c),
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether `c` is one of the invisible characters that reorder or disguise the text around
+/// it in a terminal: U+200B-U+200F (zero-width space, joiners, LRM, RLM), U+2028 and
+/// U+2029 (line and paragraph separators), U+202A-U+202E (BiDi embeddings and overrides),
+/// U+2066-U+2069 (BiDi isolates) and U+FEFF (zero-width no-break space, the BOM).
+pub fn is_hidden(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}'..='\u{200F}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{FEFF}'
+    )
+}
+
+/// `c` as `\u{HEX}`, upper-case like the `\xNN` of a byte that is not UTF-8.
+pub fn escaped(c: char) -> String {
+    format!("\\u{{{:X}}}", c as u32)
 }
 
 /// `1234567` as `1,234,567`: the figures of the text reports and the HTML page.

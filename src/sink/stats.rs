@@ -19,8 +19,20 @@ pub fn write_report(
             out.write_all(b"\n")
         }
         Format::Csv => write_csv(out, report),
-        Format::Text => write_text(out, report, p),
+        Format::Text => write_text(out, report, p, None),
     }
+}
+
+/// The `--by` text table of `report` (its header lines too) for a terminal `width` cells
+/// wide (the live view): the key column gives up what the figures need, its keys cut with
+/// `…`, so the figures stay on screen.
+pub fn write_text_fitted(
+    out: &mut impl Write,
+    report: &Report,
+    p: Painter,
+    width: usize,
+) -> io::Result<()> {
+    write_text(out, report, p, Some(width))
 }
 
 /// Writes `report` as JSON with `state` (the JSON of a [`crate::stats::State`], in pieces) in
@@ -225,15 +237,21 @@ impl Cell {
 
 use super::{display_width, safe};
 
+/// The fewest cells a fitted table's key column keeps (see [`table`]).
+const KEY_MIN_CELLS: usize = 12;
+
 /// Writes rows as an aligned table: the first column left-aligned, the others right,
 /// except the columns `left` names. A row of `None` is a rule line. Widths are those the
 /// terminal shows (see docs/DESIGN.md, "Text tables"); colour is added after padding.
+/// With `fit`, a terminal's width: the first column is narrowed (to no less than
+/// [`KEY_MIN_CELLS`]) so the table fits it, its texts cut with `…`.
 fn table(
     out: &mut impl Write,
     p: Painter,
     header: &[&str],
     rows: &[Option<Vec<Cell>>],
     left: &[usize],
+    fit: Option<usize>,
 ) -> io::Result<()> {
     let mut widths: Vec<usize> = header.iter().map(|h| display_width(h)).collect();
     for row in rows.iter().flatten() {
@@ -241,6 +259,35 @@ fn table(
             if let Some(w) = widths.get_mut(i) {
                 *w = (*w).max(display_width(&cell.text));
             }
+        }
+    }
+    let cut_rows: Vec<Option<Vec<Cell>>>;
+    let mut rows = rows;
+    if let (Some(fit), Some(first)) = (fit, widths.first().copied()) {
+        let rest: usize = widths[1..].iter().sum::<usize>() + 2 * (widths.len() - 1);
+        let key_w = first.min(fit.saturating_sub(rest).max(KEY_MIN_CELLS));
+        if key_w < first {
+            widths[0] = key_w;
+            cut_rows = rows
+                .iter()
+                .map(|row| {
+                    row.as_ref().map(|cells| {
+                        cells
+                            .iter()
+                            .enumerate()
+                            .map(|(i, c)| Cell {
+                                text: if i == 0 {
+                                    super::cut(&c.text, key_w)
+                                } else {
+                                    c.text.clone()
+                                },
+                                style: c.style,
+                            })
+                            .collect()
+                    })
+                })
+                .collect();
+            rows = &cut_rows;
         }
     }
     let line = |cells: &[Cell]| -> String {
@@ -283,7 +330,7 @@ fn table(
     Ok(())
 }
 
-fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
+fn write_text(out: &mut impl Write, r: &Report, p: Painter, fit: Option<usize>) -> io::Result<()> {
     let label = |s: &str| p.paint(&format!("{s:<10}"), Style::new().bold());
     writeln!(
         out,
@@ -371,7 +418,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
     // With --by, the breakdown asked for is the table; the others stay in JSON.
     if let (Some(by), Some(groups)) = (&r.by, &r.groups) {
         writeln!(out)?;
-        return write_groups(out, p, by, groups);
+        return write_groups(out, p, by, groups, fit);
     }
     if !r.tools.is_empty() {
         writeln!(out)?;
@@ -391,7 +438,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
                 ])
             })
             .collect();
-        table(out, p, &["tool", "calls", "errors"], &rows, &[])?;
+        table(out, p, &["tool", "calls", "errors"], &rows, &[], None)?;
     }
     if !r.models.is_empty() {
         writeln!(out)?;
@@ -414,6 +461,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
             &["model", "input", "output", "cache_creation", "cache_read"],
             &rows,
             &[],
+            None,
         )?;
     }
     writeln!(out)?;
@@ -422,7 +470,7 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
         .iter()
         .map(|(t, n)| Some(vec![Cell::key(t), Cell::from(thousands(*n))]))
         .collect();
-    table(out, p, &["type", "records"], &rows, &[])?;
+    table(out, p, &["type", "records"], &rows, &[], None)?;
     if !r.diagnostics.is_empty() {
         writeln!(out)?;
         let rows: Vec<Option<Vec<Cell>>> = r
@@ -430,14 +478,20 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter) -> io::Result<()> {
             .iter()
             .map(|(c, n)| Some(vec![Cell::key(c), Cell::from(thousands(*n))]))
             .collect();
-        table(out, p, &["diagnostic", "count"], &rows, &[])?;
+        table(out, p, &["diagnostic", "count"], &rows, &[], None)?;
     }
     Ok(())
 }
 
 /// The breakdown as a table read at a glance: thousands separators, a cost column (`*`
 /// where estimated), a totals row, and for days, weeks and months a bar per row.
-fn write_groups(out: &mut impl Write, p: Painter, by: &str, groups: &[Group]) -> io::Result<()> {
+fn write_groups(
+    out: &mut impl Write,
+    p: Painter,
+    by: &str,
+    groups: &[Group],
+    fit: Option<usize>,
+) -> io::Result<()> {
     let with_bar = matches!(by, "day" | "week" | "month");
     let reasoning = groups.iter().any(|g| g.tokens.reasoning_output > 0);
     let any_cost = groups.iter().any(|g| g.cost_usd.is_some());
@@ -522,7 +576,7 @@ fn write_groups(out: &mut impl Write, p: Painter, by: &str, groups: &[Group]) ->
         with_bar.then(String::new),
     )));
     let bar_col = with_bar.then_some(header.len() - 1);
-    table(out, p, &header, &rows, bar_col.as_slice())?;
+    table(out, p, &header, &rows, bar_col.as_slice(), fit)?;
     if estimated {
         writeln!(out, "* estimated from token counts (no cost reported)")?;
     }

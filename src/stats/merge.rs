@@ -218,6 +218,7 @@ impl Stats {
             "no merge state: produce the partial stats with `ndjq stats -f json --mergeable`"
                 .to_string()
         })?;
+        s.check()?;
         let mut parts_pricing: BTreeSet<String> = report.parts_pricing.into_iter().collect();
         parts_pricing.extend(report.pricing);
         let mut stats = Stats {
@@ -265,6 +266,101 @@ impl Stats {
             .collect();
         stats.tail = s.tail;
         Ok(stats)
+    }
+}
+
+impl State {
+    /// Refuses a state whose entries point past its tables (docs/REFERENCE.md, `--merge`):
+    /// every string index (a session, model, file, hour, working directory or tool name)
+    /// names one of `strings`, or is one of the two marks a report writes for none
+    /// ([`NONE`], [`INHERIT`]); `sessions` lists real sessions only; every attribution
+    /// index names one of `attrs`; and `strings` holds each string once (a repeated one
+    /// would shift the indexes after it). The error names the field.
+    fn check(&self) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::with_capacity(self.strings.len());
+        for (i, name) in self.strings.iter().enumerate() {
+            if !seen.insert(name) {
+                return Err(format!(
+                    "state.strings[{i}] repeats an earlier string; not a state ndjq wrote"
+                ));
+            }
+        }
+        let strings = self.strings.len();
+        let attrs = self.attrs.len();
+        let bad = |field: String, i: u32, what: &str, len: usize| {
+            Err(format!(
+                "{field} is {i}, past the {len} entries of state.{what}; not a state ndjq wrote"
+            ))
+        };
+        let string = |field: &dyn Fn() -> String, i: u32| -> Result<(), String> {
+            if (i as usize) < strings || i == NONE || i == INHERIT {
+                Ok(())
+            } else {
+                bad(field(), i, "strings", strings)
+            }
+        };
+        let attr = |field: &dyn Fn() -> String, i: u32| -> Result<(), String> {
+            if (i as usize) < attrs {
+                Ok(())
+            } else {
+                bad(field(), i, "attrs", attrs)
+            }
+        };
+        for (n, a) in self.attrs.iter().enumerate() {
+            string(&|| format!("state.attrs[{n}].session"), a.session)?;
+            string(&|| format!("state.attrs[{n}].model"), a.model)?;
+            string(&|| format!("state.attrs[{n}].file"), a.file)?;
+            string(&|| format!("state.attrs[{n}].day"), a.day)?;
+        }
+        for (n, &s) in self.sessions.iter().enumerate() {
+            if s as usize >= strings {
+                return bad(format!("state.sessions[{n}]"), s, "strings", strings);
+            }
+        }
+        for (n, m) in self.messages.iter().enumerate() {
+            attr(&|| format!("state.messages[{n}] attribution"), m.2)?;
+        }
+        for (n, &(s, m)) in self.last_model.iter().enumerate() {
+            string(&|| format!("state.last_model[{n}] session"), s)?;
+            string(&|| format!("state.last_model[{n}] model"), m)?;
+        }
+        for (n, &(s, c)) in self.session_cwd.iter().enumerate() {
+            string(&|| format!("state.session_cwd[{n}] session"), s)?;
+            string(&|| format!("state.session_cwd[{n}] cwd"), c)?;
+        }
+        for (n, e) in self.message_costs.iter().enumerate() {
+            attr(&|| format!("state.message_costs[{n}] attribution"), e.1)?;
+        }
+        for (n, e) in self.extra_usage.iter().enumerate() {
+            attr(&|| format!("state.extra_usage[{n}] attribution"), e.0)?;
+        }
+        for (n, e) in self.codex_totals.iter().enumerate() {
+            string(&|| format!("state.codex_totals[{n}] session"), e.0)?;
+            attr(&|| format!("state.codex_totals[{n}] attribution"), e.2)?;
+        }
+        for (n, (s, r)) in self.results.iter().enumerate() {
+            string(&|| format!("state.results[{n}] session"), *s)?;
+            string(&|| format!("state.results[{n}].file"), r.file)?;
+            string(&|| format!("state.results[{n}].day"), r.day)?;
+            for (u, (m, _)) in r.model_usage.iter().flatten().enumerate() {
+                string(&|| format!("state.results[{n}].model_usage[{u}] model"), *m)?;
+            }
+        }
+        for (n, e) in self.codex_turns.iter().enumerate() {
+            attr(&|| format!("state.codex_turns[{n}] attribution"), e.1)?;
+        }
+        for (n, t) in self.tool_calls.iter().enumerate() {
+            string(&|| format!("state.tool_calls[{n}] tool name"), t.1)?;
+            attr(&|| format!("state.tool_calls[{n}] attribution"), t.2)?;
+        }
+        for (n, (_, i, _)) in self.records_by.iter().enumerate() {
+            string(&|| format!("state.records_by[{n}] index"), *i)?;
+        }
+        if let Some((s, m)) = self.tail {
+            string(&|| "state.tail session".to_string(), s)?;
+            string(&|| "state.tail model".to_string(), m)?;
+        }
+        Ok(())
     }
 }
 

@@ -23,8 +23,7 @@ pub fn run(args: &CompletionsArgs) -> Result<i32> {
             };
             for shell in shells {
                 let path = dir.join(shell.file_name(BIN));
-                std::fs::write(&path, script(shell))
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                super::write_whole(&path, &script(shell))?;
             }
         }
         // clap requires SHELL without --dir; kept for a clear message all the same.

@@ -22,8 +22,7 @@ pub fn run(args: &ManArgs) -> Result<i32> {
                 .with_context(|| format!("cannot create folder {}", dir.display()))?;
             for (name, page) in &pages {
                 let path = dir.join(name);
-                std::fs::write(&path, page)
-                    .with_context(|| format!("cannot write {}", path.display()))?;
+                super::write_whole(&path, page)?;
             }
         }
     }

@@ -42,6 +42,78 @@ pub(crate) fn read_capped(reader: impl std::io::Read, what: &str) -> Result<Vec<
     Ok(text)
 }
 
+/// Writes a whole document (the `report` page) to `target`: into a new temporary file
+/// beside it, renamed over it once complete and on disk, so a run that fails or is ended
+/// midway leaves `target` as it was, never half a page (docs/REFERENCE.md, "A whole
+/// document is written whole"). A symlink to a regular file is written through: its
+/// target is replaced. An existing file keeps its permissions. What is not a regular file
+/// (`/dev/stdout`, `/dev/null`, a FIFO) is written as it is: it cannot be replaced.
+pub(crate) fn write_whole(target: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::ErrorKind;
+    let shown = || ndjq::sink::sanitize(&ndjq::input::path_name(target)).into_owned();
+    let existing = std::fs::metadata(target).ok();
+    if existing.as_ref().is_some_and(|m| m.is_dir()) {
+        anyhow::bail!("cannot write {}: it is a folder", shown());
+    }
+    let direct = || -> Result<()> {
+        let mut file =
+            File::create(target).with_context(|| format!("cannot create {}", shown()))?;
+        file.write_all(bytes)
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write {}", shown()))
+    };
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        return direct();
+    }
+    let is_link = std::fs::symlink_metadata(target).is_ok_and(|m| m.file_type().is_symlink());
+    let target = if is_link {
+        // `/dev/stdout` redirected to a file resolves through /proc: not a place to
+        // create a file beside.
+        match std::fs::canonicalize(target) {
+            Ok(real) if !real.starts_with("/proc") && !real.starts_with("/dev") => real,
+            _ => return direct(),
+        }
+    } else {
+        target.to_path_buf()
+    };
+    let Some(name) = target.file_name() else {
+        anyhow::bail!("cannot write {}: not a file name", shown());
+    };
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    let mut attempt = 0u32;
+    let (temp, mut file) = loop {
+        // A dot name with no log ending: never taken by a walk of the folder.
+        let mut temp_name = std::ffi::OsString::from(".");
+        temp_name.push(name);
+        temp_name.push(format!(".ndjq-{}-{attempt}.tmp", std::process::id()));
+        let temp = dir.join(temp_name);
+        match File::options().write(true).create_new(true).open(&temp) {
+            Ok(f) => break (temp, f),
+            Err(e) if e.kind() == ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot create a file beside {}", shown()))
+            }
+        }
+    };
+    let written = (|| {
+        if let Some(m) = &existing {
+            file.set_permissions(m.permissions())?;
+        }
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, &target)
+    })();
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&temp);
+        return Err(e).with_context(|| format!("cannot write {}", shown()));
+    }
+    Ok(())
+}
+
 /// The `--rejects` file: every invalid record's raw bytes, byte for byte. Shards of a
 /// parallel pass collect them in memory (`Rejects<Vec<u8>>`).
 #[derive(Debug)]

@@ -188,17 +188,19 @@ pub fn run(args: &ReportArgs) -> Result<i32> {
         out.flush()?;
         return Ok(ran.exit_code(Outcome::Success));
     }
-    let (path, mut file) = match &args.out_file {
-        Some(p) => (
-            p.clone(),
-            File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
-        ),
-        None => temp_page()?,
+    let path = match &args.out_file {
+        Some(p) => {
+            super::write_whole(p, page.as_bytes())?;
+            p.clone()
+        }
+        None => {
+            let (path, mut file) = temp_page()?;
+            file.write_all(page.as_bytes())
+                .and_then(|()| file.flush())
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            path
+        }
     };
-    file.write_all(page.as_bytes())
-        .and_then(|()| file.flush())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    drop(file);
     if args.out_file.is_none() || io::stdout().is_terminal() {
         println!("{}", path.display());
     }

@@ -405,11 +405,12 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             .filter(|p| Some(*p) != current)
             .collect();
         if !other.is_empty() && !common.quiet {
-            eprintln!(
-                "ndjq: note: parts priced with {}; merged with {}",
+            // Table names come from the reports read: escaped as every message is.
+            crate::cli::report_error(&format!(
+                "note: parts priced with {}; merged with {}",
                 other.join("; "),
                 current.unwrap_or("no price table (--cost reported)")
-            );
+            ));
         }
         (
             stats,
@@ -432,6 +433,7 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
             pricing,
             common.painter,
             args.live.token_limit,
+            common.text_width,
         );
         let ran = crate::cli::run_sources_ticking(&common, &mut run, true, &mut ticks)?;
         if common.follow.is_some() {

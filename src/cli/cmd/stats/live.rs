@@ -12,11 +12,12 @@ use ndjq::sink::live::{
     frame, render, snapshot_line, Active, BlockFigures, Burn, LiveSnapshot, Row, ACTIVE_WITHIN,
     BLOCK,
 };
-use ndjq::sink::{Format, Painter};
+use ndjq::sink::Painter;
 use ndjq::stats::{GroupBy, Pricing, Stats, Tokens};
 use ndjq::timestamp::TimeZone;
 use std::collections::{HashMap, VecDeque};
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -68,6 +69,21 @@ pub(super) struct Live<'a> {
     /// The current block's tokens and cost at earlier ticks (the burn rate's window).
     samples: VecDeque<(Timestamp, Timestamp, u64, Option<f64>)>,
     drawn: bool,
+    /// The width when the terminal's own cannot be read (`COLUMNS`, else 100).
+    fallback_width: usize,
+    /// Set by SIGWINCH: the terminal was resized, the view is drawn again at its size.
+    resized: Option<Arc<AtomicBool>>,
+}
+
+/// How soon a resized terminal is drawn again: the view looks at the SIGWINCH flag this
+/// often between its frames (a flag check, nothing drawn unless it is set).
+const RESIZE_CHECK: Duration = Duration::from_millis(100);
+
+/// The terminal's size on stdout in cells (columns, rows), if it is a terminal that says.
+fn terminal_size() -> Option<(usize, usize)> {
+    let size = rustix::termios::tcgetwinsize(io::stdout()).ok()?;
+    (size.ws_col > 0 && size.ws_row > 0)
+        .then(|| (usize::from(size.ws_col), usize::from(size.ws_row)))
 }
 
 /// The burn rate is measured over this much of the recent past.
@@ -81,8 +97,21 @@ impl<'a> Live<'a> {
         pricing: Pricing<'a>,
         painter: Painter,
         limit: Option<TokenLimit>,
+        fallback_width: usize,
     ) -> Self {
+        // Only the view is drawn to the terminal's size. A flag that cannot be registered
+        // leaves the view at its size until the next start.
+        let resized = (mode == Mode::View)
+            .then(|| {
+                let flag = Arc::new(AtomicBool::new(false));
+                signal_hook::flag::register(signal_hook::consts::SIGWINCH, Arc::clone(&flag))
+                    .ok()
+                    .map(|_| flag)
+            })
+            .flatten();
         Live {
+            fallback_width,
+            resized,
             mode,
             interval,
             by,
@@ -115,10 +144,11 @@ impl<'a> Live<'a> {
         let now = Timestamp::now();
         let tz = run.stats.clock().tz.clone();
         let mut snapshot = self.snapshot(&run.stats, run.seen.as_ref(), now, &tz);
+        let (width, height) = terminal_size().unwrap_or((self.fallback_width, usize::MAX));
         if let Some(by) = self.by {
             let report = run.stats.report_live(Some(by), &self.pricing);
             let mut table = Vec::new();
-            ndjq::sink::stats::write_report(&mut table, &report, Format::Text, self.painter)?;
+            ndjq::sink::stats::write_text_fitted(&mut table, &report, self.painter, width)?;
             snapshot.table = Some(String::from_utf8_lossy(&table).into_owned());
         }
         let mut out = io::stdout().lock();
@@ -127,8 +157,15 @@ impl<'a> Live<'a> {
             out.write_all(b"\x1b[?25l\x1b[2J")?;
             self.drawn = true;
         }
-        out.write_all(frame(&render(&snapshot, now, &tz)).as_bytes())?;
+        out.write_all(frame(&render(&snapshot, now, &tz, width), height).as_bytes())?;
         out.flush()
+    }
+
+    /// Whether the terminal was resized since the last frame (the flag is cleared).
+    fn was_resized(&self) -> bool {
+        self.resized
+            .as_ref()
+            .is_some_and(|f| f.swap(false, Ordering::Relaxed))
     }
 
     /// Ends the view: the screen cleared and the cursor back, for the final report.
@@ -295,11 +332,15 @@ impl<R: Write> Tick<StatsRun<R>> for Live<'_> {
         let now = Instant::now();
         if let Some(t) = self.last_written {
             let next = t + self.interval;
-            if next > now {
+            let resized = self.mode == Mode::View && self.was_resized();
+            // A resized terminal may have reflowed the last frame: the screen is cleared.
+            self.drawn &= !resized;
+            if next > now && !resized {
                 return Ok(match self.mode {
                     Mode::Json if !self.pending => None,
                     Mode::Quiet => None,
-                    _ => Some(next - now),
+                    Mode::View => Some((next - now).min(RESIZE_CHECK)),
+                    Mode::Json => Some(next - now),
                 });
             }
         }
@@ -313,7 +354,7 @@ impl<R: Write> Tick<StatsRun<R>> for Live<'_> {
         self.pending = false;
         self.last_written = Some(now);
         Ok(match self.mode {
-            Mode::View => Some(self.interval),
+            Mode::View => Some(self.interval.min(RESIZE_CHECK)),
             _ => None,
         })
     }
