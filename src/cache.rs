@@ -1,0 +1,632 @@
+//! The incremental stats cache (`ndjq statusline`, `stats --cache`; docs/DESIGN.md, "The
+//! stats cache"): per log file, where reading it got to and the mergeable stats of what was
+//! read, so that the next run reads only the bytes appended since.
+//!
+//! It lives in one folder (`$XDG_CACHE_HOME/ndjq`, else `~/.cache/ndjq`): an index per
+//! configuration (`index-<hash>`: the time zone, range and reading options the states were
+//! made with) naming, for each file in walk order, its device, inode, size, change times,
+//! a fingerprint of its head, the offset read to (always just after a newline) and the
+//! state file holding its stats up to there (`states/<hash>.json`, the JSON a
+//! `stats -f json --mergeable` run writes, read back through [`Stats::from_report`]).
+//!
+//! Nothing in it is trusted: an index of another version or configuration, cut short or
+//! damaged (its body carries its own hash), a state file whose length or hash is not the
+//! one the index names, a file that shrank, was replaced (another inode) or whose head
+//! changed, are all read again from their start. A file's partial last line (no newline
+//! yet) is read for the answer but never cached as read. Every write is a temporary file
+//! renamed over the old one, so two runs at once each leave a whole index; the last one
+//! wins, and a state file only ever holds what its name's hash says.
+//!
+//! The stats of the files are combined with [`Stats::merge`], in walk order, as a plain
+//! run combines its workers' parts; a file that grew is its cached state merged with the
+//! stats of the appended lines, which is exact for the agents whose records do not inherit
+//! context from earlier ones ([`Stats::counts_in_blocks`], as a large file's blocks are
+//! counted); a file of another agent that grew is read again whole.
+
+use crate::diagnostic::Diagnostic;
+use crate::dialect::Dialect;
+use crate::error::Error;
+use crate::input::{self, Source};
+use crate::pipeline::{Consumer, Flow, Pipeline, Record};
+use crate::stats::{Clock, CostMode, Pricing, Report, Stats};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::{self, File};
+use std::hash::{BuildHasher, Hasher};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+/// The version of the cache's layout: an index of another version is ignored. The
+/// version of ndjq is part of the check too, since the state it holds may change.
+const FORMAT: &str = "ndjq-stats-cache 1";
+
+/// The bytes of a file's head its fingerprint covers.
+pub const HEAD_BYTES: usize = 4096;
+
+/// State files and temporary files no index names are removed once this old (a run
+/// going on at the same time may be about to name the ones it just wrote).
+const STALE_AFTER: Duration = Duration::from_secs(600);
+
+/// The folder of the cache: `$XDG_CACHE_HOME/ndjq`, else `$HOME/.cache/ndjq`.
+pub fn default_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<PathBuf> {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    set("XDG_CACHE_HOME")
+        .filter(|p| p.is_absolute())
+        .map(|p| p.join("ndjq"))
+        .or_else(|| set("HOME").map(|h| h.join(".cache").join("ndjq")))
+}
+
+/// A fingerprint of a file's head: a hash of its first `len` bytes (at most
+/// [`HEAD_BYTES`]). A file written again at the same path (ext4 gives the new one the old
+/// inode at once) or rewritten in place has another head, so it is read from its start.
+pub fn head_fingerprint(file: &File, len: u64) -> io::Result<u64> {
+    let len = len.min(HEAD_BYTES as u64) as usize;
+    let mut buf = vec![0u8; len];
+    file.read_exact_at(&mut buf, 0)?;
+    Ok(hash(&buf))
+}
+
+/// A hash of `bytes` that stays the same from run to run (a fixed seed).
+fn hash(bytes: &[u8]) -> u64 {
+    let mut h = foldhash::quality::FixedState::with_seed(0x6e64_6a71_6361_6368).build_hasher();
+    h.write(bytes);
+    h.write_usize(bytes.len());
+    h.finish()
+}
+
+/// What the cache knows of one file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Entry {
+    /// The path as walked (a path that is not UTF-8 is not cached: it is read each time).
+    path: String,
+    /// The file as it was when this entry was written: what tells that nothing changed.
+    seen: Seen,
+    /// Bytes read into the state: just after a newline (or the whole of a compressed file).
+    offset: u64,
+    /// Lines read into the state.
+    line: u64,
+    /// The file's agent, as its first records told (`None`: not known yet).
+    dialect: Option<String>,
+    /// The fingerprint of the first `head_len` bytes.
+    head: u64,
+    head_len: u64,
+    /// The state file, its length and hash.
+    state: String,
+    state_len: u64,
+    state_hash: u64,
+    /// A gzip or zstd file: read whole whenever it changes.
+    compressed: bool,
+}
+
+/// A file's identity and the size and times that change when it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+struct Seen {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Seen {
+    fn of(m: &fs::Metadata) -> Seen {
+        Seen {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime: (m.mtime(), m.mtime_nsec()),
+            ctime: (m.ctime(), m.ctime_nsec()),
+        }
+    }
+}
+
+/// An index: the configuration its states were made with, its files in walk order, and
+/// what a command derived from the whole of them (valid while no file changes).
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Index {
+    key: String,
+    files: Vec<Entry>,
+    #[serde(default)]
+    derived: Option<serde_json::Value>,
+}
+
+/// How a refresh went: for the tests' and the benchmark's eyes (`NDJQ_CACHE_TRACE`).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Refreshed {
+    /// Files answered from the cache without reading a byte.
+    pub unchanged: u64,
+    /// Files of which only the appended bytes were read.
+    pub appended: u64,
+    /// Files read from their start (new, replaced, shrunk, or their cache unusable).
+    pub read_whole: u64,
+    /// Bytes read from the logs.
+    pub bytes_read: u64,
+}
+
+/// The cache of one configuration, loaded.
+#[derive(Debug)]
+pub struct StatsCache {
+    dir: PathBuf,
+    key: String,
+    index: Index,
+    /// The index as loaded names the same files, unchanged, as the last walk found.
+    unchanged: bool,
+    /// The files of the last refresh as they were seen, for [`StatsCache::fresh`].
+    dirty: bool,
+}
+
+impl StatsCache {
+    /// Loads the index of configuration `key` from `dir`; a missing, damaged or other
+    /// version's index is an empty one.
+    pub fn open(dir: &Path, key: &str) -> StatsCache {
+        let key = format!(
+            "{FORMAT} ndjq {} {:016x}",
+            env!("CARGO_PKG_VERSION"),
+            hash(key.as_bytes())
+        );
+        let index = read_index(&index_path(dir, &key))
+            .filter(|i| i.key == key)
+            .unwrap_or_default();
+        StatsCache {
+            dir: dir.to_path_buf(),
+            key,
+            index,
+            unchanged: false,
+            dirty: false,
+        }
+    }
+
+    /// What a command derived from the files last time, if none of `files` (in walk
+    /// order) changed since: the same paths, each with the same identity, size and times.
+    pub fn derived_if_unchanged(
+        &self,
+        files: &[(PathBuf, fs::Metadata)],
+    ) -> Option<&serde_json::Value> {
+        let derived = self.index.derived.as_ref()?;
+        if files.len() != self.index.files.len() {
+            return None;
+        }
+        let same = files
+            .iter()
+            .zip(&self.index.files)
+            .all(|((p, m), e)| p.to_str() == Some(e.path.as_str()) && Seen::of(m) == e.seen);
+        same.then_some(derived)
+    }
+
+    /// Keeps what a command derived from the stats of the files of the last refresh, for
+    /// [`StatsCache::derived_if_unchanged`]; written by [`StatsCache::save`].
+    pub fn set_derived(&mut self, value: serde_json::Value) {
+        self.index.derived = Some(value);
+        self.dirty = true;
+    }
+
+    /// The stats of `files` (in walk order, each with its metadata), with `clock`, read
+    /// through `options`: from the cache where a file did not change, from the appended
+    /// bytes where it grew, from its start otherwise. Errors reading a file go to
+    /// `report` and the file is left out, as a plain run does.
+    pub fn refresh(
+        &mut self,
+        files: &[(PathBuf, fs::Metadata)],
+        clock: &Clock,
+        options: &crate::pipeline::Options,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(Stats, Refreshed), Error> {
+        let mut old: HashMap<String, Entry> = std::mem::take(&mut self.index.files)
+            .into_iter()
+            .map(|e| (e.path.clone(), e))
+            .collect();
+        let unchanged_before = old.len() == files.len();
+        let mut pipeline = Pipeline::new(options.clone());
+        let mut total = Stats::with_clock(clock.clone());
+        let mut done = Refreshed::default();
+        let mut entries = Vec::with_capacity(files.len());
+        let mut all_same = unchanged_before;
+        for (path, meta) in files {
+            let prior = path.to_str().and_then(|k| old.remove(k));
+            let same = prior.as_ref().is_some_and(|e| e.seen == Seen::of(meta));
+            all_same &= same;
+            match self.one_file(&mut pipeline, path, meta, prior, clock, &mut done) {
+                Ok((entry, stats)) => {
+                    if let Some(e) = entry {
+                        entries.push(e);
+                    }
+                    total.merge(stats);
+                }
+                Err(e @ Error::Write(_)) => return Err(e),
+                Err(e) => {
+                    all_same = false;
+                    report(&e);
+                }
+            }
+        }
+        self.unchanged = all_same && old.is_empty();
+        if !self.unchanged {
+            self.index.derived = None;
+            self.dirty = true;
+        }
+        self.index.files = entries;
+        Ok((total, done))
+    }
+
+    /// One file's stats (for the total) and its entry (for the index; `None` when it
+    /// could not be cached).
+    fn one_file(
+        &mut self,
+        pipeline: &mut Pipeline,
+        path: &Path,
+        meta: &fs::Metadata,
+        prior: Option<Entry>,
+        clock: &Clock,
+        done: &mut Refreshed,
+    ) -> Result<(Option<Entry>, Stats), Error> {
+        let name: Arc<str> = Source::File(path.to_path_buf()).display_name();
+        let seen = Seen::of(meta);
+        if let Some(e) = prior
+            .as_ref()
+            .filter(|e| e.seen == seen && e.offset == seen.size)
+        {
+            if let Some(stats) = self.load_state(e, clock) {
+                done.unchanged += 1;
+                return Ok((prior, stats));
+            }
+        }
+        let file = input::open_file(path)?;
+        // What the file is now: the metadata of the opened file (it may have been
+        // replaced since the walk looked).
+        let meta = file.metadata().map_err(|e| read_error(&name, e))?;
+        let seen = Seen::of(&meta);
+        let mut head = [0u8; 4];
+        let head_n = file
+            .read_at(&mut head, 0)
+            .map_err(|e| read_error(&name, e))?;
+        if input::is_compressed(&head[..head_n]) {
+            return self.whole_compressed(pipeline, file, &name, path, seen, clock, done);
+        }
+        // Where to start: the cached offset when the file only grew.
+        let mut base: Option<(Stats, &Entry)> = None;
+        if let Some(e) = prior.as_ref() {
+            let dialect = e.dialect.as_deref().and_then(Dialect::parse);
+            // Only grown (or left as it was, with a partial last line): the same file,
+            // not smaller, and if as large, not written since.
+            let grew = e.seen.dev == seen.dev
+                && e.seen.ino == seen.ino
+                && !e.compressed
+                && (seen.size > e.seen.size || seen == e.seen)
+                && dialect.is_some_and(|d| Stats::counts_in_blocks(Some(d)));
+            let continues = grew && head_fingerprint(&file, e.head_len).ok() == Some(e.head);
+            if continues {
+                if let Some(stats) = self.load_state(e, clock) {
+                    base = Some((stats, e));
+                }
+            }
+        }
+        let size = seen.size;
+        let (start, line, dialect) = match &base {
+            Some((_, e)) => (
+                e.offset,
+                e.line,
+                e.dialect.as_deref().and_then(Dialect::parse),
+            ),
+            None => (0, 0, None),
+        };
+        let cut = match last_newline(&file, start, size).map_err(|e| read_error(&name, e))? {
+            Some(nl) => nl + 1,
+            None => start,
+        };
+        // The complete lines from `start` to `cut`: cached.
+        let mut part = Stats::with_clock(clock.clone());
+        part.begin_input(&name);
+        let (line, dialect) = {
+            let reader = ranged(&file, start, cut).map_err(|e| read_error(&name, e))?;
+            let mut sink = Collect(&mut part);
+            let (_, line, _) =
+                pipeline.run_part(&name, reader, (line, start), Some(dialect), &mut sink)?;
+            (line, pipeline.dialect().or(dialect))
+        };
+        part.end_input(dialect);
+        done.bytes_read += cut - start;
+        let mut stats = match base {
+            Some((mut stats, _)) => {
+                part.summary.files = 0;
+                stats.merge(part);
+                done.appended += 1;
+                stats
+            }
+            None => {
+                done.read_whole += 1;
+                part
+            }
+        };
+        let head_len = size.min(HEAD_BYTES as u64);
+        let entry =
+            self.store_state(&stats, clock)
+                .ok()
+                .and_then(|(state, state_len, state_hash)| {
+                    Some(Entry {
+                        path: path.to_str()?.to_string(),
+                        seen,
+                        offset: cut,
+                        line,
+                        dialect: dialect.map(|d| d.name().to_string()),
+                        head: head_fingerprint(&file, head_len).ok()?,
+                        head_len,
+                        state,
+                        state_len,
+                        state_hash,
+                        compressed: false,
+                    })
+                });
+        if cut < size {
+            // A partial last line: in the answer, never in the cache.
+            done.bytes_read += size - cut;
+            if dialect.is_some_and(|d| Stats::counts_in_blocks(Some(d))) {
+                let mut tail = Stats::with_clock(clock.clone());
+                tail.begin_input(&name);
+                let reader = ranged(&file, cut, size).map_err(|e| read_error(&name, e))?;
+                pipeline.run_part(
+                    &name,
+                    reader,
+                    (line, cut),
+                    Some(dialect),
+                    &mut Collect(&mut tail),
+                )?;
+                tail.end_input(dialect);
+                tail.summary.files = 0;
+                stats.merge(tail);
+            } else {
+                // Its records may lean on the ones before: the whole file in one pass.
+                stats = Stats::with_clock(clock.clone());
+                let reader = ranged(&file, 0, size).map_err(|e| read_error(&name, e))?;
+                pipeline.run(&name, reader, &mut Collect(&mut stats))?;
+                done.bytes_read += size;
+            }
+        }
+        Ok((entry, stats))
+    }
+
+    /// A gzip or zstd file, read whole.
+    #[allow(clippy::too_many_arguments)]
+    fn whole_compressed(
+        &mut self,
+        pipeline: &mut Pipeline,
+        file: File,
+        name: &Arc<str>,
+        path: &Path,
+        seen: Seen,
+        clock: &Clock,
+        done: &mut Refreshed,
+    ) -> Result<(Option<Entry>, Stats), Error> {
+        let head_len = seen.size.min(HEAD_BYTES as u64);
+        let head = head_fingerprint(&file, head_len).map_err(|e| read_error(name, e))?;
+        let reader =
+            input::decompress(ranged(&file, 0, seen.size).map_err(|e| read_error(name, e))?)
+                .map_err(|e| read_error(name, e))?;
+        let mut stats = Stats::with_clock(clock.clone());
+        pipeline.run(name, reader, &mut Collect(&mut stats))?;
+        done.read_whole += 1;
+        done.bytes_read += seen.size;
+        let entry =
+            self.store_state(&stats, clock)
+                .ok()
+                .and_then(|(state, state_len, state_hash)| {
+                    Some(Entry {
+                        path: path.to_str()?.to_string(),
+                        seen,
+                        offset: seen.size,
+                        line: 0,
+                        dialect: pipeline.dialect().map(|d| d.name().to_string()),
+                        head,
+                        head_len,
+                        state,
+                        state_len,
+                        state_hash,
+                        compressed: true,
+                    })
+                });
+        Ok((entry, stats))
+    }
+
+    /// The stats an entry's state file holds, if it is whole and what the index says.
+    fn load_state(&self, e: &Entry, clock: &Clock) -> Option<Stats> {
+        let bytes = fs::read(self.dir.join("states").join(&e.state)).ok()?;
+        if bytes.len() as u64 != e.state_len || hash(&bytes) != e.state_hash {
+            return None;
+        }
+        let report: Report = serde_json::from_slice(&bytes).ok()?;
+        if report.schema != crate::stats::SCHEMA {
+            return None;
+        }
+        let parsed = Stats::from_report(report).ok()?;
+        let mut stats = Stats::with_clock(clock.clone());
+        stats.merge(parsed);
+        // Not a part priced elsewhere: the states carry no prices.
+        stats.parts_pricing.clear();
+        Some(stats)
+    }
+
+    /// Writes `stats`' merge state as a state file named by its hash; its name, length and
+    /// hash.
+    fn store_state(&self, stats: &Stats, _clock: &Clock) -> io::Result<(String, u64, u64)> {
+        let pricing = Pricing {
+            mode: CostMode::Reported,
+            ..Pricing::default()
+        };
+        let (report, state) = stats.json_report(None, &pricing, false)?;
+        let mut bytes = Vec::new();
+        crate::sink::stats::write_json_with_state(&mut bytes, &report, &state)?;
+        let h = hash(&bytes);
+        let name = format!("{h:016x}.json");
+        let states = self.dir.join("states");
+        let path = states.join(&name);
+        // The same name holds the same bytes: another run may have written it already.
+        if fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64) {
+            return Ok((name, bytes.len() as u64, h));
+        }
+        fs::create_dir_all(&states)?;
+        write_atomic(&path, &bytes)?;
+        Ok((name, bytes.len() as u64, h))
+    }
+
+    /// Whether nothing changed since the index was written (no need to write it again).
+    pub fn is_unchanged(&self) -> bool {
+        self.unchanged && !self.dirty
+    }
+
+    /// Writes the index (a temporary file renamed over the old one) if it changed, then
+    /// removes the state files no index names.
+    pub fn save(&mut self) -> io::Result<()> {
+        if !self.dirty {
+            return Ok(());
+        }
+        fs::create_dir_all(&self.dir)?;
+        self.index.key.clone_from(&self.key);
+        let body = serde_json::to_vec(&self.index)?;
+        let mut bytes = format!("{FORMAT}\n{:016x} {}\n", hash(&body), body.len()).into_bytes();
+        bytes.extend_from_slice(&body);
+        write_atomic(&index_path(&self.dir, &self.key), &bytes)?;
+        self.dirty = false;
+        self.collect_garbage();
+        Ok(())
+    }
+
+    /// Removes state files and temporary files that no index names and that are older
+    /// than [`STALE_AFTER`].
+    fn collect_garbage(&self) {
+        let mut named = std::collections::HashSet::new();
+        let Ok(list) = fs::read_dir(&self.dir) else {
+            return;
+        };
+        let now = SystemTime::now();
+        let stale = |p: &Path| {
+            fs::metadata(p)
+                .and_then(|m| m.modified())
+                .is_ok_and(|t| now.duration_since(t).is_ok_and(|d| d > STALE_AFTER))
+        };
+        for entry in list.flatten() {
+            let file_name = entry.file_name();
+            let n = file_name.to_string_lossy();
+            if n.starts_with("index-") {
+                if let Some(index) = read_index(&entry.path()) {
+                    named.extend(index.files.into_iter().map(|e| e.state));
+                }
+            } else if n.starts_with(".tmp-") && stale(&entry.path()) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+        let Ok(states) = fs::read_dir(self.dir.join("states")) else {
+            return;
+        };
+        for entry in states.flatten() {
+            let n = entry.file_name().to_string_lossy().into_owned();
+            if !named.contains(&n) && stale(&entry.path()) {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+/// The index file of configuration `key`.
+fn index_path(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("index-{:016x}", hash(key.as_bytes())))
+}
+
+/// An index file's content, if it is whole: its first line the format, its second the
+/// hash and length of the body, then the body.
+fn read_index(path: &Path) -> Option<Index> {
+    let bytes = fs::read(path).ok()?;
+    let rest = bytes.strip_prefix(FORMAT.as_bytes())?.strip_prefix(b"\n")?;
+    let nl = memchr::memchr(b'\n', rest)?;
+    let (head, body) = (std::str::from_utf8(&rest[..nl]).ok()?, &rest[nl + 1..]);
+    let (h, len) = head.split_once(' ')?;
+    if u64::from_str_radix(h, 16).ok()? != hash(body) || len.parse::<usize>().ok()? != body.len() {
+        return None;
+    }
+    serde_json::from_slice(body).ok()
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it over `path`: a
+/// reader sees the old file or the new one, whole.
+fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let tmp = dir.join(format!(
+        ".tmp-{}-{nanos}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let written = File::create(&tmp).and_then(|mut f| f.write_all(bytes));
+    if let Err(e) = written.and_then(|()| fs::rename(&tmp, path)) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
+/// The bytes `start..end` of `file`.
+fn ranged(file: &File, start: u64, end: u64) -> io::Result<impl Read> {
+    let mut f = file.try_clone()?;
+    f.seek(SeekFrom::Start(start))?;
+    Ok(f.take(end.saturating_sub(start)))
+}
+
+/// The offset of the last newline in `start..len`, if any.
+fn last_newline(file: &File, start: u64, len: u64) -> io::Result<Option<u64>> {
+    let mut buf = vec![0u8; 64 << 10];
+    let mut end = len;
+    while end > start {
+        let from = end.saturating_sub(buf.len() as u64).max(start);
+        let chunk = &mut buf[..(end - from) as usize];
+        file.read_exact_at(chunk, from)?;
+        if let Some(i) = memchr::memrchr(b'\n', chunk) {
+            return Ok(Some(from + i as u64));
+        }
+        end = from;
+    }
+    Ok(None)
+}
+
+fn read_error(name: &str, source: io::Error) -> Error {
+    Error::Read {
+        file: name.to_string(),
+        line: 0,
+        offset: 0,
+        source,
+    }
+}
+
+/// The consumer that adds records to a [`Stats`]; diagnostics are counted, not shown.
+struct Collect<'a>(&'a mut Stats);
+
+impl Consumer for Collect<'_> {
+    fn begin_input(&mut self, file: &Arc<str>) -> io::Result<()> {
+        self.0.begin_input(file);
+        Ok(())
+    }
+
+    fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
+        self.0.add(record);
+        Ok(Flow::Continue)
+    }
+
+    fn overlong_chunk(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.0.add_bytes(bytes.len());
+        Ok(())
+    }
+
+    fn end_input(&mut self, _file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        self.0.end_input(dialect);
+        Ok(())
+    }
+
+    fn notice(&mut self, d: &Diagnostic) -> io::Result<()> {
+        self.0.summary.add_diagnostic(d);
+        Ok(())
+    }
+}
