@@ -147,6 +147,15 @@ pub struct Refreshed {
     pub bytes_read: u64,
 }
 
+impl Refreshed {
+    fn add(&mut self, other: Refreshed) {
+        self.unchanged += other.unchanged;
+        self.appended += other.appended;
+        self.read_whole += other.read_whole;
+        self.bytes_read += other.bytes_read;
+    }
+}
+
 /// The cache of one configuration, loaded.
 #[derive(Debug)]
 pub struct StatsCache {
@@ -205,36 +214,40 @@ impl StatsCache {
     }
 
     /// The stats of `files` (in walk order, each with its metadata), with `clock`, read
-    /// through `options`: from the cache where a file did not change, from the appended
-    /// bytes where it grew, from its start otherwise. Errors reading a file go to
-    /// `report` and the file is left out, as a plain run does.
+    /// through `options` on `threads` workers: from the cache where a file did not
+    /// change, from the appended bytes where it grew, from its start otherwise. The files'
+    /// stats are merged in walk order. Errors reading a file go to `report` and the file
+    /// is left out, as a plain run does.
     pub fn refresh(
         &mut self,
         files: &[(PathBuf, fs::Metadata)],
         clock: &Clock,
         options: &crate::pipeline::Options,
+        threads: usize,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Stats, Refreshed), Error> {
         let mut old: HashMap<String, Entry> = std::mem::take(&mut self.index.files)
             .into_iter()
             .map(|e| (e.path.clone(), e))
             .collect();
-        let unchanged_before = old.len() == files.len();
-        let mut pipeline = Pipeline::new(options.clone());
+        let mut all_same = old.len() == files.len();
+        let jobs: Vec<(&PathBuf, &fs::Metadata, Option<Entry>)> = files
+            .iter()
+            .map(|(path, meta)| {
+                let prior = path.to_str().and_then(|k| old.remove(k));
+                all_same &= prior.as_ref().is_some_and(|e| e.seen == Seen::of(meta));
+                (path, meta, prior)
+            })
+            .collect();
         let mut total = Stats::with_clock(clock.clone());
         let mut done = Refreshed::default();
         let mut entries = Vec::with_capacity(files.len());
-        let mut all_same = unchanged_before;
-        for (path, meta) in files {
-            let prior = path.to_str().and_then(|k| old.remove(k));
-            let same = prior.as_ref().is_some_and(|e| e.seen == Seen::of(meta));
-            all_same &= same;
-            match self.one_file(&mut pipeline, path, meta, prior, clock, &mut done) {
-                Ok((entry, stats)) => {
-                    if let Some(e) = entry {
-                        entries.push(e);
-                    }
+        let mut take = |result: Result<(Option<Entry>, Stats, Refreshed), Error>| {
+            match result {
+                Ok((entry, stats, counts)) => {
+                    entries.extend(entry);
                     total.merge(stats);
+                    done.add(counts);
                 }
                 Err(e @ Error::Write(_)) => return Err(e),
                 Err(e) => {
@@ -242,6 +255,51 @@ impl StatsCache {
                     report(&e);
                 }
             }
+            Ok(())
+        };
+        let this = &*self;
+        let run = |pipeline: &mut Pipeline, job: &(&PathBuf, &fs::Metadata, Option<Entry>)| {
+            let mut counts = Refreshed::default();
+            this.one_file(pipeline, job.0, job.1, job.2.clone(), clock, &mut counts)
+                .map(|(entry, stats)| (entry, stats, counts))
+        };
+        let threads = threads.clamp(1, jobs.len().max(1));
+        if threads == 1 {
+            let mut pipeline = Pipeline::new(options.clone());
+            for job in &jobs {
+                take(run(&mut pipeline, job))?;
+            }
+        } else {
+            // Workers take the next file; this thread merges their results in walk order.
+            let next = AtomicU64::new(0);
+            std::thread::scope(|scope| -> Result<(), Error> {
+                let (tx, rx) = std::sync::mpsc::channel();
+                for _ in 0..threads {
+                    let tx = tx.clone();
+                    let (next, jobs, run) = (&next, &jobs, &run);
+                    scope.spawn(move || {
+                        let mut pipeline = Pipeline::new(options.clone());
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed) as usize;
+                            let Some(job) = jobs.get(i) else { break };
+                            if tx.send((i, run(&mut pipeline, job))).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                }
+                drop(tx);
+                let mut pending = std::collections::BTreeMap::new();
+                let mut want = 0;
+                for (i, result) in rx {
+                    pending.insert(i, result);
+                    while let Some(result) = pending.remove(&want) {
+                        take(result)?;
+                        want += 1;
+                    }
+                }
+                Ok(())
+            })?;
         }
         self.unchanged = all_same && old.is_empty();
         if !self.unchanged {
@@ -255,7 +313,7 @@ impl StatsCache {
     /// One file's stats (for the total) and its entry (for the index; `None` when it
     /// could not be cached).
     fn one_file(
-        &mut self,
+        &self,
         pipeline: &mut Pipeline,
         path: &Path,
         meta: &fs::Metadata,
@@ -391,7 +449,7 @@ impl StatsCache {
     /// A gzip or zstd file, read whole.
     #[allow(clippy::too_many_arguments)]
     fn whole_compressed(
-        &mut self,
+        &self,
         pipeline: &mut Pipeline,
         file: File,
         name: &Arc<str>,

@@ -56,6 +56,13 @@ pub enum Command {
     #[command(after_help = examples_help(RUN_EXAMPLES))]
     Run(RunArgs),
     /// Claude Code's status line: model, session and today's cost, 5-hour window, context.
+    ///
+    /// Reads the JSON Claude Code pipes to a status line command and prints one line. Set
+    /// it up in ~/.claude/settings.json with
+    /// "statusLine": {"type": "command", "command": "ndjq statusline"}. Today's cost and
+    /// ndjq's own 5-hour block come from every agent's logs (the folders `ndjq stats` reads
+    /// with no PATH), answered from an incremental cache: only what was appended since the
+    /// last line is read. Bad or empty input prints a short line and exits 0.
     #[command(after_help = examples_help(STATUSLINE_EXAMPLES))]
     Statusline(StatuslineArgs),
     /// Print the manual page (roff), or write one page per command into a folder.
@@ -235,13 +242,16 @@ const RUN_EXAMPLES: &[Example] = &[
 
 const STATUSLINE_EXAMPLES: &[Example] = &[
     Example {
-        does: "the line Claude Code shows (~/.claude/settings.json: \"statusLine\": \
-               {\"type\": \"command\", \"command\": \"ndjq statusline\"})",
+        does: "the line Claude Code shows under its prompt, from the JSON it pipes",
         run: "echo '{\"model\":{\"display_name\":\"Opus\"},\"cost\":{\"total_cost_usd\":0.42}}' \\\n  | ndjq statusline",
     },
     Example {
         does: "your own line, without colour",
         run: "echo '{\"context_window\":{\"used_percentage\":37}}' \\\n  | ndjq statusline --color never --format '{today_cost} today, context {context}'",
+    },
+    Example {
+        does: "the same figures as a plain run, from the cache: only what was appended is read",
+        run: "ndjq stats --cache ~/.claude/projects",
     },
 ];
 

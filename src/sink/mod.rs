@@ -83,10 +83,16 @@ pub fn pad(text: &str, width: usize) -> String {
 }
 
 /// Text with its control characters shown escaped (`\e` for ESC), so data can never drive
-/// the terminal; `\r` is dropped, tabs are kept. Every text output for people passes the
-/// strings it takes from a log (types, sessions, models, tools, paths) through it.
+/// the terminal; `\r` is dropped, tabs are kept. The characters that reorder or break the
+/// text around them without showing (BiDi embeddings, overrides and isolates, the
+/// direction marks, the line and paragraph separators) are shown escaped too, as
+/// `\u{202e}`. Every text output for people passes the strings it takes from a log
+/// (types, sessions, models, tools, paths) through it.
 pub fn sanitize(text: &str) -> Cow<'_, str> {
-    if !text.chars().any(|c| c.is_control() && c != '\t') {
+    if !text
+        .chars()
+        .any(|c| (c.is_control() && c != '\t') || is_invisible_layout(c))
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -96,11 +102,19 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
             '\r' => {}
             '\u{1b}' => out.push_str("\\e"),
             '\n' => out.push_str("\\n"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() || is_invisible_layout(c) => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
             c => out.push(c),
         }
     }
     Cow::Owned(out)
+}
+
+/// BiDi embeddings, overrides and isolates (U+202A-E, U+2066-9), the direction marks
+/// (U+200E, U+200F, U+061C) and the line and paragraph separators (U+2028, U+2029).
+fn is_invisible_layout(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}' | '\u{2029}')
 }
 
 /// `1234567` as `1,234,567`: the figures of the text reports and the HTML page.

@@ -323,7 +323,7 @@ fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
         clock.tz, clock.range, common.options
     );
     let mut cache = ndjq::cache::StatsCache::open(&dir, &key);
-    let (stats, _) = cache.refresh(&files, &clock, &common.options, &mut |e| {
+    let (stats, _) = cache.refresh(&files, &clock, &common.options, common.threads, &mut |e| {
         had_errors |= !e.is_note();
         crate::cli::report_error(e);
     })?;

@@ -185,7 +185,8 @@ fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
             return Ok(figures);
         }
     }
-    let (stats, _) = cache.refresh(&files, &clock, &options, &mut |e| {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    let (stats, _) = cache.refresh(&files, &clock, &options, threads, &mut |e| {
         eprintln!("ndjq statusline: {e}");
     })?;
     let figures = Figures::of(&stats);
