@@ -347,6 +347,9 @@ fn replaced_truncated_and_renamed_files_give_the_line_of_a_cacheless_run() {
     assert_eq!(home.stats(&["--cache"]), home.stats(&[]));
 }
 
+/// What a test does to a cache file's bytes.
+type Damage = dyn Fn(&[u8]) -> Vec<u8>;
+
 #[test]
 fn a_damaged_cache_is_rebuilt_never_trusted() {
     let home = Home::new();
@@ -377,7 +380,7 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
         "an index in {}",
         home.cache().display()
     );
-    let damage: [(&str, &dyn Fn(&[u8]) -> Vec<u8>); 4] = [
+    let damage: [(&str, &Damage); 4] = [
         ("cut short", &|b| b[..b.len() / 2].to_vec()),
         ("garbage", &|_| b"\x00\xffnot a cache at all\n".to_vec()),
         ("another version", &|b| {
