@@ -5,17 +5,18 @@
 //! It lives in one folder (`$XDG_CACHE_HOME/ndjq`, else `~/.cache/ndjq`): an index per
 //! configuration (`index-<hash>`: the time zone, range and reading options the states were
 //! made with) naming, for each file in walk order, its device, inode, size, change times,
-//! a fingerprint of its head, the offset read to (always just after a newline) and the
-//! state file holding its stats up to there (`states/<hash>.json`, the JSON a
-//! `stats -f json --mergeable` run writes, read back through [`Stats::from_report`]).
+//! a fingerprint of its head, the offset read to (always just after a newline) and where
+//! its stats up to there are: a slice of a pack (`states/<hash>.pack`), the states one run
+//! made one after the other, each the JSON a `stats -f json --mergeable` run writes, read
+//! back through [`Stats::from_report`]. One pack per run, not one file per log: a cold run
+//! over 400 logs creates one file, not 400.
 //!
 //! Nothing in it is trusted: an index of another version or configuration, cut short or
-//! damaged (its body carries its own hash), a state file whose length or hash is not the
-//! one the index names, a file that shrank, was replaced (another inode) or whose head
-//! changed, are all read again from their start. A file's partial last line (no newline
-//! yet) is read for the answer but never cached as read. Every write is a temporary file
-//! renamed over the old one, so two runs at once each leave a whole index; the last one
-//! wins, and a state file only ever holds what its name's hash says.
+//! damaged (its body carries its own hash), a state whose hash is not the one the index
+//! names, a file that shrank, was replaced (another inode) or whose head changed, are all
+//! read again from their start. A file's partial last line (no newline yet) is read for the
+//! answer but never cached as read. Every write is a temporary file renamed over the old
+//! one, so two runs at once each leave a whole index naming whole packs; the last one wins.
 //!
 //! The stats of the files are combined with [`Stats::merge`], in walk order, as a plain
 //! run combines its workers' parts; a file that grew is its cached state merged with the
@@ -47,8 +48,8 @@ const FORMAT: &str = "ndjq-stats-cache 1";
 /// The bytes of a file's head its fingerprint covers.
 pub const HEAD_BYTES: usize = 4096;
 
-/// State files and temporary files no index names are removed once this old (a run
-/// going on at the same time may be about to name the ones it just wrote).
+/// Packs and temporary files no index names are removed once this old (a run going on at
+/// the same time may be about to name the pack it just wrote).
 const STALE_AFTER: Duration = Duration::from_secs(600);
 
 /// The folder of the cache: `$XDG_CACHE_HOME/ndjq`, else `$HOME/.cache/ndjq`.
@@ -94,8 +95,9 @@ struct Entry {
     /// The fingerprint of the first `head_len` bytes.
     head: u64,
     head_len: u64,
-    /// The state file, its length and hash.
+    /// The pack holding the state (`states/NAME`), where in it, its length and hash.
     state: String,
+    state_at: u64,
     state_len: u64,
     state_hash: u64,
     /// A gzip or zstd file: read whole whenever it changes.
@@ -164,9 +166,15 @@ pub struct StatsCache {
     index: Index,
     /// The index as loaded names the same files, unchanged, as the last walk found.
     unchanged: bool,
-    /// The files of the last refresh as they were seen, for [`StatsCache::fresh`].
+    /// The index changed since it was read: it is written by [`StatsCache::save`].
     dirty: bool,
+    /// The packs the index names, read whole (a refresh reads them once).
+    packs: HashMap<String, Vec<u8>>,
 }
+
+/// One file's outcome: its entry for the index, and the state's bytes when they are new
+/// (to be written into this run's pack).
+type Stored = Option<(Entry, Option<Vec<u8>>)>;
 
 impl StatsCache {
     /// Loads the index of configuration `key` from `dir`; a missing, damaged or other
@@ -186,6 +194,7 @@ impl StatsCache {
             index,
             unchanged: false,
             dirty: false,
+            packs: HashMap::new(),
         }
     }
 
@@ -231,6 +240,13 @@ impl StatsCache {
             .map(|e| (e.path.clone(), e))
             .collect();
         let mut all_same = old.len() == files.len();
+        for e in old.values() {
+            if !self.packs.contains_key(&e.state) {
+                if let Ok(bytes) = fs::read(self.dir.join("states").join(&e.state)) {
+                    self.packs.insert(e.state.clone(), bytes);
+                }
+            }
+        }
         let jobs: Vec<(&PathBuf, &fs::Metadata, Option<Entry>)> = files
             .iter()
             .map(|(path, meta)| {
@@ -241,11 +257,21 @@ impl StatsCache {
             .collect();
         let mut total = Stats::with_clock(clock.clone());
         let mut done = Refreshed::default();
-        let mut entries = Vec::with_capacity(files.len());
-        let mut take = |result: Result<(Option<Entry>, Stats, Refreshed), Error>| {
+        let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
+        // The new states, one after the other: this run's pack.
+        let mut pack: Vec<u8> = Vec::new();
+        let mut packed: Vec<usize> = Vec::new();
+        let mut take = |result: Result<(Stored, Stats, Refreshed), Error>| {
             match result {
-                Ok((entry, stats, counts)) => {
-                    entries.extend(entry);
+                Ok((stored, stats, counts)) => {
+                    if let Some((mut entry, bytes)) = stored {
+                        if let Some(bytes) = bytes {
+                            entry.state_at = pack.len() as u64;
+                            pack.extend_from_slice(&bytes);
+                            packed.push(entries.len());
+                        }
+                        entries.push(entry);
+                    }
                     total.merge(stats);
                     done.add(counts);
                 }
@@ -301,6 +327,25 @@ impl StatsCache {
                 Ok(())
             })?;
         }
+        if !packed.is_empty() {
+            let name = format!("{:016x}.pack", hash(&pack));
+            let states = self.dir.join("states");
+            let written =
+                fs::create_dir_all(&states).and_then(|()| write_atomic(&states.join(&name), &pack));
+            if written.is_ok() {
+                for &i in &packed {
+                    entries[i].state.clone_from(&name);
+                }
+                self.packs.insert(name, pack);
+            } else {
+                // Not written: those files are read again next time.
+                let mut i = 0;
+                entries.retain(|_| {
+                    i += 1;
+                    !packed.contains(&(i - 1))
+                });
+            }
+        }
         self.unchanged = all_same && old.is_empty();
         if !self.unchanged {
             self.index.derived = None;
@@ -320,7 +365,7 @@ impl StatsCache {
         prior: Option<Entry>,
         clock: &Clock,
         done: &mut Refreshed,
-    ) -> Result<(Option<Entry>, Stats), Error> {
+    ) -> Result<(Stored, Stats), Error> {
         let name: Arc<str> = Source::File(path.to_path_buf()).display_name();
         let seen = Seen::of(meta);
         if let Some(e) = prior
@@ -329,7 +374,7 @@ impl StatsCache {
         {
             if let Some(stats) = self.load_state(e, clock) {
                 done.unchanged += 1;
-                return Ok((prior, stats));
+                return Ok((prior.map(|e| (e, None)), stats));
             }
         }
         let file = input::open_file(path)?;
@@ -400,24 +445,23 @@ impl StatsCache {
             }
         };
         let head_len = size.min(HEAD_BYTES as u64);
-        let entry =
-            self.store_state(&stats, clock)
-                .ok()
-                .and_then(|(state, state_len, state_hash)| {
-                    Some(Entry {
-                        path: path.to_str()?.to_string(),
-                        seen,
-                        offset: cut,
-                        line,
-                        dialect: dialect.map(|d| d.name().to_string()),
-                        head: head_fingerprint(&file, head_len).ok()?,
-                        head_len,
-                        state,
-                        state_len,
-                        state_hash,
-                        compressed: false,
-                    })
-                });
+        let entry = encode_state(&stats).and_then(|bytes| {
+            let e = Entry {
+                path: path.to_str()?.to_string(),
+                seen,
+                offset: cut,
+                line,
+                dialect: dialect.map(|d| d.name().to_string()),
+                head: head_fingerprint(&file, head_len).ok()?,
+                head_len,
+                state: String::new(),
+                state_at: 0,
+                state_len: bytes.len() as u64,
+                state_hash: hash(&bytes),
+                compressed: false,
+            };
+            Some((e, Some(bytes)))
+        });
         if cut < size {
             // A partial last line: in the answer, never in the cache.
             done.bytes_read += size - cut;
@@ -457,7 +501,7 @@ impl StatsCache {
         seen: Seen,
         clock: &Clock,
         done: &mut Refreshed,
-    ) -> Result<(Option<Entry>, Stats), Error> {
+    ) -> Result<(Stored, Stats), Error> {
         let head_len = seen.size.min(HEAD_BYTES as u64);
         let head = head_fingerprint(&file, head_len).map_err(|e| read_error(name, e))?;
         let reader =
@@ -467,34 +511,36 @@ impl StatsCache {
         pipeline.run(name, reader, &mut Collect(&mut stats))?;
         done.read_whole += 1;
         done.bytes_read += seen.size;
-        let entry =
-            self.store_state(&stats, clock)
-                .ok()
-                .and_then(|(state, state_len, state_hash)| {
-                    Some(Entry {
-                        path: path.to_str()?.to_string(),
-                        seen,
-                        offset: seen.size,
-                        line: 0,
-                        dialect: pipeline.dialect().map(|d| d.name().to_string()),
-                        head,
-                        head_len,
-                        state,
-                        state_len,
-                        state_hash,
-                        compressed: true,
-                    })
-                });
+        let entry = encode_state(&stats).and_then(|bytes| {
+            let e = Entry {
+                path: path.to_str()?.to_string(),
+                seen,
+                offset: seen.size,
+                line: 0,
+                dialect: pipeline.dialect().map(|d| d.name().to_string()),
+                head,
+                head_len,
+                state: String::new(),
+                state_at: 0,
+                state_len: bytes.len() as u64,
+                state_hash: hash(&bytes),
+                compressed: true,
+            };
+            Some((e, Some(bytes)))
+        });
         Ok((entry, stats))
     }
 
-    /// The stats an entry's state file holds, if it is whole and what the index says.
+    /// The stats an entry's state holds, if its pack was read and the state is whole and
+    /// what the index says.
     fn load_state(&self, e: &Entry, clock: &Clock) -> Option<Stats> {
-        let bytes = fs::read(self.dir.join("states").join(&e.state)).ok()?;
-        if bytes.len() as u64 != e.state_len || hash(&bytes) != e.state_hash {
+        let pack = self.packs.get(&e.state)?;
+        let at = usize::try_from(e.state_at).ok()?;
+        let bytes = pack.get(at..at.checked_add(usize::try_from(e.state_len).ok()?)?)?;
+        if hash(bytes) != e.state_hash {
             return None;
         }
-        let report: Report = serde_json::from_slice(&bytes).ok()?;
+        let report: Report = serde_json::from_slice(bytes).ok()?;
         if report.schema != crate::stats::SCHEMA {
             return None;
         }
@@ -506,36 +552,13 @@ impl StatsCache {
         Some(stats)
     }
 
-    /// Writes `stats`' merge state as a state file named by its hash; its name, length and
-    /// hash.
-    fn store_state(&self, stats: &Stats, _clock: &Clock) -> io::Result<(String, u64, u64)> {
-        let pricing = Pricing {
-            mode: CostMode::Reported,
-            ..Pricing::default()
-        };
-        let (report, state) = stats.json_report(None, &pricing, false)?;
-        let mut bytes = Vec::new();
-        crate::sink::stats::write_json_with_state(&mut bytes, &report, &state)?;
-        let h = hash(&bytes);
-        let name = format!("{h:016x}.json");
-        let states = self.dir.join("states");
-        let path = states.join(&name);
-        // The same name holds the same bytes: another run may have written it already.
-        if fs::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64) {
-            return Ok((name, bytes.len() as u64, h));
-        }
-        fs::create_dir_all(&states)?;
-        write_atomic(&path, &bytes)?;
-        Ok((name, bytes.len() as u64, h))
-    }
-
     /// Whether nothing changed since the index was written (no need to write it again).
     pub fn is_unchanged(&self) -> bool {
         self.unchanged && !self.dirty
     }
 
     /// Writes the index (a temporary file renamed over the old one) if it changed, then
-    /// removes the state files no index names.
+    /// removes the packs no index names.
     pub fn save(&mut self) -> io::Result<()> {
         if !self.dirty {
             return Ok(());
@@ -551,8 +574,8 @@ impl StatsCache {
         Ok(())
     }
 
-    /// Removes state files and temporary files that no index names and that are older
-    /// than [`STALE_AFTER`].
+    /// Removes packs and temporary files that no index names and that are older than
+    /// [`STALE_AFTER`].
     fn collect_garbage(&self) {
         let mut named = std::collections::HashSet::new();
         let Ok(list) = fs::read_dir(&self.dir) else {
@@ -585,6 +608,19 @@ impl StatsCache {
             }
         }
     }
+}
+
+/// `stats`' merge state as the JSON of `stats -f json --mergeable` (no prices: the costs
+/// are worked out when a report is made).
+fn encode_state(stats: &Stats) -> Option<Vec<u8>> {
+    let pricing = Pricing {
+        mode: CostMode::Reported,
+        ..Pricing::default()
+    };
+    let (report, state) = stats.json_report(None, &pricing, false).ok()?;
+    let mut bytes = Vec::new();
+    crate::sink::stats::write_json_with_state(&mut bytes, &report, &state).ok()?;
+    Some(bytes)
 }
 
 /// The index file of configuration `key`.
