@@ -752,9 +752,10 @@ if [[ ${NDJQ_BENCH_STATUSLINE:-1} == 1 ]]; then
     rm -rf "$SL" && mkdir -p "$SL/home" "$SL/cache" "$SL/ccu-home" "$SL/ccu-tmp"
     # A copy of the tree, so the appended lines never touch the shared one.
     cp -r "$TREE" "$SL/tree"
-    session_file=$(find "$SL/tree/projects" -name '*.jsonl' | sort | head -n 1)
+    session_file=$(find "$SL/tree/projects" -name "*.jsonl" | sort | sed -n 1p)
     session=$(basename "$session_file" .jsonl)
-    printf '{"session_id":"%s","transcript_path":"%s","model":{"id":"claude-opus-4-5","display_name":"Opus 4.5"},"workspace":{"current_dir":"/home/dev"},"cost":{"total_cost_usd":1.25},"context_window":{"used_percentage":37}}\n' \
+    # Claude Code's status line JSON, every field it sends (ccusage needs them all).
+    printf '{"hook_event_name":"Status","session_id":"%s","transcript_path":"%s","cwd":"/home/dev","model":{"id":"claude-opus-4-5","display_name":"Opus 4.5"},"workspace":{"current_dir":"/home/dev","project_dir":"/home/dev"},"version":"2.1.30","output_style":{"name":"default"},"cost":{"total_cost_usd":1.25,"total_duration_ms":45000,"total_api_duration_ms":2300,"total_lines_added":156,"total_lines_removed":23},"context_window":{"total_input_tokens":15234,"total_output_tokens":4521,"context_window_size":200000,"used_percentage":37,"remaining_percentage":63,"current_usage":{"input_tokens":8500,"output_tokens":1200,"cache_creation_input_tokens":5000,"cache_read_input_tokens":2000}}}\n' \
         "$session" "$session_file" >"$SL/status.json"
     # One more assistant message, like the session's own lines (a fresh id for each run).
     grep -m1 '"type":"assistant"' "$session_file" |
@@ -766,32 +767,27 @@ if [[ ${NDJQ_BENCH_STATUSLINE:-1} == 1 ]]; then
     md ""
     md "### \`statusline\`: the $files-transcript tree, $(fmt_mb "$tree_bytes") MB (median of $SL_RUNS runs)"
     md ""
-    md "| command | median ms | peak RSS MiB | vs cold \`stats\` |"
-    md "|---|---:|---:|---:|"
-    # sl_row LABEL MODE EXTRA... -- cmd...: one row; sets SL_T (the median, seconds).
+    md "| command | median ms | peak RSS MiB |"
+    md "|---|---:|---:|"
+    # sl_row LABEL MODE EXTRA... -- cmd...: one row.
     sl_row() {
         local label="$1" mode="$2" t rss status
         shift 2
         printf '  %-52s ' "$label" >&2
         read -r t rss status <<<"$(python3 -c "$STATUSLINE_PY" "$SL_RUNS" "$mode" "$SL/status.json" "$BENCH_DIR/logs/statusline.stderr" "$@")"
-        SL_T="$t"
         if [[ $status != ok ]]; then
             log "FAILED (see $BENCH_DIR/logs/statusline.stderr)"
             FAILURES=$((FAILURES + 1))
-            md "| \`$label\` | FAILED | - | - |"
+            md "| \`$label\` | FAILED | - |"
             return
         fi
-        local vs="-"
-        [[ -n ${SL_STATS:-} ]] && vs=$(awk -v a="$t" -v b="$SL_STATS" 'BEGIN { printf "%.3fx", a / b }')
-        log "$(awk -v t="$t" -v k="$rss" 'BEGIN { printf "%8.1f ms  %7.1f MiB", t * 1000, k / 1024 }')  $vs"
-        md "| \`$label\` | $(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1000 }') | $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') | $vs |"
+        log "$(awk -v t="$t" -v k="$rss" 'BEGIN { printf "%8.1f ms  %7.1f MiB", t * 1000, k / 1024 }')"
+        md "| \`$label\` | $(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1000 }') | $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') |"
     }
     SL_HOME="$HOME"
     export HOME="$SL/home" CLAUDE_CONFIG_DIR="$SL/tree" XDG_CACHE_HOME="$SL/cache"
-    SL_STATS=""
-    sl_row "ndjq stats --format json (cold, no cache)" plain -- "$NDJQ" stats --format json "$SL/tree/projects"
-    SL_STATS="$SL_T"
-    sl_row "ndjq statusline, cold (no cache)" cold "$SL/cache" -- "$NDJQ" statusline
+    sl_row "ndjq stats --format json (no cache)" plain -- "$NDJQ" stats --format json "$SL/tree/projects"
+    sl_row "ndjq statusline, cold (cache removed)" cold "$SL/cache" -- "$NDJQ" statusline
     sl_row "ndjq statusline --no-cache" plain -- "$NDJQ" statusline --no-cache
     "$NDJQ" statusline <"$SL/status.json" >/dev/null 2>&1
     sl_row "ndjq statusline, after one message appended" append "$session_file" "$SL/line.jsonl" -- "$NDJQ" statusline
@@ -799,14 +795,27 @@ if [[ ${NDJQ_BENCH_STATUSLINE:-1} == 1 ]]; then
     sl_row "ndjq stats --cache --format json, warm" plain -- "$NDJQ" stats --cache --format json "$SL/tree/projects"
     CCU="${NDJQ_BENCH_CCUSAGE:-$(command -v ccusage || true)}"
     if [[ -n $CCU ]]; then
-        md "- ccusage: \`$CCU\` $("$CCU" --version 2>/dev/null | head -n1), \`statusline --offline\`, with HOME and TMPDIR of its own"
         export HOME="$SL/ccu-home" TMPDIR="$SL/ccu-tmp"
-        sl_row "ccusage statusline, cold (no cache)" cold "$SL/ccu-home" "$SL/ccu-tmp" -- "$CCU" statusline --offline
+        sl_row "ccusage statusline --offline, cold (cache removed)" cold "$SL/ccu-home" "$SL/ccu-tmp" -- "$CCU" statusline --offline
         "$CCU" statusline --offline <"$SL/status.json" >/dev/null 2>&1
-        sl_row "ccusage statusline, after one message appended" append "$session_file" "$SL/line.jsonl" -- "$CCU" statusline --offline
-        sl_row "ccusage statusline, warm" plain -- "$CCU" statusline --offline
+        sl_row "ccusage statusline --offline, after one message appended" append "$session_file" "$SL/line.jsonl" -- "$CCU" statusline --offline
+        sl_row "ccusage statusline --offline, warm" plain -- "$CCU" statusline --offline
         unset TMPDIR
+        export HOME="$SL/home"
+        md ""
+        md "- ccusage: \`$CCU\`, $("$CCU" --version 2>/dev/null | head -n1), with a HOME and TMPDIR of its own (its cache)"
+        md "- its line: \`$(HOME="$SL/ccu-home" TMPDIR="$SL/ccu-tmp" "$CCU" statusline --offline <"$SL/status.json" 2>/dev/null)\`"
     fi
+    # The machine's speed drifts over the minutes the rows take: the ratios are taken from
+    # interleaved pairs (see pair_ratio).
+    md ""
+    log "  ratios, median of $PAIRS interleaved pairs:"
+    pair_ratio "statusline cold (cache removed) time / stats time" 0 sh -c "rm -rf '$SL/cache'; exec '$NDJQ' statusline <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
+    pair_ratio "statusline --no-cache time / stats time" 0 sh -c "exec '$NDJQ' statusline --no-cache <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
+    "$NDJQ" statusline <"$SL/status.json" >/dev/null 2>&1
+    pair_ratio "statusline after one message appended time / stats time" 0 sh -c "cat '$SL/line.jsonl' >>'$session_file'; exec '$NDJQ' statusline <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
+    "$NDJQ" statusline <"$SL/status.json" >/dev/null 2>&1
+    pair_ratio "statusline warm time / stats time" 0 sh -c "exec '$NDJQ' statusline <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
     export HOME="$SL/home"
     md ""
     md "- the line: \`$("$NDJQ" statusline --color never <"$SL/status.json" 2>/dev/null)\`"

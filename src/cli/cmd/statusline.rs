@@ -161,7 +161,9 @@ impl Figures {
 /// The figures of every agent's default log folders (as `stats` with no path on a
 /// terminal reads them), through the cache in `cache_dir` (`None`: read as `stats` does).
 fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
-    let folders = config::agent_folders(true)?;
+    // Its error speaks of a terminal on stdin; here stdin is Claude Code's JSON.
+    let folders = config::agent_folders(true)
+        .map_err(|_| anyhow::anyhow!("no agent's log folder found (see `ndjq stats --help`)"))?;
     let clock = Clock {
         range: TimeRange::default(),
         tz: tz.clone(),
