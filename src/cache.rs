@@ -126,14 +126,43 @@ impl Seen {
     }
 }
 
-/// An index: the configuration its states were made with, its files in walk order, and
-/// what a command derived from the whole of them (valid while no file changes).
+/// An index: the configuration its states were made with, its files (those of the last
+/// walk in walk order, then those other walks read that are still there), and what a
+/// command derived from the files of one walk (valid while none of them changes).
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Index {
     key: String,
     files: Vec<Entry>,
     #[serde(default)]
     derived: Option<serde_json::Value>,
+    /// The hash of the paths and [`Seen`]s of the walk `derived` was made from.
+    #[serde(default)]
+    derived_over: u64,
+}
+
+/// What a cache is made for: the states of one time zone, time range and way of reading
+/// (`statusline` and `stats --cache` on the same settings share them).
+pub fn config_key(clock: &Clock, options: &crate::pipeline::Options) -> String {
+    format!("{:?} {:?} {:?}", clock.tz, clock.range, options)
+}
+
+/// A hash of the files of a walk as they are: paths, identities, sizes and times.
+fn walk_hash(files: &[(PathBuf, fs::Metadata)]) -> u64 {
+    let mut h = foldhash::quality::FixedState::with_seed(0x7761_6c6b).build_hasher();
+    for (path, meta) in files {
+        h.write(path.as_os_str().as_encoded_bytes());
+        h.write_u8(0);
+        let seen = Seen::of(meta);
+        for n in [seen.dev, seen.ino, seen.size] {
+            h.write_u64(n);
+        }
+        for (a, b) in [seen.mtime, seen.ctime] {
+            h.write_i64(a);
+            h.write_i64(b);
+        }
+    }
+    h.write_usize(files.len());
+    h.finish()
 }
 
 /// How a refresh went: for the tests' and the benchmark's eyes (`NDJQ_CACHE_TRACE`).
@@ -168,6 +197,8 @@ pub struct StatsCache {
     unchanged: bool,
     /// The index changed since it was read: it is written by [`StatsCache::save`].
     dirty: bool,
+    /// The [`walk_hash`] of the last refresh's files.
+    over: u64,
     /// The packs the index names, read whole (a refresh reads them once).
     packs: HashMap<String, Vec<u8>>,
 }
@@ -194,6 +225,7 @@ impl StatsCache {
             index,
             unchanged: false,
             dirty: false,
+            over: 0,
             packs: HashMap::new(),
         }
     }
@@ -205,20 +237,14 @@ impl StatsCache {
         files: &[(PathBuf, fs::Metadata)],
     ) -> Option<&serde_json::Value> {
         let derived = self.index.derived.as_ref()?;
-        if files.len() != self.index.files.len() {
-            return None;
-        }
-        let same = files
-            .iter()
-            .zip(&self.index.files)
-            .all(|((p, m), e)| p.to_str() == Some(e.path.as_str()) && Seen::of(m) == e.seen);
-        same.then_some(derived)
+        (self.index.derived_over == walk_hash(files)).then_some(derived)
     }
 
     /// Keeps what a command derived from the stats of the files of the last refresh, for
     /// [`StatsCache::derived_if_unchanged`]; written by [`StatsCache::save`].
     pub fn set_derived(&mut self, value: serde_json::Value) {
         self.index.derived = Some(value);
+        self.index.derived_over = self.over;
         self.dirty = true;
     }
 
@@ -239,14 +265,8 @@ impl StatsCache {
             .into_iter()
             .map(|e| (e.path.clone(), e))
             .collect();
-        let mut all_same = old.len() == files.len();
-        for e in old.values() {
-            if !self.packs.contains_key(&e.state) {
-                if let Ok(bytes) = fs::read(self.dir.join("states").join(&e.state)) {
-                    self.packs.insert(e.state.clone(), bytes);
-                }
-            }
-        }
+        self.over = walk_hash(files);
+        let mut all_same = true;
         let jobs: Vec<(&PathBuf, &fs::Metadata, Option<Entry>)> = files
             .iter()
             .map(|(path, meta)| {
@@ -255,6 +275,22 @@ impl StatsCache {
                 (path, meta, prior)
             })
             .collect();
+        for e in jobs.iter().filter_map(|j| j.2.as_ref()) {
+            if !self.packs.contains_key(&e.state) {
+                if let Ok(bytes) = fs::read(self.dir.join("states").join(&e.state)) {
+                    self.packs.insert(e.state.clone(), bytes);
+                }
+            }
+        }
+        // The files other walks read (another set of folders on the same settings) are
+        // kept while they are there.
+        let others_before = old.len();
+        let mut others: Vec<Entry> = old
+            .into_values()
+            .filter(|e| fs::symlink_metadata(&e.path).is_ok())
+            .collect();
+        others.sort_by(|a, b| a.path.cmp(&b.path));
+        all_same &= others.len() == others_before;
         let mut total = Stats::with_clock(clock.clone());
         let mut done = Refreshed::default();
         let mut entries: Vec<Entry> = Vec::with_capacity(files.len());
@@ -346,11 +382,12 @@ impl StatsCache {
                 });
             }
         }
-        self.unchanged = all_same && old.is_empty();
+        self.unchanged = all_same;
         if !self.unchanged {
             self.index.derived = None;
             self.dirty = true;
         }
+        entries.extend(others);
         self.index.files = entries;
         Ok((total, done))
     }
@@ -420,47 +457,70 @@ impl StatsCache {
             Some(nl) => nl + 1,
             None => start,
         };
-        // The complete lines from `start` to `cut`: cached.
-        let mut part = Stats::with_clock(clock.clone());
-        part.begin_input(&name);
-        let (line, dialect) = {
-            let reader = ranged(&file, start, cut).map_err(|e| read_error(&name, e))?;
-            let mut sink = Collect(&mut part);
-            let (_, line, _) =
-                pipeline.run_part(&name, reader, (line, start), Some(dialect), &mut sink)?;
-            (line, pipeline.dialect().or(dialect))
-        };
-        part.end_input(dialect);
-        done.bytes_read += cut - start;
-        let mut stats = match base {
-            Some((mut stats, _)) => {
-                part.summary.files = 0;
-                stats.merge(part);
-                done.appended += 1;
-                stats
+        // Nothing complete was added since the cached state (only a partial line, or a
+        // file left as it was with one): the state stays as it is.
+        let nothing_new = cut == start && base.is_some();
+        let (mut stats, line, dialect) = match base {
+            Some((stats, _)) if nothing_new => {
+                done.unchanged += 1;
+                (stats, line, dialect)
             }
-            None => {
-                done.read_whole += 1;
-                part
+            base => {
+                // The complete lines from `start` to `cut`: cached.
+                let mut part = Stats::with_clock(clock.clone());
+                part.begin_input(&name);
+                let (line, dialect) = {
+                    let reader = ranged(&file, start, cut).map_err(|e| read_error(&name, e))?;
+                    let mut sink = Collect(&mut part);
+                    let (_, line, _) = pipeline.run_part(
+                        &name,
+                        reader,
+                        (line, start),
+                        Some(dialect),
+                        &mut sink,
+                    )?;
+                    (line, pipeline.dialect().or(dialect))
+                };
+                part.end_input(dialect);
+                done.bytes_read += cut - start;
+                let stats = match base {
+                    Some((mut stats, _)) => {
+                        part.summary.files = 0;
+                        stats.merge(part);
+                        done.appended += 1;
+                        stats
+                    }
+                    None => {
+                        done.read_whole += 1;
+                        part
+                    }
+                };
+                (stats, line, dialect)
             }
         };
         let head_len = size.min(HEAD_BYTES as u64);
-        let entry = encode_state(&stats).and_then(|bytes| {
-            let e = Entry {
-                path: path.to_str()?.to_string(),
-                seen,
-                offset: cut,
-                line,
-                dialect: dialect.map(|d| d.name().to_string()),
-                head: head_fingerprint(&file, head_len).ok()?,
-                head_len,
-                state: String::new(),
-                state_at: 0,
-                state_len: bytes.len() as u64,
-                state_hash: hash(&bytes),
-                compressed: false,
-            };
-            Some((e, Some(bytes)))
+        let kept = prior
+            .as_ref()
+            .filter(|_| nothing_new)
+            .map(|e| (Entry { seen, ..e.clone() }, None));
+        let entry = kept.or_else(|| {
+            encode_state(&stats).and_then(|bytes| {
+                let e = Entry {
+                    path: path.to_str()?.to_string(),
+                    seen,
+                    offset: cut,
+                    line,
+                    dialect: dialect.map(|d| d.name().to_string()),
+                    head: head_fingerprint(&file, head_len).ok()?,
+                    head_len,
+                    state: String::new(),
+                    state_at: 0,
+                    state_len: bytes.len() as u64,
+                    state_hash: hash(&bytes),
+                    compressed: false,
+                };
+                Some((e, Some(bytes)))
+            })
         });
         if cut < size {
             // A partial last line: in the answer, never in the cache.

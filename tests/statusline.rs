@@ -551,3 +551,33 @@ fn clear_cache_removes_the_cache_folder() {
     assert!(!home.cache().exists());
     assert_eq!(home.figures(), "$1.05 $1.05\n");
 }
+
+#[test]
+fn stats_cache_on_some_of_the_folders_shares_the_status_lines_cache() {
+    let home = Home::new();
+    assert_eq!(home.figures(), "$1.05 $1.05\n");
+    // `stats --cache` on the Claude folder alone: the same settings, the same cache.
+    let claude_only = |args: &[&str]| -> serde_json::Value {
+        let out = home
+            .cmd()
+            .args(["stats", "-q", "-f", "json"])
+            .args(args)
+            .arg(home.path().join(".claude/projects"))
+            .output()
+            .expect("ndjq runs");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice(&out.stdout).expect("JSON stats")
+    };
+    assert_eq!(claude_only(&["--cache"]), claude_only(&[]));
+    let indexes = std::fs::read_dir(home.cache())
+        .expect("the cache folder")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("index-"))
+        .count();
+    assert_eq!(indexes, 1, "one index for both");
+    home.append(&format!("{SESSION}.jsonl"), &[assistant(SESSION, 2)]);
+    assert_eq!(claude_only(&["--cache"]), claude_only(&[]));
+    // The status line still counts the Codex rollout the other walk did not see.
+    assert_eq!(home.figures(), "$2.10 $2.10\n");
+    assert_eq!(home.stats(&["--cache"]), home.stats(&[]));
+}

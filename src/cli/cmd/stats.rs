@@ -318,10 +318,7 @@ fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
             }
         }
     }
-    let key = format!(
-        "stats {:?} {:?} {:?}",
-        clock.tz, clock.range, common.options
-    );
+    let key = ndjq::cache::config_key(&clock, &common.options);
     let mut cache = ndjq::cache::StatsCache::open(&dir, &key);
     let (stats, _) = cache.refresh(&files, &clock, &common.options, common.threads, &mut |e| {
         had_errors |= !e.is_note();

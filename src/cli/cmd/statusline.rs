@@ -172,7 +172,7 @@ fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
         return Ok(Figures::of(&uncached_stats(&folders, clock)?));
     };
     let options = ndjq::pipeline::Options::default();
-    let key = format!("statusline {tz:?} {options:?}");
+    let key = ndjq::cache::config_key(&clock, &options);
     let mut files = Vec::new();
     for source in Walk::new(&folders) {
         if let Ok(Source::File(path)) = source {
