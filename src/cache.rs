@@ -165,7 +165,7 @@ fn walk_hash(files: &[(PathBuf, fs::Metadata)]) -> u64 {
     h.finish()
 }
 
-/// How a refresh went: for the tests' and the benchmark's eyes (`NDJQ_CACHE_TRACE`).
+/// How a refresh went (`stats --cache` says it on stderr).
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Refreshed {
     /// Files answered from the cache without reading a byte.
@@ -610,11 +610,6 @@ impl StatsCache {
         // Not a part priced elsewhere: the states carry no prices.
         stats.parts_pricing.clear();
         Some(stats)
-    }
-
-    /// Whether nothing changed since the index was written (no need to write it again).
-    pub fn is_unchanged(&self) -> bool {
-        self.unchanged && !self.dirty
     }
 
     /// Writes the index (a temporary file renamed over the old one) if it changed, then

@@ -581,3 +581,40 @@ fn stats_cache_on_some_of_the_folders_shares_the_status_lines_cache() {
     assert_eq!(home.figures(), "$2.10 $2.10\n");
     assert_eq!(home.stats(&["--cache"]), home.stats(&[]));
 }
+
+#[test]
+fn the_cache_reads_only_what_was_appended() {
+    let home = Home::new();
+    let note = |home: &Home| -> String {
+        let out = home
+            .cmd()
+            .args(["stats", "--cache", "-f", "json"])
+            .arg(home.path().join(".claude/projects"))
+            .output()
+            .expect("ndjq runs");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let err = String::from_utf8(out.stderr).expect("UTF-8");
+        err.lines()
+            .find(|l| l.starts_with("ndjq: cache: "))
+            .unwrap_or_else(|| panic!("a cache note: {err}"))
+            .to_string()
+    };
+    let first = note(&home);
+    assert!(
+        first.contains("files unchanged 0, read on from their offset 0, read from their start 2;"),
+        "{first}"
+    );
+    assert!(note(&home).contains(
+        "files unchanged 2, read on from their offset 0, read from their start 0; bytes read 0"
+    ));
+    let line = assistant(SESSION, 2);
+    home.append(&format!("{SESSION}.jsonl"), std::slice::from_ref(&line));
+    let after = note(&home);
+    assert!(
+        after.ends_with(&format!(
+            "files unchanged 1, read on from their offset 1, read from their start 0; bytes read {}",
+            line.len()
+        )),
+        "{after}"
+    );
+}

@@ -320,10 +320,17 @@ fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
     }
     let key = ndjq::cache::config_key(&clock, &common.options);
     let mut cache = ndjq::cache::StatsCache::open(&dir, &key);
-    let (stats, _) = cache.refresh(&files, &clock, &common.options, common.threads, &mut |e| {
-        had_errors |= !e.is_note();
-        crate::cli::report_error(e);
-    })?;
+    let (stats, done) =
+        cache.refresh(&files, &clock, &common.options, common.threads, &mut |e| {
+            had_errors |= !e.is_note();
+            crate::cli::report_error(e);
+        })?;
+    if !common.quiet {
+        eprintln!(
+            "ndjq: cache: files unchanged {}, read on from their offset {}, read from their start {}; bytes read {}",
+            done.unchanged, done.appended, done.read_whole, done.bytes_read
+        );
+    }
     if let Err(e) = cache.save() {
         if !common.quiet {
             eprintln!(
