@@ -214,7 +214,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand --quiet 'Print no diagnostics on stderr'
             cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
             cand --mergeable 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone'
-            cand --cache 'Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq): only the bytes appended since the last run are read; the figures are the same. Diagnostics of records read before are not shown again'
+            cand --cache 'Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq): only the bytes appended since the last run are read; the figures are the same. Diagnostics are counted in the report, not shown one by one'
             cand --no-cache 'Read every input (the default; overrides --cache)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

@@ -272,7 +272,7 @@ complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l line-buffered -d 'Fl
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s q -l quiet -d 'Print no diagnostics on stderr'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l merge -d 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l mergeable -d 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone'
-complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l cache -d 'Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq): only the bytes appended since the last run are read; the figures are the same. Diagnostics of records read before are not shown again'
+complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l cache -d 'Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq): only the bytes appended since the last run are read; the figures are the same. Diagnostics are counted in the report, not shown one by one'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -l no-cache -d 'Read every input (the default; overrides --cache)'
 complete -c ndjq -n "__fish_ndjq_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c ndjq -n "__fish_ndjq_using_subcommand report" -l max-line-bytes -d 'Longest record to parse (bytes; K, M, G suffixes). Longer ones are reported as PROTO_LINE_TOO_LONG and streamed through without being held in memory' -r

@@ -676,7 +676,7 @@ pub struct StatsArgs {
 
     /// Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq,
     /// else ~/.cache/ndjq): only the bytes appended since the last run are read; the
-    /// figures are the same. Diagnostics of records read before are not shown again.
+    /// figures are the same. Diagnostics are counted in the report, not shown one by one.
     #[arg(long, conflicts_with_all = ["merge", "follow", "rejects", "no_cache"])]
     pub cache: bool,
 
