@@ -618,3 +618,26 @@ fn the_cache_reads_only_what_was_appended() {
         "{after}"
     );
 }
+
+#[test]
+fn a_file_written_again_in_place_with_another_head_is_read_from_its_start() {
+    let home = Home::new();
+    let path = home.projects().join(format!("{SESSION}.jsonl"));
+    assert_eq!(home.figures(), "$1.05 $1.05\n");
+    // The same inode, longer than before, another first record: not an append.
+    let other = [
+        assistant("0ther", 1),
+        assistant(SESSION, 5),
+        assistant(SESSION, 6),
+    ]
+    .concat();
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .expect("open in place");
+    std::io::Write::write_all(&mut f, other.as_bytes()).expect("write");
+    drop(f);
+    assert_eq!(home.figures(), "$2.10 $3.15\n");
+    assert_eq!(home.stats(&["--cache"]), home.stats(&[]));
+}
