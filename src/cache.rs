@@ -725,11 +725,15 @@ fn ranged(file: &File, start: u64, end: u64) -> io::Result<impl Read> {
     Ok(f.take(end.saturating_sub(start)))
 }
 
-/// The offset of the last newline in `start..len`, if any.
+/// The offset of the last newline in `start..len`, if any. A log almost always ends with
+/// one: the first look reads a page, later ones more.
 fn last_newline(file: &File, start: u64, len: u64) -> io::Result<Option<u64>> {
-    let mut buf = vec![0u8; 64 << 10];
+    let mut buf = vec![0u8; 4 << 10];
     let mut end = len;
     while end > start {
+        if end < len && buf.len() < 64 << 10 {
+            buf.resize(buf.len() * 4, 0);
+        }
         let from = end.saturating_sub(buf.len() as u64).max(start);
         let chunk = &mut buf[..(end - from) as usize];
         file.read_exact_at(chunk, from)?;
