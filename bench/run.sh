@@ -18,6 +18,9 @@
 #   NDJQ_BENCH_PAIRS       interleaved pairs behind each ratio line (default 11)
 #   NDJQ_BENCH_ONLY_TREES=1  run only the session-tree cases (a few minutes; no --follow cases)
 #   NDJQ_BENCH_TREE_SHAPES which trees, by ndjq-gen shape (default: all five)
+#   NDJQ_BENCH_STATUSLINE=0  skip `statusline` cold and warm (with NDJQ_BENCH_ONLY_TREES=1
+#                          NDJQ_BENCH_TREES=0: only it)
+#   NDJQ_BENCH_STATUSLINE_RUNS  runs of each statusline case, the median is kept (default 11)
 #   NDJQ_BENCH_BASELINE    another ndjq binary (say, main's) timed against this one, every command
 #   NDJQ_BENCH_JQ=0        skip jq, jaq and gojq (their rows and the stats-vs-jq table)
 #   NDJQ_BENCH_CORRUPT=0   skip the corrupted stream
@@ -702,6 +705,136 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
             fi
         fi
     done
+fi
+
+# --- the status line: cold and warm, against ccusage statusline ---------------------------------
+# `ndjq statusline` over the 400-transcript tree (CLAUDE_CONFIG_DIR pointing at it, an empty
+# HOME, the cache in a folder of its own): cold (the cache removed before each run), after one
+# message (a line appended to the session's transcript before each run) and warm (nothing
+# changed), each the median of NDJQ_BENCH_STATUSLINE_RUNS single runs with Claude Code's JSON
+# on stdin, beside a plain `stats --format json` of the tree. ccusage's `statusline`
+# (NDJQ_BENCH_CCUSAGE, else `ccusage` on PATH) the same way, its cache (in its HOME and
+# TMPDIR) removed before each cold run.
+# NDJQ_BENCH_STATUSLINE=0 skips it; NDJQ_BENCH_ONLY_TREES=1 NDJQ_BENCH_TREES=0 runs only it.
+STATUSLINE_PY=$(cat <<'PYEOF'
+import os, sys, time, statistics, shutil
+runs, mode, stdin_path, err_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+rest = sys.argv[5:]
+cut = rest.index("--")
+extra, argv = rest[:cut], rest[cut + 1:]
+# extra: for cold, folders to remove before each run; for append, FILE LINE-FILE.
+walls, peak, ok = [], 0, True
+for n in range(runs):
+    if mode == "cold":
+        for d in extra:
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d, exist_ok=True)
+    elif mode == "append":
+        with open(extra[1], "rb") as f:
+            line = f.read().replace(b"@N@", str(n).encode())
+        with open(extra[0], "ab") as f:
+            f.write(line)
+    fin = os.open(stdin_path, os.O_RDONLY)
+    fout = os.open(os.devnull, os.O_WRONLY)
+    ferr = os.open(err_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        t0 = time.perf_counter()
+        pid = os.posix_spawnp(argv[0], argv, os.environ, file_actions=[
+            (os.POSIX_SPAWN_DUP2, fin, 0), (os.POSIX_SPAWN_DUP2, fout, 1),
+            (os.POSIX_SPAWN_DUP2, ferr, 2)])
+        _, status, ru = os.wait4(pid, 0)
+        walls.append(time.perf_counter() - t0)
+    finally:
+        for fd in (fin, fout, ferr):
+            os.close(fd)
+    peak = max(peak, ru.ru_maxrss)
+    if os.waitstatus_to_exitcode(status) != 0:
+        ok = False
+        break
+print(f"{statistics.median(walls):.6f} {peak} {'ok' if ok else 'fail'}")
+PYEOF
+)
+if [[ ${NDJQ_BENCH_STATUSLINE:-1} == 1 ]]; then
+    SL_RUNS="${NDJQ_BENCH_STATUSLINE_RUNS:-11}"
+    TREE="$BENCH_DIR/tree-claude-large"
+    if [[ ! -d $TREE ]]; then
+        log "generating $TREE (ndjq-gen tree --shape claude-large) ..."
+        "${NDJQ_GEN:-$GEN}" tree --shape claude-large "$TREE.tmp" >&2 || die "ndjq-gen tree failed"
+        mv "$TREE.tmp" "$TREE"
+    fi
+    SL="$BENCH_DIR/statusline"
+    rm -rf "$SL" && mkdir -p "$SL/home" "$SL/cache" "$SL/ccu-home" "$SL/ccu-tmp"
+    # A copy of the tree, so the appended lines never touch the shared one.
+    cp -r "$TREE" "$SL/tree"
+    session_file=$(find "$SL/tree/projects" -name "*.jsonl" | sort | sed -n 1p)
+    session=$(basename "$session_file" .jsonl)
+    # Claude Code's status line JSON, every field it sends (ccusage needs them all).
+    printf '{"hook_event_name":"Status","session_id":"%s","transcript_path":"%s","cwd":"/home/dev","model":{"id":"claude-opus-4-5","display_name":"Opus 4.5"},"workspace":{"current_dir":"/home/dev","project_dir":"/home/dev"},"version":"2.1.30","output_style":{"name":"default"},"cost":{"total_cost_usd":1.25,"total_duration_ms":45000,"total_api_duration_ms":2300,"total_lines_added":156,"total_lines_removed":23},"context_window":{"total_input_tokens":15234,"total_output_tokens":4521,"context_window_size":200000,"used_percentage":37,"remaining_percentage":63,"current_usage":{"input_tokens":8500,"output_tokens":1200,"cache_creation_input_tokens":5000,"cache_read_input_tokens":2000}}}\n' \
+        "$session" "$session_file" >"$SL/status.json"
+    # One more assistant message, like the session's own lines (a fresh id for each run).
+    grep -m1 '"type":"assistant"' "$session_file" |
+        sed -E 's/"id":"msg_[^"]*"/"id":"msg_bench_@N@"/; s/"requestId":"[^"]*"/"requestId":"req_bench_@N@"/' >"$SL/line.jsonl"
+    tree_bytes=$(du -sb "$SL/tree" | cut -f1)
+    files=$(find "$SL/tree" -type f -name '*.jsonl' | wc -l)
+    log ""
+    log "== statusline: $files files, $(fmt_mb "$tree_bytes") MB, median of $SL_RUNS =="
+    md ""
+    md "### \`statusline\`: the $files-transcript tree, $(fmt_mb "$tree_bytes") MB (median of $SL_RUNS runs)"
+    md ""
+    md "| command | median ms | peak RSS MiB |"
+    md "|---|---:|---:|"
+    # sl_row LABEL MODE EXTRA... -- cmd...: one row.
+    sl_row() {
+        local label="$1" mode="$2" t rss status
+        shift 2
+        printf '  %-52s ' "$label" >&2
+        read -r t rss status <<<"$(python3 -c "$STATUSLINE_PY" "$SL_RUNS" "$mode" "$SL/status.json" "$BENCH_DIR/logs/statusline.stderr" "$@")"
+        if [[ $status != ok ]]; then
+            log "FAILED (see $BENCH_DIR/logs/statusline.stderr)"
+            FAILURES=$((FAILURES + 1))
+            md "| \`$label\` | FAILED | - |"
+            return
+        fi
+        log "$(awk -v t="$t" -v k="$rss" 'BEGIN { printf "%8.1f ms  %7.1f MiB", t * 1000, k / 1024 }')"
+        md "| \`$label\` | $(awk -v t="$t" 'BEGIN { printf "%.1f", t * 1000 }') | $(awk -v k="$rss" 'BEGIN { printf "%.1f", k / 1024 }') |"
+    }
+    SL_HOME="$HOME"
+    export HOME="$SL/home" CLAUDE_CONFIG_DIR="$SL/tree" XDG_CACHE_HOME="$SL/cache"
+    sl_row "ndjq stats --format json (no cache)" plain -- "$NDJQ" stats --format json "$SL/tree/projects"
+    sl_row "ndjq statusline, cold (cache removed)" cold "$SL/cache" -- "$NDJQ" statusline
+    sl_row "ndjq statusline --no-cache" plain -- "$NDJQ" statusline --no-cache
+    "$NDJQ" statusline <"$SL/status.json" >/dev/null 2>&1
+    sl_row "ndjq statusline, after one message appended" append "$session_file" "$SL/line.jsonl" -- "$NDJQ" statusline
+    sl_row "ndjq statusline, warm (nothing appended)" plain -- "$NDJQ" statusline
+    sl_row "ndjq stats --cache --format json, warm" plain -- "$NDJQ" stats --cache --format json "$SL/tree/projects"
+    CCU="${NDJQ_BENCH_CCUSAGE:-$(command -v ccusage || true)}"
+    if [[ -n $CCU ]]; then
+        export HOME="$SL/ccu-home" TMPDIR="$SL/ccu-tmp"
+        sl_row "ccusage statusline --offline, cold (cache removed)" cold "$SL/ccu-home" "$SL/ccu-tmp" -- "$CCU" statusline --offline
+        "$CCU" statusline --offline <"$SL/status.json" >/dev/null 2>&1
+        sl_row "ccusage statusline --offline, after one message appended" append "$session_file" "$SL/line.jsonl" -- "$CCU" statusline --offline
+        sl_row "ccusage statusline --offline, warm" plain -- "$CCU" statusline --offline
+        unset TMPDIR
+        export HOME="$SL/home"
+        md ""
+        md "- ccusage: \`$CCU\`, $("$CCU" --version 2>/dev/null | head -n1), with a HOME and TMPDIR of its own (its cache)"
+        md "- its line: \`$(HOME="$SL/ccu-home" TMPDIR="$SL/ccu-tmp" "$CCU" statusline --offline <"$SL/status.json" 2>/dev/null)\`"
+    fi
+    # The machine's speed drifts over the minutes the rows take: the ratios are taken from
+    # interleaved pairs (see pair_ratio).
+    md ""
+    log "  ratios, median of $PAIRS interleaved pairs:"
+    pair_ratio "statusline cold (cache removed) time / stats time" 0 sh -c "rm -rf '$SL/cache'; exec '$NDJQ' statusline <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
+    pair_ratio "statusline --no-cache time / stats time" 0 sh -c "exec '$NDJQ' statusline --no-cache <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
+    "$NDJQ" statusline <"$SL/status.json" >/dev/null 2>&1
+    pair_ratio "statusline after one message appended time / stats time" 0 sh -c "cat '$SL/line.jsonl' >>'$session_file'; exec '$NDJQ' statusline <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
+    "$NDJQ" statusline <"$SL/status.json" >/dev/null 2>&1
+    pair_ratio "statusline warm time / stats time" 0 sh -c "exec '$NDJQ' statusline <'$SL/status.json'" --vs "$NDJQ" stats --format json "$SL/tree/projects"
+    export HOME="$SL/home"
+    md ""
+    md "- the line: \`$("$NDJQ" statusline --color never <"$SL/status.json" 2>/dev/null)\`"
+    export HOME="$SL_HOME"
+    unset CLAUDE_CONFIG_DIR XDG_CACHE_HOME
 fi
 
 # --- memory scaling check ---------------------------------------------------------------------

@@ -32,6 +32,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'One self-contained HTML page: totals, charts, sessions and transcripts')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls')
+            [CompletionResult]::new('statusline', 'statusline', [CompletionResultType]::ParameterValue, 'Claude Code''s status line: model, session and today''s cost, 5-hour window, context')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff), or write one page per command into a folder')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script of a shell, or write every shell''s into a folder')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -221,6 +222,8 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print no diagnostics on stderr')
             [CompletionResult]::new('--merge', '--merge', [CompletionResultType]::ParameterName, 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives')
             [CompletionResult]::new('--mergeable', '--mergeable', [CompletionResultType]::ParameterName, 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone')
+            [CompletionResult]::new('--cache', '--cache', [CompletionResultType]::ParameterName, 'Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq): only the bytes appended since the last run are read; the figures are the same. Diagnostics are counted in the report, not shown one by one')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every input (the default; overrides --cache)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -287,6 +290,15 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
             break
         }
+        'ndjq;statusline' {
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'The line, with these placeholders: {model}, {session_cost} (Claude Code''s figure, else the logs''), {today_cost} (every agent''s logs, today), {block} (the 5-hour window: the plan''s used % and reset when Claude Code sends them, else ndjq''s block with its cost, time left and burn rate), {seven_day}, {context} (context window used), {dir} (the working folder''s name); `{{` and `}}` for braces [default: the non-empty ones of model, session cost, today, block, context, joined by ` · `]')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to colour the line: auto (always, as Claude Code shows colours, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never')
+            [CompletionResult]::new('--no-cache', '--no-cache', [CompletionResultType]::ParameterName, 'Read every log again instead of answering from the cache ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq), and leave the cache as it is')
+            [CompletionResult]::new('--clear-cache', '--clear-cache', [CompletionResultType]::ParameterName, 'Delete the cache folder and exit (it is rebuilt on the next run)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'ndjq;man' {
             [CompletionResult]::new('--dir', '--dir', [CompletionResultType]::ParameterName, 'Write every page into DIR (created if missing): ndjq.1 and one ndjq-COMMAND.1 per command, instead of printing ndjq.1 on stdout')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
@@ -307,6 +319,7 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors')
             [CompletionResult]::new('report', 'report', [CompletionResultType]::ParameterValue, 'One self-contained HTML page: totals, charts, sessions and transcripts')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls')
+            [CompletionResult]::new('statusline', 'statusline', [CompletionResultType]::ParameterValue, 'Claude Code''s status line: model, session and today''s cost, 5-hour window, context')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page (roff), or write one page per command into a folder')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print the completion script of a shell, or write every shell''s into a folder')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -331,6 +344,9 @@ Register-ArgumentCompleter -Native -CommandName 'ndjq' -ScriptBlock {
             break
         }
         'ndjq;help;run' {
+            break
+        }
+        'ndjq;help;statusline' {
             break
         }
         'ndjq;help;man' {

@@ -43,6 +43,9 @@ _ndjq() {
             ndjq,stats)
                 cmd="ndjq__subcmd__stats"
                 ;;
+            ndjq,statusline)
+                cmd="ndjq__subcmd__statusline"
+                ;;
             ndjq,validate)
                 cmd="ndjq__subcmd__validate"
                 ;;
@@ -73,6 +76,9 @@ _ndjq() {
             ndjq__subcmd__help,stats)
                 cmd="ndjq__subcmd__help__subcmd__stats"
                 ;;
+            ndjq__subcmd__help,statusline)
+                cmd="ndjq__subcmd__help__subcmd__statusline"
+                ;;
             ndjq__subcmd__help,validate)
                 cmd="ndjq__subcmd__help__subcmd__validate"
                 ;;
@@ -83,7 +89,7 @@ _ndjq() {
 
     case "${cmd}" in
         ndjq)
-            opts="-h -V --help --version validate gaps filter events stats report run man completions help"
+            opts="-h -V --help --version validate gaps filter events stats report run statusline man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -551,7 +557,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__help)
-            opts="validate gaps filter events stats report run man completions help"
+            opts="validate gaps filter events stats report run statusline man completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -677,6 +683,20 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__help__subcmd__stats)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ndjq__subcmd__help__subcmd__statusline)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1009,7 +1029,7 @@ _ndjq() {
             return 0
             ;;
         ndjq__subcmd__stats)
-            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --by --merge --mergeable --pricing --cost --since --until --timezone --interval --token-limit --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
+            opts="-j -F -q -f -h --max-line-bytes --max-depth --dialect --type-field --threads --rejects --recover --follow --poll --color --line-buffered --quiet --format --by --merge --mergeable --cache --no-cache --pricing --cost --since --until --timezone --interval --token-limit --restart-after --max-restarts --grace --idle-timeout --restart-cmd --tee --stderr --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1161,6 +1181,28 @@ _ndjq() {
                     if [[ "${BASH_VERSINFO[0]}" -ge 4 ]]; then
                         compopt -o filenames
                     fi
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        ndjq__subcmd__statusline)
+            opts="-h --format --color --no-cache --clear-cache --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --format)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)

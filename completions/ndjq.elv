@@ -29,6 +29,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
             cand report 'One self-contained HTML page: totals, charts, sessions and transcripts'
             cand run 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
+            cand statusline 'Claude Code''s status line: model, session and today''s cost, 5-hour window, context'
             cand man 'Print the manual page (roff), or write one page per command into a folder'
             cand completions 'Print the completion script of a shell, or write every shell''s into a folder'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -213,6 +214,8 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand --quiet 'Print no diagnostics on stderr'
             cand --merge 'Read the PATHs as JSON stats written by `ndjq stats -f json --mergeable` and combine them, in order, into what one run over all their inputs gives'
             cand --mergeable 'With -f json, also write the merge `state` that --merge needs (most of the bytes on a large tree); without it the JSON is the report alone'
+            cand --cache 'Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq): only the bytes appended since the last run are read; the figures are the same. Diagnostics are counted in the report, not shown one by one'
+            cand --no-cache 'Read every input (the default; overrides --cache)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -276,6 +279,14 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand -h 'Print help'
             cand --help 'Print help'
         }
+        &'ndjq;statusline'= {
+            cand --format 'The line, with these placeholders: {model}, {session_cost} (Claude Code''s figure, else the logs''), {today_cost} (every agent''s logs, today), {block} (the 5-hour window: the plan''s used % and reset when Claude Code sends them, else ndjq''s block with its cost, time left and burn rate), {seven_day}, {context} (context window used), {dir} (the working folder''s name); `{{` and `}}` for braces [default: the non-empty ones of model, session cost, today, block, context, joined by ` · `]'
+            cand --color 'When to colour the line: auto (always, as Claude Code shows colours, unless NO_COLOR is set; CLICOLOR_FORCE forces it), always or never'
+            cand --no-cache 'Read every log again instead of answering from the cache ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq), and leave the cache as it is'
+            cand --clear-cache 'Delete the cache folder and exit (it is rebuilt on the next run)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
         &'ndjq;man'= {
             cand --dir 'Write every page into DIR (created if missing): ndjq.1 and one ndjq-COMMAND.1 per command, instead of printing ndjq.1 on stdout'
             cand -h 'Print help'
@@ -294,6 +305,7 @@ set edit:completion:arg-completer[ndjq] = {|@words|
             cand stats 'Totals and breakdowns: records, sessions, tokens, cost, tools, errors'
             cand report 'One self-contained HTML page: totals, charts, sessions and transcripts'
             cand run 'Supervise an agent: its output live; restarted (resumed) on garbage or stalls'
+            cand statusline 'Claude Code''s status line: model, session and today''s cost, 5-hour window, context'
             cand man 'Print the manual page (roff), or write one page per command into a folder'
             cand completions 'Print the completion script of a shell, or write every shell''s into a folder'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -311,6 +323,8 @@ set edit:completion:arg-completer[ndjq] = {|@words|
         &'ndjq;help;report'= {
         }
         &'ndjq;help;run'= {
+        }
+        &'ndjq;help;statusline'= {
         }
         &'ndjq;help;man'= {
         }

@@ -16,6 +16,7 @@
 //! time; memory is bounded by the longest line, never by the input. This library knows
 //! nothing of the command line: the `ndjq` binary chooses consumers and sinks.
 
+pub mod cache;
 pub mod decode;
 pub mod diagnostic;
 pub mod dialect;

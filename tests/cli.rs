@@ -25,6 +25,7 @@ const COMMANDS: &[&str] = &[
     "stats",
     "report",
     "run",
+    "statusline",
     "man",
     "completions",
     "help",
@@ -454,9 +455,10 @@ fn check_example(example: &str, home: &Home, out: &Output) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let code = out.status.code();
     let context = format!("example `{example}`\nstdout:\n{stdout}\nstderr:\n{stderr}");
-    // A pipe never gets colour.
+    // A pipe never gets colour (but the status line, which Claude Code shows in colour).
     assert!(
-        !stdout.contains('\u{1b}') && !stderr.contains('\u{1b}'),
+        (!stdout.contains('\u{1b}') || example.ends_with("| ndjq statusline"))
+            && !stderr.contains('\u{1b}'),
         "{context}"
     );
     match example {
@@ -663,6 +665,30 @@ fn check_example(example: &str, home: &Home, out: &Output) {
             let capture = common::read_file(&root().join("testdata/codex/codex-tool.ndjson"));
             assert_eq!(home.read("run.ndjson").as_bytes(), &capture[..], "{context}");
         }
+        "echo '{\"model\":{\"display_name\":\"Opus\"},\"cost\":{\"total_cost_usd\":0.42}}' \\\n  | ndjq statusline" => {
+            assert_eq!(code, Some(0), "{context}");
+            // Coloured, as Claude Code shows it, on one line.
+            assert_eq!(stdout.lines().count(), 1, "{context}");
+            assert!(stdout.contains("\x1b["), "{context}");
+            assert!(stdout.contains("Opus") && stdout.contains("$0.42"), "{context}");
+            assert!(stdout.contains(" today"), "{context}");
+        }
+        "echo '{\"context_window\":{\"used_percentage\":37}}' \\\n  | ndjq statusline --color never --format '{today_cost} today, context {context}'" => {
+            assert_eq!(code, Some(0), "{context}");
+            assert!(!stdout.contains('\x1b'), "{context}");
+            assert!(stdout.ends_with(" today, context ctx 37%\n"), "{context}");
+            assert!(stdout.starts_with('$'), "{context}");
+        }
+        "ndjq stats --cache ~/.claude/projects" => {
+            assert_eq!(code, Some(0), "{context}");
+            let plain = home.run("ndjq stats ~/.claude/projects");
+            assert_eq!(
+                json(&stdout),
+                json(&String::from_utf8_lossy(&plain.stdout)),
+                "{context}"
+            );
+            assert!(home.path().join(".cache/ndjq").is_dir(), "{context}");
+        }
         "ndjq man | man -l -" => {
             // man(1) may be missing (CI): then only ndjq's half can be checked.
             if code == Some(127) || stderr.contains("not found") {
@@ -714,7 +740,7 @@ fn every_help_example_runs_and_does_what_it_says() {
         }
     }
     assert_eq!(
-        ran, 29,
+        ran, 32,
         "3 top-level examples, 3 for each command but man's 2"
     );
 }

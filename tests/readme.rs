@@ -388,6 +388,7 @@ fn every_flag_the_guide_indexes_is_a_flag_of_ndjq() {
         "stats",
         "report",
         "run",
+        "statusline",
         "man",
         "completions",
     ] {

@@ -55,6 +55,16 @@ pub enum Command {
     /// Supervise an agent: its output live; restarted (resumed) on garbage or stalls.
     #[command(after_help = examples_help(RUN_EXAMPLES))]
     Run(RunArgs),
+    /// Claude Code's status line: model, session and today's cost, 5-hour window, context.
+    ///
+    /// Reads the JSON Claude Code pipes to a status line command and prints one line. Set
+    /// it up in ~/.claude/settings.json with
+    /// "statusLine": {"type": "command", "command": "ndjq statusline"}. Today's cost and
+    /// ndjq's own 5-hour block come from every agent's logs (the folders `ndjq stats` reads
+    /// with no PATH), answered from an incremental cache: only what was appended since the
+    /// last line is read. Bad or empty input prints a short line and exits 0.
+    #[command(after_help = examples_help(STATUSLINE_EXAMPLES))]
+    Statusline(StatuslineArgs),
     /// Print the manual page (roff), or write one page per command into a folder.
     #[command(after_help = examples_help(MAN_EXAMPLES))]
     Man(ManArgs),
@@ -100,6 +110,7 @@ pub fn examples_of(command: &str) -> &'static [Example] {
         "stats" => STATS_EXAMPLES,
         "report" => REPORT_EXAMPLES,
         "run" => RUN_EXAMPLES,
+        "statusline" => STATUSLINE_EXAMPLES,
         "man" => MAN_EXAMPLES,
         "completions" => COMPLETIONS_EXAMPLES,
         "" | "ndjq" => NDJQ_EXAMPLES,
@@ -226,6 +237,21 @@ const RUN_EXAMPLES: &[Example] = &[
     Example {
         does: "every byte the agent printed saved, and its stats at the end",
         run: "ndjq stats --tee run.ndjson -- codex exec --json \"fix it\"",
+    },
+];
+
+const STATUSLINE_EXAMPLES: &[Example] = &[
+    Example {
+        does: "the line Claude Code shows under its prompt, from the JSON it pipes",
+        run: "echo '{\"model\":{\"display_name\":\"Opus\"},\"cost\":{\"total_cost_usd\":0.42}}' \\\n  | ndjq statusline",
+    },
+    Example {
+        does: "your own line, without colour",
+        run: "echo '{\"context_window\":{\"used_percentage\":37}}' \\\n  | ndjq statusline --color never --format '{today_cost} today, context {context}'",
+    },
+    Example {
+        does: "the same figures as a plain run, from the cache: only what was appended is read",
+        run: "ndjq stats --cache ~/.claude/projects",
     },
 ];
 
@@ -648,6 +674,16 @@ pub struct StatsArgs {
     #[arg(long)]
     pub mergeable: bool,
 
+    /// Answer from the incremental cache that `ndjq statusline` keeps ($XDG_CACHE_HOME/ndjq,
+    /// else ~/.cache/ndjq): only the bytes appended since the last run are read; the
+    /// figures are the same. Diagnostics are counted in the report, not shown one by one.
+    #[arg(long, conflicts_with_all = ["merge", "follow", "rejects", "no_cache"])]
+    pub cache: bool,
+
+    /// Read every input (the default; overrides --cache).
+    #[arg(long)]
+    pub no_cache: bool,
+
     #[command(flatten)]
     pub figures: FigureArgs,
 
@@ -764,6 +800,34 @@ pub enum RunFormat {
     Raw,
     Text,
     Json,
+}
+
+/// `ndjq statusline`: the JSON Claude Code pipes to a status line command on stdin, one
+/// line on stdout.
+#[derive(Debug, Args)]
+pub struct StatuslineArgs {
+    /// The line, with these placeholders: {model}, {session_cost} (Claude Code's figure,
+    /// else the logs'), {today_cost} (every agent's logs, today), {block} (the 5-hour
+    /// window: the plan's used % and reset when Claude Code sends them, else ndjq's block
+    /// with its cost, time left and burn rate), {seven_day}, {context} (context window
+    /// used), {dir} (the working folder's name); `{{` and `}}` for braces [default: the
+    /// non-empty ones of model, session cost, today, block, context, joined by ` · `].
+    #[arg(long, value_name = "TEMPLATE")]
+    pub format: Option<String>,
+
+    /// When to colour the line: auto (always, as Claude Code shows colours, unless
+    /// NO_COLOR is set; CLICOLOR_FORCE forces it), always or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub color: ColorArg,
+
+    /// Read every log again instead of answering from the cache
+    /// ($XDG_CACHE_HOME/ndjq, else ~/.cache/ndjq), and leave the cache as it is.
+    #[arg(long)]
+    pub no_cache: bool,
+
+    /// Delete the cache folder and exit (it is rebuilt on the next run).
+    #[arg(long)]
+    pub clear_cache: bool,
 }
 
 #[derive(Debug, Args)]

@@ -30,6 +30,7 @@ pub fn run() -> Result<i32> {
         args::Command::Stats(a) => cmd::stats::run(&a),
         args::Command::Report(a) => cmd::report::run(&a),
         args::Command::Run(a) => cmd::run::run(&a),
+        args::Command::Statusline(a) => cmd::statusline::run(&a),
         args::Command::Man(a) => cmd::man::run(&a),
         args::Command::Completions(a) => cmd::completions::run(&a),
     }

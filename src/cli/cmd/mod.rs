@@ -8,6 +8,7 @@ pub mod man;
 pub mod report;
 pub mod run;
 pub mod stats;
+pub mod statusline;
 pub mod validate;
 
 use anyhow::{Context, Result};

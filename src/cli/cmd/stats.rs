@@ -1,7 +1,7 @@
 //! `ndjq stats`: totals and breakdowns, or (`--merge`) the combination of partial JSON
 //! stats into what one run over all their inputs gives.
 
-mod live;
+pub(crate) mod live;
 
 use super::{Rejects, StderrDiagnostics};
 use crate::cli::args::{CostArg, FigureArgs, GroupBy as GroupArg, StatsArgs, TableFormat};
@@ -291,6 +291,63 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
     Ok((total.unwrap_or_default(), had_errors))
 }
 
+/// `stats --cache`: the stats of the inputs through the incremental cache that `ndjq
+/// statusline` keeps ([`ndjq::cache`]), under a configuration of the time zone, range and
+/// reading options.
+fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
+    let Some(dir) = ndjq::cache::default_dir(|k| std::env::var_os(k)) else {
+        bail!("--cache: no cache folder, neither XDG_CACHE_HOME nor HOME is set");
+    };
+    let mut files = Vec::new();
+    let mut had_errors = false;
+    for source in common.sources.iter() {
+        match source {
+            Ok(ndjq::input::Source::File(path)) => match std::fs::metadata(&path) {
+                Ok(meta) => files.push((path, meta)),
+                Err(e) => {
+                    had_errors = true;
+                    crate::cli::report_error(&format!("{}: {e}", ndjq::input::path_name(&path)));
+                }
+            },
+            Ok(ndjq::input::Source::Stdin) => {
+                bail!("--cache reads files: stdin cannot be cached; give PATHs")
+            }
+            Err(e) => {
+                had_errors |= !e.is_note();
+                crate::cli::report_error(&e);
+            }
+        }
+    }
+    let key = ndjq::cache::config_key(&clock, &common.options);
+    let mut cache = ndjq::cache::StatsCache::open(&dir, &key);
+    let (stats, done) =
+        cache.refresh(&files, &clock, &common.options, common.threads, &mut |e| {
+            had_errors |= !e.is_note();
+            crate::cli::report_error(e);
+        })?;
+    if !common.quiet {
+        eprintln!(
+            "ndjq: cache: files unchanged {}, read on from their offset {}, read from their start {}; bytes read {}",
+            done.unchanged, done.appended, done.read_whole, done.bytes_read
+        );
+    }
+    if let Err(e) = cache.save() {
+        if !common.quiet {
+            eprintln!(
+                "ndjq: note: cannot write the cache in {}: {e}",
+                ndjq::input::path_name(&dir)
+            );
+        }
+    }
+    Ok((
+        stats,
+        Ran {
+            had_errors,
+            child: None,
+        },
+    ))
+}
+
 /// The prices and the time range of `--pricing`, `--cost`, `--since`, `--until` and
 /// `--timezone` (`stats` and `report`).
 pub(crate) struct Figures {
@@ -419,6 +476,8 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
                 child: None,
             },
         )
+    } else if args.cache && !args.no_cache {
+        cached_stats(&common, clock)?
     } else {
         let mut run = StatsRun::new(clock, &common)?;
         let mode = match format {

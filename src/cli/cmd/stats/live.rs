@@ -362,7 +362,7 @@ impl<R: Write> Tick<StatsRun<R>> for Live<'_> {
 
 /// All the tokens of a count: the prompt (uncached, cached, written to cache) and the
 /// output, as the block figures of ccusage count them.
-fn total(t: &Tokens) -> u64 {
+pub(crate) fn total(t: &Tokens) -> u64 {
     t.input + t.output + t.cache_creation + t.cache_read
 }
 
@@ -386,7 +386,7 @@ fn rows(rows: impl Iterator<Item = Row>) -> Vec<Row> {
 }
 
 /// A block's start from its key (`YYYY-MM-DD HH:00`, in `tz`).
-fn block_start(key: &str, tz: &TimeZone) -> Option<Timestamp> {
+pub(crate) fn block_start(key: &str, tz: &TimeZone) -> Option<Timestamp> {
     let civil: jiff::civil::DateTime = format!("{}:00", key.replacen(' ', "T", 1)).parse().ok()?;
     civil.to_zoned(tz.clone()).ok().map(|z| z.timestamp())
 }
