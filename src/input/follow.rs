@@ -169,6 +169,13 @@ pub fn follow<C: Consumer>(
         let path = match source {
             Ok(Source::File(p)) => p,
             Ok(Source::Stdin) => continue,
+            // OpenCode's store: read as it is now (docs/REFERENCE.md, "OpenCode's store").
+            Ok(Source::Store(p)) => {
+                if f.read_store(&p, consumer, report)? == Flow::Stop {
+                    return f.finish(consumer, report, FollowEnd::Stopped);
+                }
+                continue;
+            }
             // A folder may be empty yet: its files are read when they come.
             Err(Error::NoLogs { .. }) => continue,
             Err(e) => {
@@ -382,7 +389,7 @@ impl Follower<'_> {
                         return Ok((flow, changed));
                     }
                 }
-                Ok(Source::Stdin) | Err(Error::NoLogs { .. }) => {}
+                Ok(Source::Stdin | Source::Store(_)) | Err(Error::NoLogs { .. }) => {}
                 Err(e) => report(&e),
             }
         }
@@ -516,6 +523,31 @@ impl Follower<'_> {
             })?;
             self.pipeline.run(&name, reader, consumer)
         });
+        match result {
+            Ok(flow) => Ok(flow),
+            Err(e @ Error::Write(_)) => Err(e),
+            Err(e) => {
+                report(&e);
+                Ok(Flow::Continue)
+            }
+        }
+    }
+
+    /// Reads OpenCode's store at `path` once, as a run without `--follow` does (its new
+    /// rows are not followed), with a note that says so.
+    fn read_store<C: Consumer>(
+        &mut self,
+        path: &Path,
+        consumer: &mut C,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<Flow, Error> {
+        self.end_current(consumer)?;
+        let name: Arc<str> = Arc::from(crate::input::path_name(path));
+        report(&Error::FollowNote(format!(
+            "{name}: OpenCode's store is read as it is now; --follow does not follow its new rows"
+        )));
+        let result = crate::input::opencode_store::open(path)
+            .and_then(|reader| self.pipeline.run(&name, reader, consumer));
         match result {
             Ok(flow) => Ok(flow),
             Err(e @ Error::Write(_)) => Err(e),

@@ -5,6 +5,7 @@
 //! code serves tests and the binary.
 
 pub mod follow;
+pub mod opencode_store;
 
 use crate::error::Error;
 use std::fs;
@@ -18,6 +19,9 @@ use std::sync::Arc;
 pub enum Source {
     Stdin,
     File(PathBuf),
+    /// OpenCode's SQLite store ([`opencode_store`]): named on the command line (found by
+    /// SQLite's magic bytes) or found in a folder (by its name, `opencode*.db`).
+    Store(PathBuf),
 }
 
 impl Source {
@@ -26,7 +30,7 @@ impl Source {
     pub fn display_name(&self) -> Arc<str> {
         match self {
             Source::Stdin => Arc::from("-"),
-            Source::File(p) => Arc::from(path_name(p)),
+            Source::File(p) | Source::Store(p) => Arc::from(path_name(p)),
         }
     }
 }
@@ -257,6 +261,8 @@ impl Walk {
             };
             if kind.is_dir() {
                 self.stack.push(list(&path).into_iter());
+            } else if kind.is_file() && opencode_store::is_store_name(&path) {
+                return Some(Ok(Source::Store(path)));
             } else if is_log_file(&path) {
                 if kind.is_file() && self.own.holds_path(&path) {
                     return Some(Err(Error::OwnOutput { path, named: false }));
@@ -302,6 +308,8 @@ impl Iterator for Walk {
                     path: p,
                     named: true,
                 }));
+            } else if opencode_store::is_sqlite(&p) {
+                return Some(Ok(Source::Store(p)));
             } else {
                 return Some(Ok(Source::File(p)));
             }

@@ -254,7 +254,9 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         let what = format!("--merge input {name}");
         let text = match source {
             ndjq::input::Source::Stdin => super::read_capped(io::stdin().lock(), &what)?,
-            ndjq::input::Source::File(p) => super::read_capped(ndjq::input::open_file(&p)?, &what)?,
+            ndjq::input::Source::File(p) | ndjq::input::Source::Store(p) => {
+                super::read_capped(ndjq::input::open_file(&p)?, &what)?
+            }
         };
         let report: Report = serde_json::from_slice(&text).with_context(|| {
             format!(

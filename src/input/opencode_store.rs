@@ -1,0 +1,502 @@
+//! OpenCode's own store: the SQLite database OpenCode (1.2 and later) keeps its sessions in
+//! (`~/.local/share/opencode/opencode.db`), read as records of the `opencode` dialect
+//! (docs/REFERENCE.md, "OpenCode's store"; docs/DESIGN.md, "OpenCode's store").
+//!
+//! The database is opened read-only (never `immutable`, so the rows still in the `-wal`
+//! are read), with a busy timeout, and read in short read transactions, one per session:
+//! OpenCode, writing, is never blocked for long, and nothing is ever written to the `.db`
+//! or its `-wal` (SQLite may still create or update the `-shm` beside them, as any reader
+//! does). Where SQLite cannot open it in place (a read-only folder without a `-shm`), the
+//! `.db` and `-wal` are copied to a temporary folder and that copy is read.
+//!
+//! Each row becomes one line: `{"type", "timestamp", "sessionID", "role", "message"|"part"}`
+//! where `message` or `part` is the row's `data` as the database holds it, with the ids
+//! its columns hold (`id`, `sessionID`, and `messageID` for a part) put first, as in
+//! `opencode export` and `opencode run --format json`. `type` is a message's `role`
+//! (`user`, `assistant`) or a part's own `type` (`text`, `tool`, `step-finish`, ...).
+//! Sessions come in the order they began, each message followed by its parts.
+
+use crate::error::Error;
+use rusqlite::{Connection, OpenFlags};
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The first bytes of every SQLite database file.
+pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// How long a read waits on a busy database (OpenCode writing, a checkpoint) before it
+/// gives up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Whether `path` names a regular file that begins with SQLite's magic bytes. Only a
+/// regular file is opened (opening a FIFO would block).
+pub fn is_sqlite(path: &Path) -> bool {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return false;
+    }
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && &head == SQLITE_MAGIC
+}
+
+/// Whether a file found in a folder walk is named as OpenCode names its stores:
+/// `opencode.db`, `opencode-<channel>.db`.
+pub fn is_store_name(path: &Path) -> bool {
+    path.file_name()
+        .map(|n| n.as_encoded_bytes())
+        .is_some_and(|n| n.starts_with(b"opencode") && n.ends_with(b".db"))
+}
+
+/// Where OpenCode keeps its stores, those that exist: `$OPENCODE_DB` when set, else every
+/// `opencode*.db` in `$XDG_DATA_HOME/opencode` (or `~/.local/share/opencode`), sorted.
+/// Also the place looked in, as people read it (`~` for the home folder).
+pub fn default_stores(
+    var: impl Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+) -> (Vec<PathBuf>, Option<PathBuf>) {
+    let set = |k: &str| var(k).filter(|v| !v.is_empty());
+    if let Some(db) = set("OPENCODE_DB") {
+        let db = PathBuf::from(db);
+        let found = if db.is_file() {
+            vec![db.clone()]
+        } else {
+            Vec::new()
+        };
+        return (found, Some(db));
+    }
+    let data = set("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| home.map(|h| h.join(".local/share")));
+    let Some(dir) = data.map(|d| d.join("opencode")) else {
+        return (Vec::new(), None);
+    };
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| is_store_name(p) && p.is_file())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    (found, Some(dir.join("opencode*.db")))
+}
+
+/// An open store, read as NDJSON one session at a time.
+#[derive(Debug)]
+pub struct StoreReader {
+    conn: Connection,
+    /// The sessions not read yet, in the order they began.
+    sessions: std::vec::IntoIter<String>,
+    buf: Vec<u8>,
+    pos: usize,
+    /// A copy read in place of the store (a read-only folder), removed when done.
+    _copy: Option<TempCopy>,
+}
+
+/// Opens `path` as OpenCode's store. A database of another application, or of a layout
+/// this reader does not know, is an [`Error::NotAStore`] note: nothing is read.
+pub fn open(path: &Path) -> Result<StoreReader, Error> {
+    let open_err = |e: rusqlite::Error| Error::Open {
+        path: path.to_path_buf(),
+        source: io::Error::other(format!("cannot read it as an SQLite database: {e}")),
+    };
+    let (conn, sessions, copy) = match open_at(path) {
+        Ok((conn, sessions)) => (conn, sessions, None),
+        Err(Opening::Foreign(why)) => {
+            return Err(Error::NotAStore {
+                path: path.to_path_buf(),
+                why,
+            })
+        }
+        Err(Opening::Sqlite(e)) if !in_place_refused(&e) => return Err(open_err(e)),
+        // SQLite could not open it in place (a read-only folder where the `-shm` cannot
+        // be made): the same bytes, copied, are read instead.
+        Err(Opening::Sqlite(first)) => {
+            let copy = TempCopy::of(path).map_err(|source| Error::Open {
+                path: path.to_path_buf(),
+                source: io::Error::other(format!(
+                    "cannot read it as an SQLite database ({first}), nor copy it: {source}"
+                )),
+            })?;
+            match open_at(&copy.db) {
+                Ok((conn, sessions)) => (conn, sessions, Some(copy)),
+                Err(Opening::Foreign(why)) => {
+                    return Err(Error::NotAStore {
+                        path: path.to_path_buf(),
+                        why,
+                    })
+                }
+                Err(Opening::Sqlite(_)) => return Err(open_err(first)),
+            }
+        }
+    };
+    Ok(StoreReader {
+        conn,
+        sessions: sessions.into_iter(),
+        buf: Vec::new(),
+        pos: 0,
+        _copy: copy,
+    })
+}
+
+/// Whether SQLite refused to open a database where it is (it could not make or map the
+/// files beside it), rather than finding it broken.
+fn in_place_refused(e: &rusqlite::Error) -> bool {
+    use rusqlite::ErrorCode;
+    matches!(
+        e.sqlite_error_code(),
+        Some(ErrorCode::CannotOpen | ErrorCode::ReadOnly | ErrorCode::PermissionDenied)
+    )
+}
+
+/// Why a database was not opened.
+enum Opening {
+    /// SQLite's own failure.
+    Sqlite(rusqlite::Error),
+    /// It is not OpenCode's store (or of a layout not known here): why.
+    Foreign(String),
+}
+
+impl From<rusqlite::Error> for Opening {
+    fn from(e: rusqlite::Error) -> Opening {
+        Opening::Sqlite(e)
+    }
+}
+
+/// Opens `path` read-only, checks its tables and lists its sessions (one read transaction).
+fn open_at(path: &Path) -> Result<(Connection, Vec<String>), Opening> {
+    let conn = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "query_only", true)?;
+    let tx = conn.unchecked_transaction()?;
+    check_layout(&conn)?;
+    let sessions = {
+        let mut stmt = conn.prepare(
+            "SELECT session_id FROM message GROUP BY session_id \
+             ORDER BY MIN(time_created), session_id",
+        )?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect::<Result<Vec<_>, _>>()?
+    };
+    tx.finish()?;
+    Ok((conn, sessions))
+}
+
+/// The columns read, per table.
+const MESSAGE_COLUMNS: &[&str] = &["id", "session_id", "time_created", "data"];
+const PART_COLUMNS: &[&str] = &["id", "message_id", "session_id", "time_created", "data"];
+
+/// Whether the database has OpenCode's `message` and `part` tables with the columns read.
+fn check_layout(conn: &Connection) -> Result<(), Opening> {
+    let columns = |table: &str| -> Result<Vec<String>, rusqlite::Error> {
+        let mut stmt = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+        let rows = stmt.query_map([table], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    };
+    let message = columns("message")?;
+    let part = columns("part")?;
+    if message.is_empty() || part.is_empty() {
+        let newer = !columns("session_message")?.is_empty();
+        return Err(Opening::Foreign(if newer {
+            "an OpenCode store of a newer layout (a session_message table, no message and \
+             part tables); not read"
+                .into()
+        } else {
+            "not OpenCode's store (no message and part tables); not read".into()
+        }));
+    }
+    let lacks = |have: &[String], want: &[&str]| {
+        want.iter()
+            .find(|w| !have.iter().any(|h| h == *w))
+            .map(|w| w.to_string())
+    };
+    if let Some(missing) = lacks(&message, MESSAGE_COLUMNS).or_else(|| lacks(&part, PART_COLUMNS)) {
+        return Err(Opening::Foreign(format!(
+            "an OpenCode store of a layout not known here (no column {missing}); not read"
+        )));
+    }
+    Ok(())
+}
+
+impl Read for StoreReader {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.pos == self.buf.len() {
+            let Some(session) = self.sessions.next() else {
+                return Ok(0);
+            };
+            self.buf.clear();
+            self.pos = 0;
+            read_session(&self.conn, &session, &mut self.buf)
+                .map_err(|e| io::Error::other(format!("reading session {session}: {e}")))?;
+        }
+        let n = out.len().min(self.buf.len() - self.pos);
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+/// A row as read: its id, its time, its `data`.
+struct Row {
+    id: String,
+    time: i64,
+    data: Vec<u8>,
+}
+
+/// Writes one session's records into `out`, read in one short transaction: each message
+/// (in time order) followed by its parts (in id order, which is the order OpenCode made
+/// them); parts whose message is gone come last.
+fn read_session(conn: &Connection, session: &str, out: &mut Vec<u8>) -> rusqlite::Result<()> {
+    let tx = conn.unchecked_transaction()?;
+    let data = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Vec<u8>> {
+        Ok(match r.get_ref(i)? {
+            rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+            rusqlite::types::ValueRef::Null => b"null".to_vec(),
+            other => format!("{:?}", other).into_bytes(),
+        })
+    };
+    let mut messages: Vec<Row> = Vec::new();
+    {
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, time_created, data FROM message WHERE session_id = ?1 \
+             ORDER BY time_created, id",
+        )?;
+        let mut rows = stmt.query([session])?;
+        while let Some(r) = rows.next()? {
+            messages.push(Row {
+                id: r.get(0)?,
+                time: r.get(1)?,
+                data: data(r, 2)?,
+            });
+        }
+    }
+    let mut parts: HashMap<String, Vec<Row>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
+    {
+        let mut stmt = conn.prepare_cached(
+            "SELECT id, message_id, time_created, data FROM part WHERE session_id = ?1 \
+             ORDER BY message_id, id",
+        )?;
+        let mut rows = stmt.query([session])?;
+        while let Some(r) = rows.next()? {
+            let message: String = r.get(1)?;
+            if !parts.contains_key(&message) {
+                order.push(message.clone());
+            }
+            parts.entry(message).or_default().push(Row {
+                id: r.get(0)?,
+                time: r.get(2)?,
+                data: data(r, 3)?,
+            });
+        }
+    }
+    tx.finish()?;
+    for m in &messages {
+        let role = write_row(out, session, None, None, m);
+        for p in parts.remove(&m.id).unwrap_or_default() {
+            write_row(out, session, Some(&m.id), role.as_deref(), &p);
+        }
+    }
+    for message in order {
+        for p in parts.remove(&message).unwrap_or_default() {
+            write_row(out, session, Some(&message), None, &p);
+        }
+    }
+    Ok(())
+}
+
+/// What a row's `data` says of itself: its kind and the ids it already holds.
+#[derive(serde::Deserialize, Default)]
+struct DataHead {
+    role: Option<String>,
+    #[serde(rename = "type")]
+    ty: Option<String>,
+    id: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "sessionID")]
+    session_id: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "messageID")]
+    message_id: Option<serde::de::IgnoredAny>,
+}
+
+/// Writes one row as a record: a message (`message` is `None`) or a part of `message`
+/// (whose role is `role`). Returns a message's role. A `data` that is not a JSON object
+/// is written as it is, so the line is reported as the bad record it is.
+fn write_row(
+    out: &mut Vec<u8>,
+    session: &str,
+    message: Option<&str>,
+    role: Option<&str>,
+    row: &Row,
+) -> Option<String> {
+    // Valid JSON holds a line break only as white space: it becomes a space, so the
+    // record stays one line. In a `data` that is not JSON it does the same.
+    let data: Vec<u8> = row
+        .data
+        .iter()
+        .map(|&b| if b == b'\n' || b == b'\r' { b' ' } else { b })
+        .collect();
+    let parsed: Option<DataHead> = serde_json::from_slice(&data).ok();
+    let trimmed = data.trim_ascii_start();
+    let object = parsed.is_some() && trimmed.first() == Some(&b'{');
+    let head = parsed.unwrap_or_default();
+    let ty = match message {
+        None => head.role.clone().unwrap_or_else(|| "message".into()),
+        Some(_) => head.ty.clone().unwrap_or_else(|| "part".into()),
+    };
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into());
+    out.extend_from_slice(b"{\"type\":");
+    out.extend_from_slice(quote(&ty).as_bytes());
+    out.extend_from_slice(format!(",\"timestamp\":{},\"sessionID\":", row.time).as_bytes());
+    out.extend_from_slice(quote(session).as_bytes());
+    let role = match message {
+        None => head.role.as_deref(),
+        Some(_) => role,
+    };
+    if let Some(role) = role {
+        out.extend_from_slice(b",\"role\":");
+        out.extend_from_slice(quote(role).as_bytes());
+    }
+    out.extend_from_slice(if message.is_none() {
+        b",\"message\":"
+    } else {
+        b",\"part\":"
+    });
+    if object {
+        let mut ids: Vec<(&str, &str)> = Vec::new();
+        if head.id.is_none() {
+            ids.push(("id", &row.id));
+        }
+        if head.session_id.is_none() {
+            ids.push(("sessionID", session));
+        }
+        if let (Some(m), None) = (message, &head.message_id) {
+            ids.push(("messageID", m));
+        }
+        let rest = &trimmed[1..];
+        out.push(b'{');
+        for (i, (k, v)) in ids.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(quote(k).as_bytes());
+            out.push(b':');
+            out.extend_from_slice(quote(v).as_bytes());
+        }
+        if !ids.is_empty() && rest.trim_ascii_start().first() != Some(&b'}') {
+            out.push(b',');
+        }
+        out.extend_from_slice(rest);
+    } else {
+        out.extend_from_slice(&data);
+    }
+    out.extend_from_slice(b"}\n");
+    (message.is_none()).then_some(head.role).flatten()
+}
+
+/// A copy of a store (its `.db` and `-wal`) in a folder of its own under the system's
+/// temporary folder, removed when dropped.
+#[derive(Debug)]
+struct TempCopy {
+    dir: PathBuf,
+    db: PathBuf,
+}
+
+impl TempCopy {
+    fn of(path: &Path) -> io::Result<TempCopy> {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static N: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ndjq-store-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&dir)?;
+        let copy = TempCopy {
+            db: dir.join("store.db"),
+            dir,
+        };
+        std::fs::copy(path, &copy.db)?;
+        let mut wal = path.as_os_str().to_owned();
+        wal.push("-wal");
+        match std::fs::copy(&wal, copy.dir.join("store.db-wal")) {
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        Ok(copy)
+    }
+}
+
+impl Drop for TempCopy {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(data: &str) -> Row {
+        Row {
+            id: "msg_1".into(),
+            time: 5,
+            data: data.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn a_row_becomes_one_record_with_the_ids_its_columns_hold() {
+        let mut out = Vec::new();
+        let role = write_row(&mut out, "ses_a", None, None, &row(r#"{"role":"user"}"#));
+        assert_eq!(role.as_deref(), Some("user"));
+        write_row(
+            &mut out,
+            "ses_a",
+            Some("msg_1"),
+            Some("user"),
+            &row("{\"type\":\"text\",\n\"text\":\"hi\"}"),
+        );
+        write_row(&mut out, "ses_a", Some("msg_1"), None, &row("{}"));
+        write_row(&mut out, "ses_a", None, None, &row("not json"));
+        let text = String::from_utf8(out).expect("utf-8");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                r#"{"type":"user","timestamp":5,"sessionID":"ses_a","role":"user","message":{"id":"msg_1","sessionID":"ses_a","role":"user"}}"#,
+                r#"{"type":"text","timestamp":5,"sessionID":"ses_a","role":"user","part":{"id":"msg_1","sessionID":"ses_a","messageID":"msg_1","type":"text", "text":"hi"}}"#,
+                r#"{"type":"part","timestamp":5,"sessionID":"ses_a","part":{"id":"msg_1","sessionID":"ses_a","messageID":"msg_1"}}"#,
+                r#"{"type":"message","timestamp":5,"sessionID":"ses_a","message":not json}"#,
+            ]
+        );
+        for l in &lines[..3] {
+            serde_json::from_str::<serde_json::Value>(l).expect("json");
+        }
+    }
+
+    #[test]
+    fn stores_are_found_by_name() {
+        for yes in ["opencode.db", "opencode-next.db", "/a/b/opencode-beta.db"] {
+            assert!(is_store_name(Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "opencode.db-wal",
+            "opencode.db-shm",
+            "other.db",
+            "opencode.json",
+        ] {
+            assert!(!is_store_name(Path::new(no)), "{no}");
+        }
+    }
+}
