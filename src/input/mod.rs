@@ -383,7 +383,8 @@ fn has_logs(dir: &Path) -> bool {
 /// stdin is a terminal. `var` reads an environment variable; `home` is the home folder.
 /// Claude Code follows ccusage: each entry of a comma-separated `CLAUDE_CONFIG_DIR` has a
 /// `projects` folder, else `$XDG_CONFIG_HOME/claude` (or `~/.config/claude`) and
-/// `~/.claude` do. OpenCode and Cursor keep SQLite, not NDJSON, and are not read.
+/// `~/.claude` do. OpenCode keeps SQLite, not NDJSON: its stores are found by
+/// [`opencode_store::default_stores`]; Cursor's SQLite is not read.
 pub fn agent_log_folders(
     var: impl Fn(&str) -> Option<std::ffi::OsString>,
     home: Option<&Path>,

@@ -22,6 +22,8 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LazyLock, Mutex};
 use std::time::Duration;
 
 /// The first bytes of every SQLite database file.
@@ -88,9 +90,30 @@ pub fn default_stores(
     (found, Some(dir.join("opencode*.db")))
 }
 
+/// The rows behind the records of each store read in this run, by the store's display
+/// name: `message:<id>` or `part:<id>` for record (line) 1, 2, ... A diagnostic names its
+/// record so ([`record_label`]) where a file's would name its line.
+static LABELS: LazyLock<Mutex<HashMap<String, Vec<Box<str>>>>> = LazyLock::new(Mutex::default);
+
+/// Whether any store was read (no lock taken for a diagnostic of a file otherwise).
+static ANY_STORE: AtomicBool = AtomicBool::new(false);
+
+/// The row behind record `line` of the store shown as `file` (`message:<id>`,
+/// `part:<id>`), when `file` is a store read in this run.
+pub fn record_label(file: &str, line: u64) -> Option<String> {
+    if !ANY_STORE.load(Ordering::Relaxed) {
+        return None;
+    }
+    let labels = LABELS.lock().ok()?;
+    let index = usize::try_from(line.checked_sub(1)?).ok()?;
+    labels.get(file)?.get(index).map(|l| l.to_string())
+}
+
 /// An open store, read as NDJSON one session at a time.
 #[derive(Debug)]
 pub struct StoreReader {
+    /// Its display name (the key of its [`LABELS`]).
+    name: String,
     conn: Connection,
     /// The sessions not read yet, in the order they began.
     sessions: std::vec::IntoIter<String>,
@@ -137,7 +160,13 @@ pub fn open(path: &Path) -> Result<StoreReader, Error> {
             }
         }
     };
+    let name = super::path_name(path);
+    if let Ok(mut labels) = LABELS.lock() {
+        labels.insert(name.clone(), Vec::new());
+        ANY_STORE.store(true, Ordering::Relaxed);
+    }
     Ok(StoreReader {
+        name,
         conn,
         sessions: sessions.into_iter(),
         buf: Vec::new(),
@@ -236,8 +265,12 @@ impl Read for StoreReader {
             };
             self.buf.clear();
             self.pos = 0;
-            read_session(&self.conn, &session, &mut self.buf)
+            let mut labels = Vec::new();
+            read_session(&self.conn, &session, &mut self.buf, &mut labels)
                 .map_err(|e| io::Error::other(format!("reading session {session}: {e}")))?;
+            if let Ok(mut all) = LABELS.lock() {
+                all.entry(self.name.clone()).or_default().extend(labels);
+            }
         }
         let n = out.len().min(self.buf.len() - self.pos);
         out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
@@ -256,7 +289,12 @@ struct Row {
 /// Writes one session's records into `out`, read in one short transaction: each message
 /// (in time order) followed by its parts (in id order, which is the order OpenCode made
 /// them); parts whose message is gone come last.
-fn read_session(conn: &Connection, session: &str, out: &mut Vec<u8>) -> rusqlite::Result<()> {
+fn read_session(
+    conn: &Connection,
+    session: &str,
+    out: &mut Vec<u8>,
+    labels: &mut Vec<Box<str>>,
+) -> rusqlite::Result<()> {
     let tx = conn.unchecked_transaction()?;
     let data = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Vec<u8>> {
         Ok(match r.get_ref(i)? {
@@ -303,13 +341,16 @@ fn read_session(conn: &Connection, session: &str, out: &mut Vec<u8>) -> rusqlite
     tx.finish()?;
     for m in &messages {
         let role = write_row(out, session, None, None, m);
+        labels.push(format!("message:{}", m.id).into());
         for p in parts.remove(&m.id).unwrap_or_default() {
             write_row(out, session, Some(&m.id), role.as_deref(), &p);
+            labels.push(format!("part:{}", p.id).into());
         }
     }
     for message in order {
         for p in parts.remove(&message).unwrap_or_default() {
             write_row(out, session, Some(&message), None, &p);
+            labels.push(format!("part:{}", p.id).into());
         }
     }
     Ok(())
