@@ -88,8 +88,14 @@ fn stats_of_the_store_equal_what_opencode_recorded_per_session_and_in_total() {
     assert_eq!(t["cache_read"].as_u64(), Some(sum(|r| r.cache_read)));
     assert_eq!(t["cache_creation"].as_u64(), Some(sum(|r| r.cache_write)));
     let cost: f64 = want.values().map(|r| r.cost).sum();
-    assert!(close(stats["cost_usd"].as_f64().expect("cost"), cost), "{stats}");
-    assert!(close(stats["cost_usd_reported"].as_f64().expect("cost"), cost));
+    assert!(
+        close(stats["cost_usd"].as_f64().expect("cost"), cost),
+        "{stats}"
+    );
+    assert!(close(
+        stats["cost_usd_reported"].as_f64().expect("cost"),
+        cost
+    ));
     // One tool call (bash), in the first session; the model is the one OpenCode named.
     assert_eq!(stats["tools"]["bash"]["calls"], 1, "{stats}");
     assert!(stats["models"]["fake-model"].is_object(), "{stats}");
@@ -139,7 +145,11 @@ fn events_show_each_tool_call_once_and_the_failed_run_as_a_failed_result() {
         .args(["events", "-f", "json", db.to_str().expect("utf-8")])
         .output()
         .expect("ndjq runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let events: Vec<Value> = out
         .stdout
         .split(|&b| b == b'\n')
@@ -222,10 +232,17 @@ fn no_command_changes_the_store_or_its_wal() {
             String::from_utf8_lossy(&out.stderr)
         );
         assert!(!out.stdout.is_empty() || args[0] == "report", "{args:?}");
-        assert_eq!((sha256(&db), sha256(&wal)), before, "{args:?} changed the store");
+        assert_eq!(
+            (sha256(&db), sha256(&wal)),
+            before,
+            "{args:?} changed the store"
+        );
     }
     let html = String::from_utf8(common::read_file(&page)).expect("utf-8");
-    assert!(html.contains("ses_ddf1f7dd6ffexS6jagEzzoxEVT"), "the page names the sessions");
+    assert!(
+        html.contains("ses_ddf1f7dd6ffexS6jagEzzoxEVT"),
+        "the page names the sessions"
+    );
 }
 
 #[test]
@@ -277,17 +294,17 @@ fn a_database_of_another_application_is_a_note_and_nothing_is_read() {
         &newer,
         "CREATE TABLE session_message (id TEXT, session_id TEXT, data TEXT);",
     );
-    for (db, says) in [
-        (&other, "not OpenCode's store"),
-        (&newer, "a newer layout"),
-    ] {
+    for (db, says) in [(&other, "not OpenCode's store"), (&newer, "a newer layout")] {
         let out = common::ndjq()
             .args(["stats", "-f", "json", db.to_str().expect("utf-8")])
             .output()
             .expect("ndjq runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{stderr}");
-        assert!(stderr.contains("note: ") && stderr.contains(says), "{stderr}");
+        assert!(
+            stderr.contains("note: ") && stderr.contains(says),
+            "{stderr}"
+        );
         let stats: Value = serde_json::from_slice(&out.stdout).expect("json");
         assert_eq!(stats["lines"], 0);
     }
@@ -313,10 +330,7 @@ fn a_row_that_is_not_json_is_reported_like_a_bad_line() {
         .filter(|d| d["severity"] == "error")
         .collect();
     assert_eq!(bad.len(), 1, "{text}");
-    assert!(
-        bad[0]["code"] == "PROTO_INVALID_JSON",
-        "{text}"
-    );
+    assert!(bad[0]["code"] == "PROTO_INVALID_JSON", "{text}");
     // Its row is named; its line is its place in its session, after the first
     // session's 11 records.
     assert_eq!(bad[0]["record"], "message:msg_zzz", "{text}");
