@@ -119,6 +119,8 @@ pub struct StoreReader {
     sessions: std::vec::IntoIter<String>,
     buf: Vec<u8>,
     pos: usize,
+    /// Followed (`--follow`): what was taken, so only what changes is read again.
+    live: Option<Live>,
     /// A copy read in place of the store (a read-only folder), removed when done.
     _copy: Option<TempCopy>,
 }
@@ -171,8 +173,68 @@ pub fn open(path: &Path) -> Result<StoreReader, Error> {
         sessions: sessions.into_iter(),
         buf: Vec::new(),
         pos: 0,
+        live: None,
         _copy: copy,
     })
+}
+
+/// Opens `path` as OpenCode's store to follow it (`--follow`): read, it gives the messages
+/// finished so far (each with its parts); [`StoreReader::more`] then tells when others
+/// are, as OpenCode writes them.
+pub fn open_live(path: &Path) -> Result<StoreReader, Error> {
+    let mut reader = open(path)?;
+    // The version before the first read: a change made while it reads is seen after.
+    let version = data_version(&reader.conn).map_err(|e| Error::Open {
+        path: path.to_path_buf(),
+        source: io::Error::other(e.to_string()),
+    })?;
+    reader.live = Some(Live {
+        version: Some(version),
+        ..Live::default()
+    });
+    Ok(reader)
+}
+
+/// SQLite's `data_version`: it changes when another connection commits a change.
+fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+}
+
+impl StoreReader {
+    /// Whether there is more to read: what is left of the first read, or, when followed,
+    /// messages finished since it last looked (only a change of the database's
+    /// `data_version` makes it look: an unchanged store costs one pragma).
+    pub fn more(&mut self) -> io::Result<bool> {
+        if self.pos < self.buf.len() || self.sessions.len() > 0 {
+            return Ok(true);
+        }
+        let Some(live) = self.live.as_mut() else {
+            return Ok(false);
+        };
+        let version = data_version(&self.conn).map_err(io::Error::other)?;
+        if live.version == Some(version) {
+            return Ok(false);
+        }
+        live.version = Some(version);
+        self.buf.clear();
+        self.pos = 0;
+        let mut labels = Vec::new();
+        read_changes(&self.conn, live, &mut self.buf, &mut labels).map_err(io::Error::other)?;
+        if let Ok(mut all) = LABELS.lock() {
+            all.entry(self.name.clone()).or_default().extend(labels);
+        }
+        Ok(!self.buf.is_empty())
+    }
+
+    /// The follow ends: what is still unfinished is taken as it stands at the next
+    /// [`StoreReader::more`], as a run without `--follow` would read it.
+    pub fn take_the_rest(&mut self) {
+        if let Some(live) = self.live.as_mut() {
+            live.all = true;
+            live.version = None;
+            live.seen = 0;
+        }
+    }
 }
 
 /// Whether SQLite refused to open a database where it is (it could not make or map the
@@ -266,8 +328,14 @@ impl Read for StoreReader {
             self.buf.clear();
             self.pos = 0;
             let mut labels = Vec::new();
-            read_session(&self.conn, &session, &mut self.buf, &mut labels)
-                .map_err(|e| io::Error::other(format!("reading session {session}: {e}")))?;
+            read_session(
+                &self.conn,
+                &session,
+                self.live.as_mut(),
+                &mut self.buf,
+                &mut labels,
+            )
+            .map_err(|e| io::Error::other(format!("reading session {session}: {e}")))?;
             if let Ok(mut all) = LABELS.lock() {
                 all.entry(self.name.clone()).or_default().extend(labels);
             }
@@ -279,81 +347,252 @@ impl Read for StoreReader {
     }
 }
 
-/// A row as read: its id, its time, its `data`.
+/// A row as read: its id, its session, its message (for a part), its times, its `data`.
 struct Row {
     id: String,
+    session: String,
+    message: String,
     time: i64,
+    updated: i64,
     data: Vec<u8>,
 }
 
-/// Writes one session's records into `out`, read in one short transaction: each message
-/// (in time order) followed by its parts (in id order, which is the order OpenCode made
-/// them); parts whose message is gone come last.
+/// A row's `data` column as bytes (text or blob; anything else as SQLite shows it).
+fn data_of(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Vec<u8>> {
+    Ok(match r.get_ref(i)? {
+        rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
+        rusqlite::types::ValueRef::Null => b"null".to_vec(),
+        other => format!("{other:?}").into_bytes(),
+    })
+}
+
+/// The rows a query gives, with `(id, session, message, time_created, time_updated, data)`
+/// as its columns (`message` empty for a message row).
+fn rows_of(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<Vec<Row>> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let mut rows = stmt.query(params)?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        out.push(Row {
+            id: r.get(0)?,
+            session: r.get(1)?,
+            message: r.get(2)?,
+            time: r.get(3)?,
+            updated: r.get(4)?,
+            data: data_of(r, 5)?,
+        });
+    }
+    Ok(out)
+}
+
+const MESSAGES_OF_SESSION: &str = "SELECT id, session_id, '', time_created, time_updated, data \
+     FROM message WHERE session_id = ?1 ORDER BY time_created, id";
+const PARTS_OF_SESSION: &str = "SELECT id, session_id, message_id, time_created, time_updated, \
+     data FROM part WHERE session_id = ?1 ORDER BY message_id, id";
+const MESSAGES_SINCE: &str = "SELECT id, session_id, '', time_created, time_updated, data \
+     FROM message WHERE time_updated >= ?1 ORDER BY time_created, id";
+const PARTS_OF_MESSAGE: &str = "SELECT id, session_id, message_id, time_created, time_updated, \
+     data FROM part WHERE message_id = ?1 ORDER BY id";
+const PARTS_SINCE: &str = "SELECT id, session_id, message_id, time_created, time_updated, data \
+     FROM part WHERE time_updated >= ?1 ORDER BY time_created, id";
+
+/// What a follow of the store has written: the rows taken (a message with its role), the
+/// latest `time_updated` seen, and the database's `data_version` then.
+#[derive(Debug, Default)]
+struct Live {
+    messages: HashMap<String, Option<String>>,
+    parts: std::collections::HashSet<String>,
+    seen: i64,
+    version: Option<i64>,
+    /// The follow ends: messages are taken as they stand, finished or not.
+    all: bool,
+}
+
+/// How far back of the latest `time_updated` seen a follow looks again for rows: a row a
+/// slower writer committed late, stamped a little earlier, is still found.
+const LOOK_BACK_MS: i64 = 60_000;
+
+/// The records of `messages` (in the order given), each followed by its parts (from
+/// `parts`, by message id), then the parts whose message is not among them (in `order`),
+/// into `out`, their rows' names into `labels`. When following (`live`), a message is
+/// taken once it is finished ([`finished`]), and a row only once; a part waits for its
+/// message.
+fn write_rows(
+    messages: &[Row],
+    mut parts: HashMap<String, Vec<Row>>,
+    order: &[String],
+    mut live: Option<&mut Live>,
+    out: &mut Vec<u8>,
+    labels: &mut Vec<Box<str>>,
+) {
+    for m in messages {
+        let mine = parts.remove(&m.id).unwrap_or_default();
+        // The message's role, and whether it is written now (a follow took it before).
+        let taken = match live.as_deref_mut() {
+            None => Some((write_row(out, &m.session, None, None, m), true)),
+            Some(l) => {
+                l.seen = l.seen.max(m.updated);
+                match l.messages.get(&m.id) {
+                    Some(role) => Some((role.clone(), false)),
+                    None if l.all || finished(&m.data, !mine.is_empty()) => {
+                        let role = write_row(out, &m.session, None, None, m);
+                        l.messages.insert(m.id.clone(), role.clone());
+                        Some((role, true))
+                    }
+                    None => None,
+                }
+            }
+        };
+        let Some((role, written)) = taken else {
+            continue;
+        };
+        if written {
+            labels.push(format!("message:{}", m.id).into());
+        }
+        for p in &mine {
+            write_part(live.as_deref_mut(), p, role.as_deref(), out, labels);
+        }
+    }
+    for message in order {
+        let role = match live.as_deref() {
+            None => None,
+            Some(l) => match l.messages.get(message) {
+                Some(role) => role.clone(),
+                // In a follow, a part waits for its message (unless the follow ends).
+                None if !l.all => continue,
+                None => None,
+            },
+        };
+        for p in parts.remove(message).unwrap_or_default() {
+            write_part(live.as_deref_mut(), &p, role.as_deref(), out, labels);
+        }
+    }
+}
+/// Writes part `p` (of a message of `role`), once in a follow.
+fn write_part(
+    live: Option<&mut Live>,
+    p: &Row,
+    role: Option<&str>,
+    out: &mut Vec<u8>,
+    labels: &mut Vec<Box<str>>,
+) {
+    if let Some(l) = live {
+        l.seen = l.seen.max(p.updated);
+        if l.parts.contains(&p.id) || !(l.all || part_finished(&p.data)) {
+            return;
+        }
+        l.parts.insert(p.id.clone());
+    }
+    write_row(out, &p.session, Some(&p.message), role, p);
+    labels.push(format!("part:{}", p.id).into());
+}
+
+/// Whether a message is finished, so a follow takes it: a user message once it has a part
+/// (its text), an assistant message once it has `time.completed` or an `error`.
+fn finished(data: &[u8], has_parts: bool) -> bool {
+    let head: DataHead = serde_json::from_slice(data).unwrap_or_default();
+    match head.role.as_deref() {
+        Some("user") => has_parts,
+        Some("assistant") => {
+            head.error.is_some() || head.time.is_some_and(|t| t.completed.is_some())
+        }
+        // Not a message ndjq knows, or not JSON: as it stands.
+        _ => true,
+    }
+}
+
+/// Whether a part is finished, so a follow takes it: a tool part once its state is
+/// `completed` or `error`, a text or reasoning part with a `time` once it has `time.end`;
+/// any other at once.
+fn part_finished(data: &[u8]) -> bool {
+    #[derive(serde::Deserialize, Default)]
+    struct PartHead {
+        #[serde(rename = "type")]
+        ty: Option<String>,
+        state: Option<StateHead>,
+        time: Option<EndHead>,
+    }
+    #[derive(serde::Deserialize)]
+    struct StateHead {
+        status: Option<String>,
+    }
+    #[derive(serde::Deserialize)]
+    struct EndHead {
+        end: Option<serde::de::IgnoredAny>,
+    }
+    let head: PartHead = serde_json::from_slice(data).unwrap_or_default();
+    match head.ty.as_deref() {
+        Some("tool") => matches!(
+            head.state.and_then(|s| s.status).as_deref(),
+            Some("completed" | "error")
+        ),
+        Some("text" | "reasoning") => head.time.is_none_or(|t| t.end.is_some()),
+        _ => true,
+    }
+}
+
+/// One session's records, read in one short read transaction: each message (in time
+/// order) followed by its parts (in id order, the order OpenCode made them); parts whose
+/// message is gone last.
 fn read_session(
     conn: &Connection,
     session: &str,
+    live: Option<&mut Live>,
     out: &mut Vec<u8>,
     labels: &mut Vec<Box<str>>,
 ) -> rusqlite::Result<()> {
     let tx = conn.unchecked_transaction()?;
-    let data = |r: &rusqlite::Row<'_>, i: usize| -> rusqlite::Result<Vec<u8>> {
-        Ok(match r.get_ref(i)? {
-            rusqlite::types::ValueRef::Text(b) | rusqlite::types::ValueRef::Blob(b) => b.to_vec(),
-            rusqlite::types::ValueRef::Null => b"null".to_vec(),
-            other => format!("{:?}", other).into_bytes(),
-        })
-    };
-    let mut messages: Vec<Row> = Vec::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT id, time_created, data FROM message WHERE session_id = ?1 \
-             ORDER BY time_created, id",
-        )?;
-        let mut rows = stmt.query([session])?;
-        while let Some(r) = rows.next()? {
-            messages.push(Row {
-                id: r.get(0)?,
-                time: r.get(1)?,
-                data: data(r, 2)?,
-            });
-        }
-    }
-    let mut parts: HashMap<String, Vec<Row>> = HashMap::new();
-    let mut order: Vec<String> = Vec::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT id, message_id, time_created, data FROM part WHERE session_id = ?1 \
-             ORDER BY message_id, id",
-        )?;
-        let mut rows = stmt.query([session])?;
-        while let Some(r) = rows.next()? {
-            let message: String = r.get(1)?;
-            if !parts.contains_key(&message) {
-                order.push(message.clone());
-            }
-            parts.entry(message).or_default().push(Row {
-                id: r.get(0)?,
-                time: r.get(2)?,
-                data: data(r, 3)?,
-            });
-        }
-    }
+    let messages = rows_of(conn, MESSAGES_OF_SESSION, [session])?;
+    let parts = rows_of(conn, PARTS_OF_SESSION, [session])?;
     tx.finish()?;
-    for m in &messages {
-        let role = write_row(out, session, None, None, m);
-        labels.push(format!("message:{}", m.id).into());
-        for p in parts.remove(&m.id).unwrap_or_default() {
-            write_row(out, session, Some(&m.id), role.as_deref(), &p);
-            labels.push(format!("part:{}", p.id).into());
-        }
-    }
-    for message in order {
-        for p in parts.remove(&message).unwrap_or_default() {
-            write_row(out, session, Some(&message), None, &p);
-            labels.push(format!("part:{}", p.id).into());
-        }
-    }
+    let (parts, order) = by_message(parts);
+    write_rows(&messages, parts, &order, live, out, labels);
     Ok(())
+}
+
+/// What changed since a follow last looked (rows updated since a little before the latest
+/// seen), in one read transaction: messages newly finished, with their parts, then parts
+/// added to messages already taken.
+fn read_changes(
+    conn: &Connection,
+    live: &mut Live,
+    out: &mut Vec<u8>,
+    labels: &mut Vec<Box<str>>,
+) -> rusqlite::Result<()> {
+    let since = live.seen.saturating_sub(LOOK_BACK_MS);
+    let tx = conn.unchecked_transaction()?;
+    let messages: Vec<Row> = rows_of(conn, MESSAGES_SINCE, [since])?
+        .into_iter()
+        .filter(|m| !live.messages.contains_key(&m.id))
+        .collect();
+    let mut parts = Vec::new();
+    for m in &messages {
+        parts.extend(rows_of(conn, PARTS_OF_MESSAGE, [&m.id])?);
+    }
+    let late = rows_of(conn, PARTS_SINCE, [since])?;
+    tx.finish()?;
+    let (parts, order) = by_message(parts);
+    write_rows(&messages, parts, &order, Some(live), out, labels);
+    let (late, order) = by_message(late);
+    write_rows(&[], late, &order, Some(live), out, labels);
+    Ok(())
+}
+
+/// Parts by message id, and the message ids in the order first met.
+fn by_message(parts: Vec<Row>) -> (HashMap<String, Vec<Row>>, Vec<String>) {
+    let mut by: HashMap<String, Vec<Row>> = HashMap::new();
+    let mut order = Vec::new();
+    for p in parts {
+        if !by.contains_key(&p.message) {
+            order.push(p.message.clone());
+        }
+        by.entry(p.message.clone()).or_default().push(p);
+    }
+    (by, order)
 }
 
 /// What a row's `data` says of itself: its kind and the ids it already holds.
@@ -367,6 +606,14 @@ struct DataHead {
     session_id: Option<serde::de::IgnoredAny>,
     #[serde(rename = "messageID")]
     message_id: Option<serde::de::IgnoredAny>,
+    time: Option<TimeHead>,
+    error: Option<serde::de::IgnoredAny>,
+}
+
+/// A message's `time`: whether it has `completed`.
+#[derive(serde::Deserialize, Default)]
+struct TimeHead {
+    completed: Option<serde::de::IgnoredAny>,
 }
 
 /// Writes one row as a record: a message (`message` is `None`) or a part of `message`
