@@ -738,7 +738,10 @@ mod tests {
     fn row(data: &str) -> Row {
         Row {
             id: "msg_1".into(),
+            session: "ses_a".into(),
+            message: "msg_1".into(),
             time: 5,
+            updated: 5,
             data: data.as_bytes().to_vec(),
         }
     }
