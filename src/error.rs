@@ -35,8 +35,8 @@ pub enum Error {
         started: usize,
         source: io::Error,
     },
-    /// A SQLite database that is not OpenCode's store, or of a layout not known: nothing
-    /// of it is read. A note.
+    /// An SQLite database that is not OpenCode's store, or of a layout not known, or a
+    /// file SQLite keeps beside a database (its `-wal`): nothing of it is read. A note.
     NotAStore { path: PathBuf, why: String },
     /// `--follow` met a truncated or replaced file, or fell back to polling: a note.
     FollowNote(String),
@@ -106,7 +106,7 @@ impl fmt::Display for Error {
                 path_name(path)
             ),
             Error::NotAStore { path, why } => {
-                write!(f, "note: {}: an SQLite database, {why}", path_name(path))
+                write!(f, "note: {}: {why}", path_name(path))
             }
             Error::FollowNote(what) => write!(f, "note: {what}"),
         }

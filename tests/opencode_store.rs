@@ -278,6 +278,28 @@ fn a_store_is_found_in_a_walked_folder_by_its_name() {
     assert!(stats["dialects"]["claude"].as_u64() > Some(0), "{stats}");
 }
 
+#[test]
+fn the_wal_and_shm_named_beside_the_store_are_notes_and_the_store_is_read_once() {
+    let (dir, db) = store();
+    // A first read makes the -shm, as OpenCode's own connection does.
+    json_of(&["stats", "-f", "json", db.to_str().expect("utf-8")]);
+    let mut args = vec!["stats".to_string(), "-f".into(), "json".into()];
+    for name in ["opencode.db", "opencode.db-shm", "opencode.db-wal"] {
+        args.push(dir.path().join(name).display().to_string());
+    }
+    let out = common::ndjq().args(&args).output().expect("ndjq runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("opencode.db-wal: the wal file of the SQLite database"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("opencode.db-shm: the shm file"), "{stderr}");
+    let stats: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(stats["lines"], 26);
+    assert_eq!(stats["invalid"], 0);
+}
+
 /// An SQLite database at `path` made of the `sql` statements.
 fn database(path: &Path, sql: &str) {
     let conn = rusqlite::Connection::open(path).expect("create a database");

@@ -308,6 +308,8 @@ impl Iterator for Walk {
                     path: p,
                     named: true,
                 }));
+            } else if let Some(why) = opencode_store::companion_of(&p) {
+                return Some(Err(Error::NotAStore { path: p, why }));
             } else if opencode_store::is_sqlite(&p) {
                 return Some(Ok(Source::Store(p)));
             } else {

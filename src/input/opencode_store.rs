@@ -46,6 +46,22 @@ pub fn is_sqlite(path: &Path) -> bool {
         && &head == SQLITE_MAGIC
 }
 
+/// When `path` is a file SQLite keeps beside a database (its `-wal`, `-shm` or `-journal`)
+/// and that database is there: what it is, for the note that skips it (the database is
+/// read with it).
+pub fn companion_of(path: &Path) -> Option<String> {
+    let text = path.to_str()?;
+    ["-wal", "-shm", "-journal"].iter().find_map(|suffix| {
+        let db = text.strip_suffix(suffix)?;
+        is_sqlite(Path::new(db)).then(|| {
+            format!(
+                "the {} file of the SQLite database {db}, read with the database; skipped",
+                &suffix[1..]
+            )
+        })
+    })
+}
+
 /// Whether a file found in a folder walk is named as OpenCode names its stores:
 /// `opencode.db`, `opencode-<channel>.db`.
 pub fn is_store_name(path: &Path) -> bool {
@@ -299,11 +315,11 @@ fn check_layout(conn: &Connection) -> Result<(), Opening> {
     if message.is_empty() || part.is_empty() {
         let newer = !columns("session_message")?.is_empty();
         return Err(Opening::Foreign(if newer {
-            "an OpenCode store of a newer layout (a session_message table, no message and \
+            "an SQLite database, an OpenCode store of a newer layout (a session_message table, no message and \
              part tables); not read"
                 .into()
         } else {
-            "not OpenCode's store (no message and part tables); not read".into()
+            "an SQLite database, not OpenCode's store (no message and part tables); not read".into()
         }));
     }
     let lacks = |have: &[String], want: &[&str]| {
@@ -313,7 +329,7 @@ fn check_layout(conn: &Connection) -> Result<(), Opening> {
     };
     if let Some(missing) = lacks(&message, MESSAGE_COLUMNS).or_else(|| lacks(&part, PART_COLUMNS)) {
         return Err(Opening::Foreign(format!(
-            "an OpenCode store of a layout not known here (no column {missing}); not read"
+            "an SQLite database, an OpenCode store of a layout not known here (no column {missing}); not read"
         )));
     }
     Ok(())
