@@ -358,3 +358,19 @@ fn a_row_that_is_not_json_is_reported_like_a_bad_line() {
     assert_eq!(bad[0]["record"], "message:msg_zzz", "{text}");
     assert_eq!(bad[0]["line"], 12, "{text}");
 }
+
+#[test]
+fn a_database_on_stdin_is_an_error_that_says_to_name_its_file() {
+    let (_dir, db) = store();
+    let out = common::ndjq()
+        .args(["stats", "-f", "json"])
+        .write_stdin(common::read_file(&db))
+        .output()
+        .expect("ndjq runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("an SQLite database, not NDJSON: name its file"),
+        "{stderr}"
+    );
+}

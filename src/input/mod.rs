@@ -633,7 +633,8 @@ const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
 /// Wraps a reader so gzip and zstd input (recognised by magic bytes, so stdin works too)
-/// comes out decompressed; anything else passes unchanged.
+/// comes out decompressed; anything else passes unchanged, but an SQLite database, which
+/// is an error that says to name its file.
 pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>> {
     let mut buffered = BufReader::with_capacity(64 << 10, reader);
     let head = loop {
@@ -649,6 +650,11 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
         Ok(Box::new(zstd::stream::read::Decoder::with_buffer(
             buffered,
         )?))
+    } else if head.starts_with(opencode_store::SQLITE_MAGIC) {
+        // A database is read by its path, with its -wal beside it (opencode_store).
+        Err(io::Error::other(
+            "an SQLite database, not NDJSON: name its file to read it (OpenCode's store)",
+        ))
     } else {
         Ok(Box::new(buffered))
     }
