@@ -100,6 +100,16 @@ fn stats_of_the_store_equal_what_opencode_recorded_per_session_and_in_total() {
     assert_eq!(stats["tools"]["bash"]["calls"], 1, "{stats}");
     assert!(stats["models"]["fake-model"].is_object(), "{stats}");
 
+    // By model: tokens and cost under the model OpenCode named, none under `(none)`.
+    let by = json_of(&["stats", "-f", "json", "--by", "model", db]);
+    let groups = by["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 1, "{by}");
+    assert_eq!(groups[0]["key"], "fake-model");
+    assert!(
+        close(groups[0]["cost_usd"].as_f64().unwrap_or(0.0), cost),
+        "{by}"
+    );
+
     let by = json_of(&["stats", "-f", "json", "--by", "session", db]);
     let groups = by["groups"].as_array().expect("groups");
     assert_eq!(groups.len(), want.len());

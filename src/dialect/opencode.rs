@@ -183,6 +183,10 @@ pub(crate) fn facts<'a>(
         let Some(message) = v.get("message") else {
             return;
         };
+        // The model the message's cost and the records after it go under.
+        if let Some(model) = str_of(message, "modelID") {
+            f(Fact::Model(model));
+        }
         let key = Key::of(&["opencode message", str_of(message, "id").unwrap_or("")]);
         if let Some(t) = message.get("tokens").filter(Json::is_object) {
             f(Fact::Usage {
