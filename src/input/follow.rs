@@ -385,6 +385,9 @@ impl Follower<'_> {
             // A new subfolder: files may be in it before its watch was set.
             return self.walk_in(&shown, consumer, report);
         }
+        if crate::input::opencode_store::is_store_name(abs) {
+            return self.catch_up_changed(abs, &shown, consumer, report);
+        }
         if is_log_file(abs) {
             // What the walk would take: regular files, and links to them.
             if fs::metadata(abs).is_ok_and(|m| m.is_file()) {
@@ -483,6 +486,16 @@ impl Follower<'_> {
     ) -> Result<(Flow, bool), Error> {
         if self.stores.contains_key(abs) {
             return self.store_part(abs, consumer, report);
+        }
+        use crate::input::opencode_store::{is_sqlite, is_store_name};
+        if !self.files.contains_key(abs) && (is_store_name(abs) || is_sqlite(abs)) {
+            // A store that came after the follow began (OpenCode's first start); under
+            // its name, not a database yet, it is waited for.
+            if !is_sqlite(abs) {
+                return Ok((Flow::Continue, false));
+            }
+            let flow = self.read_store(shown, consumer, report)?;
+            return Ok((flow, self.stores.contains_key(abs)));
         }
         if !self.files.contains_key(abs) && self.own.holds_path(abs) {
             // What this run writes into a followed folder (`filter -F logs >
