@@ -271,6 +271,36 @@ fn filter_passes_each_row_through_as_the_json_the_database_holds() {
     assert_eq!(part["messageID"], "msg_220e089a6001PGgmqYvTrw8dv6");
     assert_eq!(part["tool"], "bash");
     assert_eq!(part["state"]["output"], "hello\n");
+    // The predicates read the store's records: its tool parts by tool, its assistant
+    // messages by the model they name.
+    for (args, records) in [
+        (&["--tool", "bash"][..], 1),
+        (&["--model", "fake-model"], 5),
+        (
+            &[
+                "--session",
+                "ses_ddf1f61b6ffebxNd1bLguzsaWK",
+                "--type",
+                "assistant",
+            ],
+            2,
+        ),
+    ] {
+        let out = common::ndjq()
+            .arg("filter")
+            .args(args)
+            .arg(db.to_str().expect("utf-8"))
+            .output()
+            .expect("ndjq runs");
+        assert_eq!(
+            out.stdout
+                .split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .count(),
+            records,
+            "{args:?}"
+        );
+    }
 }
 
 #[test]
