@@ -74,7 +74,33 @@ fn close(a: f64, b: f64) -> bool {
 #[test]
 fn stats_of_the_store_equal_what_opencode_recorded_per_session_and_in_total() {
     let (_dir, db) = store();
-    let db = db.to_str().expect("utf-8 path");
+    stats_equal_what_opencode_recorded(db.to_str().expect("utf-8 path"));
+}
+
+/// The same sessions in the JSON files OpenCode kept before 1.2 (`storage/`, one file per
+/// message and per part) give the same figures, read as one input.
+#[test]
+fn opencodes_json_storage_of_before_1_2_gives_the_same_figures() {
+    let storage = common::testdata().join("opencode-legacy/storage");
+    stats_equal_what_opencode_recorded(storage.to_str().expect("utf-8 path"));
+    let folder = common::testdata().join("opencode-legacy");
+    let stats = json_of(&["stats", "-f", "json", folder.to_str().expect("utf-8")]);
+    assert_eq!(stats["files"], 1, "{stats}");
+    assert_eq!(stats["dialects"]["opencode"], 26, "{stats}");
+    let out = common::ndjq()
+        .args(["gaps", "-f", "text", storage.to_str().expect("utf-8")])
+        .output()
+        .expect("ndjq runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("storage:message:msg_220e0cc540018qDRFl48MkO8S3: error[SESS_ERROR_RESULT]"),
+        "{text}"
+    );
+}
+
+/// `ndjq stats` of `db` equals the session columns OpenCode recorded, in total, by model
+/// and by session.
+fn stats_equal_what_opencode_recorded(db: &str) {
     let want = recorded();
     let stats = json_of(&["stats", "-f", "json", db]);
     assert_eq!(stats["dialects"]["opencode"], 26, "{stats}");

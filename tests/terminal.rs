@@ -258,6 +258,23 @@ fn with_no_path_on_a_terminal_opencodes_stores_are_read_too() {
         reading_line(&out),
         "ndjq: reading ~/.claude/projects, ~/.local/share/opencode/opencode-next.db"
     );
+    // OpenCode before 1.2: its JSON storage, where there is no database.
+    let old = common::tempdir();
+    let storage = old.path().join(".local/share/opencode/storage");
+    std::fs::create_dir_all(storage.parent().expect("a parent")).expect("mkdir");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(root().join("testdata/opencode-legacy/storage"))
+        .arg(&storage)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let out = on_terminal(old.path(), &[], &["stats", "-f", "json"]);
+    assert_eq!(stats_of(&out)["dialects"]["opencode"], 26);
+    assert_eq!(
+        reading_line(&out),
+        "ndjq: reading ~/.local/share/opencode/storage"
+    );
 }
 
 #[test]

@@ -354,6 +354,10 @@ impl Follower<'_> {
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
+        // The JSON files of OpenCode's storage of before 1.2 are read with it, once.
+        if self.stores.keys().any(|s| abs.starts_with(s) && abs != s) {
+            return Ok((Flow::Continue, false));
+        }
         // OpenCode's store: a change of its `.db` or `-wal` (never its `-shm`, which its
         // readers write, this one included).
         let store = abs

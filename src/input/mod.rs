@@ -259,7 +259,9 @@ impl Walk {
                 Ok(k) => k,
                 Err(source) => return Some(Err(Error::Open { path, source })),
             };
-            if kind.is_dir() {
+            if kind.is_dir() && opencode_store::is_legacy_storage(&path) {
+                return Some(Ok(Source::Store(path)));
+            } else if kind.is_dir() {
                 self.stack.push(list(&path).into_iter());
             } else if kind.is_file() && opencode_store::is_store_name(&path) {
                 return Some(Ok(Source::Store(path)));
@@ -300,6 +302,8 @@ impl Iterator for Walk {
             let p = self.paths.next()?;
             if p.as_os_str() == "-" {
                 return Some(Ok(Source::Stdin));
+            } else if opencode_store::is_legacy_storage(&p) {
+                return Some(Ok(Source::Store(p)));
             } else if p.is_dir() {
                 self.stack.push(list(&p).into_iter());
                 self.top = Some((p, false));

@@ -71,7 +71,8 @@ pub fn is_store_name(path: &Path) -> bool {
 }
 
 /// Where OpenCode keeps its stores, those that exist: `$OPENCODE_DB` when set, else every
-/// `opencode*.db` in `$XDG_DATA_HOME/opencode` (or `~/.local/share/opencode`), sorted.
+/// `opencode*.db` in `$XDG_DATA_HOME/opencode` (or `~/.local/share/opencode`), sorted, or
+/// when there is none, the `storage` folder of OpenCode before 1.2.
 /// Also the place looked in, as people read it (`~` for the home folder).
 pub fn default_stores(
     var: impl Fn(&str) -> Option<OsString>,
@@ -103,6 +104,11 @@ pub fn default_stores(
         })
         .unwrap_or_default();
     found.sort();
+    // OpenCode before 1.2: its JSON files, where there is no database.
+    let storage = dir.join("storage");
+    if found.is_empty() && is_legacy_storage(&storage) {
+        found.push(storage);
+    }
     (found, Some(dir.join("opencode*.db")))
 }
 
@@ -130,7 +136,7 @@ pub fn record_label(file: &str, line: u64) -> Option<String> {
 pub struct StoreReader {
     /// Its display name (the key of its [`LABELS`]).
     name: String,
-    conn: Connection,
+    from: Backend,
     /// The sessions not read yet, in the order they began.
     sessions: std::vec::IntoIter<String>,
     buf: Vec<u8>,
@@ -141,9 +147,21 @@ pub struct StoreReader {
     _copy: Option<TempCopy>,
 }
 
-/// Opens `path` as OpenCode's store. A database of another application, or of a layout
-/// this reader does not know, is an [`Error::NotAStore`] note: nothing is read.
+/// Where a store's rows come from: the SQLite database, or the folder of JSON files
+/// OpenCode kept before 1.2 ([`is_legacy_storage`]).
+#[derive(Debug)]
+enum Backend {
+    Sqlite(Connection),
+    Files(PathBuf),
+}
+
+/// Opens `path` as OpenCode's store (a database, or the `storage` folder of OpenCode
+/// before 1.2). A database of another application, or of a layout this reader does not
+/// know, is an [`Error::NotAStore`] note: nothing is read.
 pub fn open(path: &Path) -> Result<StoreReader, Error> {
+    if path.is_dir() {
+        return open_files(path);
+    }
     let open_err = |e: rusqlite::Error| Error::Open {
         path: path.to_path_buf(),
         source: io::Error::other(format!("cannot read it as an SQLite database: {e}")),
@@ -185,7 +203,7 @@ pub fn open(path: &Path) -> Result<StoreReader, Error> {
     }
     Ok(StoreReader {
         name,
-        conn,
+        from: Backend::Sqlite(conn),
         sessions: sessions.into_iter(),
         buf: Vec::new(),
         pos: 0,
@@ -199,8 +217,12 @@ pub fn open(path: &Path) -> Result<StoreReader, Error> {
 /// are, as OpenCode writes them.
 pub fn open_live(path: &Path) -> Result<StoreReader, Error> {
     let mut reader = open(path)?;
+    // The JSON files of OpenCode before 1.2 are read as they are, once.
+    let Backend::Sqlite(conn) = &reader.from else {
+        return Ok(reader);
+    };
     // The version before the first read: a change made while it reads is seen after.
-    let version = data_version(&reader.conn).map_err(|e| Error::Open {
+    let version = data_version(conn).map_err(|e| Error::Open {
         path: path.to_path_buf(),
         source: io::Error::other(e.to_string()),
     })?;
@@ -224,10 +246,10 @@ impl StoreReader {
         if self.pos < self.buf.len() || self.sessions.len() > 0 {
             return Ok(true);
         }
-        let Some(live) = self.live.as_mut() else {
+        let (Some(live), Backend::Sqlite(conn)) = (self.live.as_mut(), &self.from) else {
             return Ok(false);
         };
-        let version = data_version(&self.conn).map_err(io::Error::other)?;
+        let version = data_version(conn).map_err(io::Error::other)?;
         if live.version == Some(version) {
             return Ok(false);
         }
@@ -235,7 +257,7 @@ impl StoreReader {
         self.buf.clear();
         self.pos = 0;
         let mut labels = Vec::new();
-        read_changes(&self.conn, live, &mut self.buf, &mut labels).map_err(io::Error::other)?;
+        read_changes(conn, live, &mut self.buf, &mut labels).map_err(io::Error::other)?;
         if let Ok(mut all) = LABELS.lock() {
             all.entry(self.name.clone()).or_default().extend(labels);
         }
@@ -344,14 +366,20 @@ impl Read for StoreReader {
             self.buf.clear();
             self.pos = 0;
             let mut labels = Vec::new();
-            read_session(
-                &self.conn,
-                &session,
-                self.live.as_mut(),
-                &mut self.buf,
-                &mut labels,
-            )
-            .map_err(|e| io::Error::other(format!("reading session {session}: {e}")))?;
+            let read = match &self.from {
+                Backend::Sqlite(conn) => read_session(
+                    conn,
+                    &session,
+                    self.live.as_mut(),
+                    &mut self.buf,
+                    &mut labels,
+                )
+                .map_err(io::Error::other),
+                Backend::Files(storage) => {
+                    read_session_files(storage, &session, &mut self.buf, &mut labels)
+                }
+            };
+            read.map_err(|e| io::Error::other(format!("reading session {session}: {e}")))?;
             if let Ok(mut all) = LABELS.lock() {
                 all.entry(self.name.clone()).or_default().extend(labels);
             }
@@ -611,6 +639,148 @@ fn by_message(parts: Vec<Row>) -> (HashMap<String, Vec<Row>>, Vec<String>) {
     (by, order)
 }
 
+/// Whether `dir` is the folder of JSON files OpenCode kept its sessions in before 1.2:
+/// `storage`, holding `message/<session>/<message>.json` (and `part/<message>/<part>.json`).
+pub fn is_legacy_storage(dir: &Path) -> bool {
+    dir.file_name().is_some_and(|n| n == "storage") && dir.join("message").is_dir()
+}
+
+/// Opens OpenCode's JSON storage of before 1.2 (`dir` is its `storage` folder): its
+/// sessions, in the order they began (message ids grow with time).
+fn open_files(dir: &Path) -> Result<StoreReader, Error> {
+    let err = |source| Error::Open {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut sessions: Vec<(String, String)> = Vec::new();
+    for entry in std::fs::read_dir(dir.join("message")).map_err(err)? {
+        let entry = entry.map_err(err)?;
+        let Ok(session) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !entry.path().is_dir() {
+            continue;
+        }
+        let first = json_files(&entry.path())
+            .map_err(err)?
+            .into_iter()
+            .next()
+            .map(|(id, _)| id);
+        if let Some(first) = first {
+            sessions.push((first, session));
+        }
+    }
+    sessions.sort();
+    let name = super::path_name(dir);
+    if let Ok(mut labels) = LABELS.lock() {
+        labels.insert(name.clone(), Vec::new());
+        ANY_STORE.store(true, Ordering::Relaxed);
+    }
+    Ok(StoreReader {
+        name,
+        from: Backend::Files(dir.to_path_buf()),
+        sessions: sessions
+            .into_iter()
+            .map(|(_, s)| s)
+            .collect::<Vec<_>>()
+            .into_iter(),
+        buf: Vec::new(),
+        pos: 0,
+        live: None,
+        _copy: None,
+    })
+}
+
+/// The `*.json` files of a folder (none when it is missing), by name: their stems (the
+/// ids) and paths.
+fn json_files(dir: &Path) -> io::Result<Vec<(String, PathBuf)>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).map(String::from);
+        if let (Some(stem), true) = (stem, path.extension().is_some_and(|e| e == "json")) {
+            out.push((stem, path));
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// One session of the JSON storage as records: its messages (by their `time.created`),
+/// each followed by its parts (by id), as [`read_session`] gives a database's.
+fn read_session_files(
+    storage: &Path,
+    session: &str,
+    out: &mut Vec<u8>,
+    labels: &mut Vec<Box<str>>,
+) -> io::Result<()> {
+    let row = |id: String, message: &str, path: &Path| -> io::Result<Row> {
+        let data = compact(&std::fs::read(path)?);
+        let time = serde_json::from_slice::<DataHead>(&data)
+            .ok()
+            .and_then(|h| h.time)
+            .and_then(|t| t.created.or(t.start))
+            .unwrap_or(0);
+        Ok(Row {
+            id,
+            session: session.to_string(),
+            message: message.to_string(),
+            time,
+            updated: time,
+            data,
+        })
+    };
+    let mut messages = Vec::new();
+    for (id, path) in json_files(&storage.join("message").join(session))? {
+        messages.push(row(id, "", &path)?);
+    }
+    messages.sort_by(|a, b| (a.time, &a.id).cmp(&(b.time, &b.id)));
+    let mut parts: HashMap<String, Vec<Row>> = HashMap::new();
+    for m in &messages {
+        let mut mine = Vec::new();
+        for (id, path) in json_files(&storage.join("part").join(&m.id))? {
+            let mut p = row(id, &m.id, &path)?;
+            if p.time == 0 {
+                p.time = m.time;
+            }
+            mine.push(p);
+        }
+        parts.insert(m.id.clone(), mine);
+    }
+    write_rows(&messages, parts, &[], None, out, labels);
+    Ok(())
+}
+
+/// JSON with the white space between its tokens left out (OpenCode wrote its files
+/// indented), so a document is one line; the bytes of its strings are kept as they are.
+fn compact(json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in json {
+        if in_string {
+            out.push(b);
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if !b.is_ascii_whitespace() {
+            if b == b'"' {
+                in_string = true;
+            }
+            out.push(b);
+        }
+    }
+    out
+}
+
 /// What a row's `data` says of itself: its kind and the ids it already holds.
 #[derive(serde::Deserialize, Default)]
 struct DataHead {
@@ -626,10 +796,13 @@ struct DataHead {
     error: Option<serde::de::IgnoredAny>,
 }
 
-/// A message's `time`: whether it has `completed`.
+/// A row's `time`: whether it has `completed`; when it was created (a message) or
+/// started (a part), for the JSON storage, which has no time columns.
 #[derive(serde::Deserialize, Default)]
 struct TimeHead {
     completed: Option<serde::de::IgnoredAny>,
+    created: Option<i64>,
+    start: Option<i64>,
 }
 
 /// Writes one row as a record: a message (`message` is `None`) or a part of `message`
