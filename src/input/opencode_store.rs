@@ -15,6 +15,11 @@
 //! `opencode export` and `opencode run --format json`. `type` is a message's `role`
 //! (`user`, `assistant`) or a part's own `type` (`text`, `tool`, `step-finish`, ...).
 //! Sessions come in the order they began, each message followed by its parts.
+//!
+//! Followed (`--follow`, [`open_live`]), a store is read again when its `data_version`
+//! changed, for the rows updated since shortly before the latest seen: each message once
+//! finished, each part once ended, each row once. The `storage` folder of JSON files
+//! OpenCode kept before 1.2 is read the same way, by another backend, once.
 
 use crate::error::Error;
 use rusqlite::{Connection, OpenFlags};
@@ -131,6 +136,16 @@ pub fn record_label(file: &str, line: u64) -> Option<String> {
     labels.get(file)?.get(index).map(|l| l.to_string())
 }
 
+/// The display name of the store at `path`, its rows' names ([`LABELS`]) begun anew.
+fn register(path: &Path) -> String {
+    let name = super::path_name(path);
+    if let Ok(mut labels) = LABELS.lock() {
+        labels.insert(name.clone(), Vec::new());
+        ANY_STORE.store(true, Ordering::Relaxed);
+    }
+    name
+}
+
 /// An open store, read as NDJSON one session at a time.
 #[derive(Debug)]
 pub struct StoreReader {
@@ -196,13 +211,8 @@ pub fn open(path: &Path) -> Result<StoreReader, Error> {
             }
         }
     };
-    let name = super::path_name(path);
-    if let Ok(mut labels) = LABELS.lock() {
-        labels.insert(name.clone(), Vec::new());
-        ANY_STORE.store(true, Ordering::Relaxed);
-    }
     Ok(StoreReader {
-        name,
+        name: register(path),
         from: Backend::Sqlite(conn),
         sessions: sessions.into_iter(),
         buf: Vec::new(),
@@ -671,13 +681,8 @@ fn open_files(dir: &Path) -> Result<StoreReader, Error> {
         }
     }
     sessions.sort();
-    let name = super::path_name(dir);
-    if let Ok(mut labels) = LABELS.lock() {
-        labels.insert(name.clone(), Vec::new());
-        ANY_STORE.store(true, Ordering::Relaxed);
-    }
     Ok(StoreReader {
-        name,
+        name: register(dir),
         from: Backend::Files(dir.to_path_buf()),
         sessions: sessions
             .into_iter()
