@@ -492,7 +492,8 @@ impl Follower<'_> {
             return self.store_part(abs, consumer, report);
         }
         use crate::input::opencode_store::{is_sqlite, is_store_name};
-        if !self.files.contains_key(abs) && (is_store_name(abs) || is_sqlite(abs)) {
+        let store_like = is_store_name(abs) || (!is_log_file(abs) && is_sqlite(abs));
+        if !self.files.contains_key(abs) && store_like {
             // A store that came after the follow began (OpenCode's first start); under
             // its name, not a database yet, it is waited for.
             if !is_sqlite(abs) {

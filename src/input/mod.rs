@@ -314,7 +314,8 @@ impl Iterator for Walk {
                 }));
             } else if let Some(why) = opencode_store::companion_of(&p) {
                 return Some(Err(Error::NotAStore { path: p, why }));
-            } else if opencode_store::is_sqlite(&p) {
+            } else if !is_log_file(&p) && opencode_store::is_sqlite(&p) {
+                // A log file's name is not looked into (one open less per file named).
                 return Some(Ok(Source::Store(p)));
             } else {
                 return Some(Ok(Source::File(p)));
