@@ -136,6 +136,12 @@ fn stats_equal_what_opencode_recorded(db: &str) {
         "{by}"
     );
 
+    // By project: the working directory its assistant messages name.
+    let by = json_of(&["stats", "-f", "json", "--by", "project", db]);
+    let groups = by["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 1, "{by}");
+    assert_eq!(groups[0]["key"], "/root/occase/c1/work");
+
     let by = json_of(&["stats", "-f", "json", "--by", "session", db]);
     let groups = by["groups"].as_array().expect("groups");
     assert_eq!(groups.len(), want.len());

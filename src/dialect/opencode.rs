@@ -187,6 +187,9 @@ pub(crate) fn facts<'a>(
         if let Some(model) = str_of(message, "modelID") {
             f(Fact::Model(model));
         }
+        if let Some(cwd) = message.path(&["path", "cwd"]).and_then(|c| c.as_str()) {
+            f(Fact::Cwd(cwd));
+        }
         let key = Key::of(&["opencode message", str_of(message, "id").unwrap_or("")]);
         if let Some(t) = message.get("tokens").filter(Json::is_object) {
             f(Fact::Usage {
