@@ -388,7 +388,22 @@ fn a_database_of_another_application_is_a_note_and_nothing_is_read() {
         &newer,
         "CREATE TABLE session_message (id TEXT, session_id TEXT, data TEXT);",
     );
-    for (db, says) in [(&other, "not OpenCode's store"), (&newer, "a newer layout")] {
+    // Both layouts' tables, the messages only in the newer one.
+    let moved = dir.path().join("opencode-v2.db");
+    database(
+        &moved,
+        "CREATE TABLE message (id TEXT, session_id TEXT, time_created INTEGER,
+             time_updated INTEGER, data TEXT);
+         CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, time_created INTEGER,
+             time_updated INTEGER, data TEXT);
+         CREATE TABLE session_message (id TEXT, session_id TEXT, data TEXT);
+         INSERT INTO session_message VALUES ('m', 'ses_a', '{}');",
+    );
+    for (db, says) in [
+        (&other, "not OpenCode's store"),
+        (&newer, "a newer layout"),
+        (&moved, "a newer layout"),
+    ] {
         let out = common::ndjq()
             .args(["stats", "-f", "json", db.to_str().expect("utf-8")])
             .output()

@@ -327,13 +327,42 @@ fn open_at(path: &Path) -> Result<(Connection, Vec<String>), Opening> {
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         rows.collect::<Result<Vec<_>, _>>()?
     };
+    // No message, but rows in the newer `session_message` table: a layout not read here.
+    let newer = sessions.is_empty()
+        && conn
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM sqlite_master \
+                 WHERE type = 'table' AND name = 'session_message')",
+                [],
+                |r| r.get::<_, bool>(0),
+            )
+            .unwrap_or(false)
+        && conn
+            .query_row("SELECT EXISTS (SELECT 1 FROM session_message)", [], |r| {
+                r.get::<_, bool>(0)
+            })
+            .unwrap_or(false);
     tx.finish()?;
+    if newer {
+        return Err(Opening::Foreign(
+            "an SQLite database, an OpenCode store whose messages are in a session_message \
+             table (a newer layout), not in message and part; not read"
+                .into(),
+        ));
+    }
     Ok((conn, sessions))
 }
 
 /// The columns read, per table.
-const MESSAGE_COLUMNS: &[&str] = &["id", "session_id", "time_created", "data"];
-const PART_COLUMNS: &[&str] = &["id", "message_id", "session_id", "time_created", "data"];
+const MESSAGE_COLUMNS: &[&str] = &["id", "session_id", "time_created", "time_updated", "data"];
+const PART_COLUMNS: &[&str] = &[
+    "id",
+    "message_id",
+    "session_id",
+    "time_created",
+    "time_updated",
+    "data",
+];
 
 /// Whether the database has OpenCode's `message` and `part` tables with the columns read.
 fn check_layout(conn: &Connection) -> Result<(), Opening> {
