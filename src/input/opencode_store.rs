@@ -555,6 +555,7 @@ fn write_rows(
         }
     }
 }
+
 /// Writes part `p` (of a message of `role`), once in a follow.
 fn write_part(
     live: Option<&mut Live>,
