@@ -131,12 +131,22 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    /// Builds the `file:line:column` location prefix compilers use.
+    /// Builds the `file:line:column` location prefix compilers use; in OpenCode's store,
+    /// `file:message:<id>` (or `part:<id>`), the row the record is.
     pub fn location(&self) -> String {
+        if let Some(row) = self.record() {
+            return format!("{}:{row}", self.file);
+        }
         match self.column {
             Some(c) => format!("{}:{}:{}", self.file, self.line, c),
             None => format!("{}:{}", self.file, self.line),
         }
+    }
+
+    /// The row of OpenCode's store the record is (`message:<id>`, `part:<id>`), when it
+    /// comes from one.
+    pub fn record(&self) -> Option<String> {
+        crate::input::opencode_store::record_label(&self.file, self.line)
     }
 }
 

@@ -35,6 +35,9 @@ pub enum Error {
         started: usize,
         source: io::Error,
     },
+    /// An SQLite database that is not OpenCode's store, or of a layout not known, or a
+    /// file SQLite keeps beside a database (its `-wal`): nothing of it is read. A note.
+    NotAStore { path: PathBuf, why: String },
     /// `--follow` met a truncated or replaced file, or fell back to polling: a note.
     FollowNote(String),
 }
@@ -50,7 +53,10 @@ impl Error {
     pub fn is_note(&self) -> bool {
         matches!(
             self,
-            Error::NotRegular { .. } | Error::OwnOutput { named: false, .. } | Error::FollowNote(_)
+            Error::NotRegular { .. }
+                | Error::OwnOutput { named: false, .. }
+                | Error::NotAStore { .. }
+                | Error::FollowNote(_)
         )
     }
 }
@@ -99,6 +105,9 @@ impl fmt::Display for Error {
                 "{}: input file is also the output (--rejects, --tee, report -o or stdout); not read",
                 path_name(path)
             ),
+            Error::NotAStore { path, why } => {
+                write!(f, "note: {}: {why}", path_name(path))
+            }
             Error::FollowNote(what) => write!(f, "note: {what}"),
         }
     }
@@ -125,6 +134,7 @@ impl std::error::Error for Error {
             | Error::NotRegular { .. }
             | Error::OwnOutput { .. }
             | Error::Threads { .. }
+            | Error::NotAStore { .. }
             | Error::FollowNote(_) => None,
         }
     }

@@ -169,13 +169,14 @@ pub fn session_of<'a>(value: Json<'a>) -> Option<&'a str> {
         .find_map(|k| value.get(k).and_then(|v| v.as_str()))
 }
 
-/// The model of a record: `message.model` (assistant messages) or `model` (init lines).
+/// The model of a record: `message.model` (assistant messages), `model` (init lines) or
+/// `message.modelID` (OpenCode's store).
 pub fn model_of<'a>(value: Json<'a>) -> Option<&'a str> {
-    value
-        .get("message")
-        .and_then(|m| m.get("model"))
-        .or_else(|| value.get("model"))
-        .and_then(|m| m.as_str())
+    let message = value.get("message");
+    let text = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.get(k)).and_then(|m| m.as_str());
+    text(message, "model")
+        .or_else(|| text(Some(value), "model"))
+        .or_else(|| text(message, "modelID"))
 }
 
 /// Calls `f` with every content block of a Claude message (`message.content[]`).
@@ -196,7 +197,8 @@ fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, O
     match s(v, "type") {
         Some("tool_use") if value.has("tool_id") => f(s(v, "tool_id"), s(v, "tool_name")),
         Some("tool_result") if value.has("tool_id") => f(s(v, "tool_id"), None),
-        Some("tool_use") => {
+        // OpenCode's stream, and its store (`tool`).
+        Some("tool_use" | "tool") if value.has("part") => {
             let part = value.get("part");
             f(s(part, "callID"), s(part, "tool"));
         }

@@ -26,7 +26,10 @@ fn captures() -> Vec<PathBuf> {
         entries.sort();
         for path in entries {
             let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if path.is_dir() {
+            if path.is_dir() && name == "storage" && path.join("message").is_dir() {
+                // OpenCode's JSON storage of before 1.2: one input, as ndjq reads it.
+                out.push(path);
+            } else if path.is_dir() {
                 if !matches!(name, "expected" | "conformance" | "ccusage") {
                     walk(&path, out);
                 }

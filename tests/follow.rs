@@ -514,3 +514,106 @@ fn own_outputs_in_a_followed_folder_are_never_read() {
     assert!(!err.contains("rej.jsonl:1"), "{err}");
     assert!(!err.contains("all.jsonl:1"), "{err}");
 }
+
+/// OpenCode's store, followed: a message shows once it is finished, with its parts as they
+/// end (a text part streamed into its row shows once, whole), and what is left unfinished
+/// when the follow ends shows then; the last stats equal a run on the final store.
+#[test]
+fn a_followed_opencode_store_shows_messages_as_opencode_finishes_them() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    for name in ["opencode.db", "opencode.db-wal"] {
+        let bytes = read_data(&testdata().join(format!("opencode-store/{name}.zst")));
+        std::fs::write(dir.join(name), bytes).expect("write the store");
+    }
+    let live = Live::start(
+        dir,
+        &[
+            "events",
+            "--color",
+            "never",
+            "-f",
+            "json",
+            "--follow",
+            "opencode.db",
+        ],
+    );
+    live.wait_for("the store as it is", |o, _| {
+        o.contains("Rate limit reached")
+    });
+    // OpenCode's writes, each its own transaction, as OpenCode commits them.
+    let db = rusqlite::Connection::open(dir.join("opencode.db")).expect("open the store");
+    let write = |sql: &str| db.execute_batch(sql).expect("write to the store");
+    let s = "ses_ddf1f3e42ffekxF3dkfuqYdfR8";
+    write(&format!(
+        "INSERT INTO message VALUES ('msg_live1', '{s}', 1795848000000, 1795848000000, \
+         '{{\"role\":\"user\",\"time\":{{\"created\":1795848000000}}}}');
+         INSERT INTO part VALUES ('prt_live1', 'msg_live1', '{s}', 1795848000001, 1795848000001, \
+         '{{\"type\":\"text\",\"text\":\"Try again.\"}}');"
+    ));
+    live.wait_for("the new prompt", |o, _| o.contains("Try again."));
+    write(&format!(
+        "INSERT INTO message VALUES ('msg_live2', '{s}', 1795848000100, 1795848000100, \
+         '{{\"role\":\"assistant\",\"time\":{{\"created\":1795848000100}}}}');
+         INSERT INTO part VALUES ('prt_live2', 'msg_live2', '{s}', 1795848000101, 1795848000101, \
+         '{{\"type\":\"text\",\"text\":\"Six\",\"time\":{{\"start\":1795848000101}}}}');"
+    ));
+    write(
+        "UPDATE part SET time_updated = 1795848000200, data = \
+         '{\"type\":\"text\",\"text\":\"Six is the answer.\",\"time\":{\"start\":1795848000101,\"end\":1795848000200}}' \
+         WHERE id = 'prt_live2';",
+    );
+    write(
+        "UPDATE message SET time_updated = 1795848000300, data = \
+         '{\"role\":\"assistant\",\"modelID\":\"fake-model\",\"time\":{\"created\":1795848000100,\"completed\":1795848000300},\
+         \"tokens\":{\"input\":40,\"output\":5,\"reasoning\":0,\"cache\":{\"read\":0,\"write\":0}},\"cost\":0.0002,\"finish\":\"stop\"}' \
+         WHERE id = 'msg_live2';",
+    );
+    live.wait_for("the finished answer", |o, _| {
+        o.contains("Six is the answer.")
+    });
+    // Left unfinished: shown as it stands when the follow ends.
+    write(&format!(
+        "INSERT INTO message VALUES ('msg_live3', '{s}', 1795848000400, 1795848000400, \
+         '{{\"role\":\"assistant\",\"time\":{{\"created\":1795848000400}},\
+         \"tokens\":{{\"input\":0,\"output\":0,\"reasoning\":0,\"cache\":{{\"read\":0,\"write\":0}}}}}}');"
+    ));
+    let (code, out, err) = live.stop("INT");
+    assert_eq!(code, 130, "{err}");
+    let events: Vec<serde_json::Value> = out
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let texts: Vec<&str> = events
+        .iter()
+        .filter(|e| e["kind"] == "text")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert!(texts.contains(&"Six is the answer."), "{texts:?}");
+    assert!(
+        !texts.contains(&"Six"),
+        "a part is shown once, whole: {texts:?}"
+    );
+    let usage: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["kind"] == "usage" && e["message_id"] == "msg_live2")
+        .collect();
+    assert_eq!(usage.len(), 1, "{usage:?}");
+    assert_eq!(usage[0]["input"], 40);
+    assert!(
+        events.iter().any(|e| e["message_id"] == "msg_live3"),
+        "the unfinished message at the end: {out}"
+    );
+    // The same as a run on the final store.
+    let once = ndjq_sub("events")
+        .current_dir(dir)
+        .args(["-f", "json", "opencode.db"])
+        .output()
+        .expect("events");
+    let once = String::from_utf8_lossy(&once.stdout);
+    assert_eq!(
+        out.lines().count(),
+        once.lines().count(),
+        "{out}\n---\n{once}"
+    );
+}

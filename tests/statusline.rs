@@ -641,3 +641,38 @@ fn a_file_written_again_in_place_with_another_head_is_read_from_its_start() {
     assert_eq!(home.figures(), "$2.10 $3.15\n");
     assert_eq!(home.stats(&["--cache"]), home.stats(&[]));
 }
+
+/// An OpenCode SQLite store among the default folders (testdata/opencode-store, written by
+/// the real OpenCode) is not a log that grows at its end: the cached status line and `stats
+/// --cache` read it whole each time and still equal a run without the cache.
+#[test]
+fn an_opencode_store_among_the_inputs_gives_the_figures_of_a_cacheless_run() {
+    let home = Home::new();
+    let store = home.path().join(".local/share/opencode");
+    std::fs::create_dir_all(&store).expect("mkdir the store's folder");
+    for name in ["opencode.db", "opencode.db-wal"] {
+        let bytes = read_data(&testdata().join(format!("opencode-store/{name}.zst")));
+        std::fs::write(store.join(name), bytes).expect("write the store");
+    }
+    home.figures();
+    home.figures();
+    let with_store = |args: &[&str]| {
+        let out = home
+            .cmd()
+            .args(["stats", "-q", "-f", "json", "--by", "session"])
+            .args(args)
+            .arg(home.path().join(".claude/projects"))
+            .arg(store.join("opencode.db"))
+            .output()
+            .expect("ndjq runs");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("JSON stats")
+    };
+    let plain = with_store(&[]);
+    assert!(
+        plain["dialects"]["opencode"].as_u64().unwrap_or(0) > 0,
+        "the store is read: {plain}"
+    );
+    assert_eq!(with_store(&["--cache"]), plain, "cold");
+    assert_eq!(with_store(&["--cache"]), plain, "warm");
+}

@@ -243,6 +243,74 @@ fn codex_home_replaces_the_default_codex_folder() {
     );
 }
 
+/// OpenCode's store, as the real OpenCode left it, at `dir/name` (with its `-wal`).
+fn opencode_store_in(dir: &Path, name: &str) {
+    std::fs::create_dir_all(dir).expect("mkdir");
+    for (from, to) in [
+        ("opencode.db", name.to_string()),
+        ("opencode.db-wal", format!("{name}-wal")),
+    ] {
+        let bytes = common::read_data(&root().join(format!("testdata/opencode-store/{from}.zst")));
+        std::fs::write(dir.join(to), bytes).expect("write the store");
+    }
+}
+
+#[test]
+fn with_no_path_on_a_terminal_opencodes_stores_are_read_too() {
+    let home = common::tempdir();
+    let h = home.path();
+    copy_in(&h.join(".claude/projects/-work-app/one.jsonl"), CLAUDE);
+    let data = h.join(".local/share/opencode");
+    opencode_store_in(&data, "opencode.db");
+    opencode_store_in(&data, "opencode-next.db");
+    let out = on_terminal(h, &[], &["stats", "-f", "json"]);
+    let stats = stats_of(&out);
+    assert_eq!(stats["files"], 3, "{stats}");
+    assert_eq!(stats["dialects"]["opencode"], 52, "{stats}");
+    assert_eq!(
+        reading_line(&out),
+        "ndjq: reading ~/.claude/projects, ~/.local/share/opencode/opencode-next.db, \
+         ~/.local/share/opencode/opencode.db"
+    );
+    // $XDG_DATA_HOME moves the folder; $OPENCODE_DB names the one store read.
+    let xdg = common::tempdir();
+    opencode_store_in(&xdg.path().join("opencode"), "opencode.db");
+    let out = on_terminal(
+        h,
+        &[("XDG_DATA_HOME", xdg.path().as_os_str())],
+        &["stats", "-f", "json"],
+    );
+    assert_eq!(stats_of(&out)["files"], 2);
+    let one = data.join("opencode-next.db");
+    let out = on_terminal(
+        h,
+        &[("OPENCODE_DB", one.as_os_str())],
+        &["stats", "-f", "json"],
+    );
+    assert_eq!(stats_of(&out)["files"], 2);
+    assert_eq!(
+        reading_line(&out),
+        "ndjq: reading ~/.claude/projects, ~/.local/share/opencode/opencode-next.db"
+    );
+    // OpenCode before 1.2: its JSON storage, where there is no database.
+    let old = common::tempdir();
+    let storage = old.path().join(".local/share/opencode/storage");
+    std::fs::create_dir_all(storage.parent().expect("a parent")).expect("mkdir");
+    let status = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(root().join("testdata/opencode-legacy/storage"))
+        .arg(&storage)
+        .status()
+        .expect("cp");
+    assert!(status.success());
+    let out = on_terminal(old.path(), &[], &["stats", "-f", "json"]);
+    assert_eq!(stats_of(&out)["dialects"]["opencode"], 26);
+    assert_eq!(
+        reading_line(&out),
+        "ndjq: reading ~/.local/share/opencode/storage"
+    );
+}
+
 #[test]
 fn with_no_agent_folder_it_is_a_usage_error_that_says_where_it_looked() {
     let home = common::tempdir();
@@ -258,6 +326,7 @@ fn with_no_agent_folder_it_is_a_usage_error_that_says_where_it_looked() {
             "~/.gemini/tmp/*/chats",
             "~/.qwen/projects/*/chats",
             "~/.copilot/session-state",
+            "~/.local/share/opencode/opencode*.db",
             "`-` to read stdin",
         ] {
             assert!(err.contains(place), "{cmd}: {place} not in: {err}");

@@ -14,9 +14,10 @@ use std::time::Duration;
 /// (UTF-8, JSON, known type, schema); and passes records through, byte for byte, or reports
 /// what is wrong with them. It understands Claude Code (stream-json and session logs),
 /// Codex (exec --json and session logs), Gemini CLI and Qwen Code (stream-json and session
-/// logs), Cursor CLI, OpenCode and GitHub Copilot CLI (their JSON output), JSON-RPC, and
-/// any other NDJSON. Given no PATH with stdin a terminal, a command reads the agents' own
-/// log folders (~/.claude/projects, ~/.codex/sessions, ...) and names them on stderr.
+/// logs), Cursor CLI, OpenCode (its JSON output and its SQLite store) and GitHub Copilot
+/// CLI (its JSON output), JSON-RPC, and any other NDJSON. Given no PATH with stdin a
+/// terminal, a command reads the agents' own log folders (~/.claude/projects,
+/// ~/.codex/sessions, ..., OpenCode's opencode.db) and names them on stderr.
 ///
 /// The guide, a tour of every command and flag with examples, is docs/GUIDE.md in ndjq's
 /// source repository; the codes, exit statuses and schemas are in docs/REFERENCE.md.

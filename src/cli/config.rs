@@ -179,8 +179,18 @@ pub fn agent_folders(quiet: bool) -> Result<Vec<PathBuf>> {
             found.extend(folders);
         }
     }
+    // OpenCode keeps SQLite, not NDJSON: its stores are named as files.
+    let (stores, store_place) =
+        input::opencode_store::default_stores(|k| std::env::var_os(k), home.as_deref());
+    let home_relative = |p: &Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
+        Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => p.display().to_string(),
+    };
+    shown.extend(stores.iter().map(|p| home_relative(p)));
+    found.extend(stores);
     if found.is_empty() {
-        let looked: Vec<String> = places.iter().map(|p| p.shown(home.as_deref())).collect();
+        let mut looked: Vec<String> = places.iter().map(|p| p.shown(home.as_deref())).collect();
+        looked.extend(store_place.as_deref().map(home_relative));
         bail!(
             "no PATH given and stdin is a terminal, and no agent's log folder was found \
              (looked in {}); give a file or folder, or `-` to read stdin",

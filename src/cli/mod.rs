@@ -236,6 +236,10 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
             let reader = input::decompress(input::CutCheck::new(file)).map_err(read_err)?;
             Ok((name.clone(), reader, is_file))
         }
+        Source::Store(path) => {
+            let reader = input::opencode_store::open(path)?;
+            Ok((name.clone(), Box::new(reader), false))
+        }
     }
 }
 

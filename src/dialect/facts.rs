@@ -29,6 +29,9 @@ pub(crate) enum Fact<'a> {
     Session(&'a str),
     /// The model the records after this one use (Copilot names it apart).
     Model(&'a str),
+    /// The working directory of the record's session, its project (the first one named
+    /// counts): OpenCode's store names it in each assistant message.
+    Cwd(&'a str),
     /// A usage snapshot: the last one under a key counts.
     Usage {
         key: Key,

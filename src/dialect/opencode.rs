@@ -7,6 +7,14 @@
 //! reasoning, cache{read, write}}}}`; `error{error{name, data{message}}}` has no part; newer
 //! versions end with `done`. There is no init and no final result: a run ends well when
 //! its last `step_finish` has reason `stop`.
+//!
+//! OpenCode's SQLite store is read as records of this dialect too
+//! ([`crate::input::opencode_store`]): a message row is a `user` or `assistant` record
+//! whose `message` holds the row's JSON (an assistant's `tokens`, `cost`, `modelID`,
+//! `finish`, `error`), a part row a record of the part's own type (`text`, `reasoning`,
+//! `tool`, `step-start`, `step-finish`, ...) whose `part` holds the row's JSON. Usage is
+//! counted once, from each assistant message; its `step-finish` parts repeat it and are
+//! not counted again.
 
 pub(super) mod events;
 
@@ -30,6 +38,19 @@ pub(super) const KNOWN_TYPES: &[&str] = &[
     "step_finish",
     "error",
     "done",
+    // OpenCode's store (module docs): its messages by role, its parts by their own type.
+    "user",
+    "assistant",
+    "step-start",
+    "tool",
+    "step-finish",
+    "file",
+    "patch",
+    "snapshot",
+    "agent",
+    "subtask",
+    "retry",
+    "compaction",
 ];
 
 /// Decisive: an OpenCode session id (`ses_…`) under `sessionID`.
@@ -50,17 +71,26 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
             expect(obj, "error", Want::Obj, true, p);
         }
         "done" => {}
+        "user" | "assistant" => {
+            expect(obj, "message", Want::Obj, true, p);
+            expect(obj, "message.role", Want::Str, true, p);
+            if ty == "assistant" {
+                expect(obj, "message.tokens", Want::Obj, false, p);
+                expect(obj, "message.cost", Want::Cost, false, p);
+                expect(obj, "message.error", Want::Obj, false, p);
+            }
+        }
         _ => {
             expect(obj, "part", Want::Obj, true, p);
             match ty {
                 "text" | "reasoning" => expect(obj, "part.text", Want::Str, true, p),
-                "tool_use" => {
+                "tool_use" | "tool" => {
                     expect(obj, "part.tool", Want::Str, true, p);
                     expect(obj, "part.callID", Want::Str, false, p);
                     expect(obj, "part.state", Want::Obj, true, p);
                     expect(obj, "part.state.status", Want::Str, true, p);
                 }
-                "step_finish" => {
+                "step_finish" | "step-finish" => {
                     expect(obj, "part.reason", Want::Str, false, p);
                     expect(obj, "part.cost", Want::Cost, false, p);
                     expect(obj, "part.tokens", Want::Obj, false, p);
@@ -71,14 +101,24 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
     }
 }
 
-/// Whether the record ends the run: a `step_finish` with reason `stop`, an `error`, or
-/// `done` (OpenCode has no result record).
+/// Whether the record ends the run: a `step_finish` (the store's `step-finish`) with
+/// reason `stop`, an `error`, `done` (OpenCode has no result record), or in the store an
+/// assistant message that failed ([`store_error`]).
 pub fn ends_run(obj: Json<'_>, ty: &str) -> bool {
     match ty {
-        "step_finish" => obj.path(&["part", "reason"]).and_then(|r| r.as_str()) == Some("stop"),
+        "step_finish" | "step-finish" => {
+            obj.path(&["part", "reason"]).and_then(|r| r.as_str()) == Some("stop")
+        }
         "error" | "done" => true,
+        "assistant" => store_error(obj).is_some(),
         _ => false,
     }
+}
+
+/// The error of a store's assistant message (`message.error`, `{name, data{message}}`),
+/// the store's record of a run that failed.
+pub(crate) fn store_error(obj: Json<'_>) -> Option<Json<'_>> {
+    obj.path(&["message", "error"]).filter(Json::is_object)
 }
 
 /// Whether a tool part's `state` reports a failure: status `error`, or a non-zero
@@ -119,7 +159,7 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> 
     };
     if ends_run(obj, ty) {
         facts.ends = true;
-    } else if ty == "step_start" {
+    } else if matches!(ty, "step_start" | "user") {
         facts.begins = true;
     }
     facts
@@ -128,6 +168,8 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> 
 /// The stats facts of an OpenCode record: each `step_finish` (`tokens.input` is already
 /// non-cached; `reasoning` apart from `output`) and its `cost` (summed per session: the
 /// reported cost, as old Claude transcripts' per-message `costUSD`); tool parts by `callID`.
+/// In the store, each assistant message's `tokens`, `cost` and `modelID` (its
+/// `step-finish` parts repeat them and count nothing).
 pub(crate) fn facts<'a>(
     v: Json<'a>,
     ty: Option<&'a str>,
@@ -137,11 +179,38 @@ pub(crate) fn facts<'a>(
     if let Some(s) = str_of(v, "sessionID") {
         f(Fact::Session(s));
     }
+    if ty == Some("assistant") {
+        let Some(message) = v.get("message") else {
+            return;
+        };
+        // The model the message's cost and the records after it go under.
+        if let Some(model) = str_of(message, "modelID") {
+            f(Fact::Model(model));
+        }
+        if let Some(cwd) = message.path(&["path", "cwd"]).and_then(|c| c.as_str()) {
+            f(Fact::Cwd(cwd));
+        }
+        let key = Key::of(&["opencode message", str_of(message, "id").unwrap_or("")]);
+        if let Some(t) = message.get("tokens").filter(Json::is_object) {
+            f(Fact::Usage {
+                key,
+                model: str_of(message, "modelID"),
+                tokens: tokens_of(t),
+            });
+        }
+        if let Some(cost) = message.get("cost").and_then(|c| c.as_cost()) {
+            f(Fact::StepCost {
+                key,
+                cost_usd: cost,
+            });
+        }
+        return;
+    }
     let Some(part) = v.get("part") else {
         return;
     };
     match ty {
-        Some("tool_use") => {
+        Some("tool_use" | "tool") => {
             let Some(id) = str_of(part, "callID") else {
                 return;
             };
@@ -157,18 +226,10 @@ pub(crate) fn facts<'a>(
         Some("step_finish") => {
             let id = str_of(part, "id").unwrap_or("");
             if let Some(t) = part.get("tokens").filter(Json::is_object) {
-                let reasoning = at(t, &["reasoning"]);
                 f(Fact::Usage {
                     key: Key::of(&["opencode step", id]),
                     model: None,
-                    tokens: Tokens {
-                        input: at(t, &["input"]),
-                        output: at(t, &["output"]).saturating_add(reasoning),
-                        cache_creation: at(t, &["cache", "write"]),
-                        cache_read: at(t, &["cache", "read"]),
-                        reasoning_output: reasoning,
-                        cache_creation_1h: 0,
-                    },
+                    tokens: tokens_of(t),
                 });
             }
             if let Some(cost) = part.get("cost").and_then(|c| c.as_cost()) {
@@ -179,6 +240,21 @@ pub(crate) fn facts<'a>(
             }
         }
         _ => {}
+    }
+}
+
+/// OpenCode's `tokens` object (`{input, output, reasoning, cache{read, write}}`) as ndjq
+/// counts it: `input` is already non-cached; `reasoning` is added to `output` and kept
+/// apart as `reasoning_output`.
+fn tokens_of(t: Json<'_>) -> Tokens {
+    let reasoning = at(t, &["reasoning"]);
+    Tokens {
+        input: at(t, &["input"]),
+        output: at(t, &["output"]).saturating_add(reasoning),
+        cache_creation: at(t, &["cache", "write"]),
+        cache_read: at(t, &["cache", "read"]),
+        reasoning_output: reasoning,
+        cache_creation_1h: 0,
     }
 }
 

@@ -132,6 +132,8 @@ pub fn follow<C: Consumer>(
         named: Vec::new(),
         current: None,
         own: options.own.clone(),
+        stores: BTreeMap::new(),
+        recheck: None,
     };
     for p in paths.iter().filter(|p| p.as_os_str() != "-") {
         let named = Named {
@@ -169,6 +171,13 @@ pub fn follow<C: Consumer>(
         let path = match source {
             Ok(Source::File(p)) => p,
             Ok(Source::Stdin) => continue,
+            // OpenCode's store: followed by its rows (docs/REFERENCE.md, "OpenCode's store").
+            Ok(Source::Store(p)) => {
+                if f.read_store(&p, consumer, report)? == Flow::Stop {
+                    return f.finish(consumer, report, FollowEnd::Stopped);
+                }
+                continue;
+            }
             // A folder may be empty yet: its files are read when they come.
             Err(Error::NoLogs { .. }) => continue,
             Err(e) => {
@@ -192,10 +201,10 @@ pub fn follow<C: Consumer>(
     let mut next_tick = after(tick.tick(consumer, true).map_err(Error::Write)?);
     let mut next_poll = poll.map(|p| Instant::now() + p);
     loop {
-        let deadline = match (next_tick, next_poll) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let deadline = [next_tick, next_poll, f.recheck]
+            .into_iter()
+            .flatten()
+            .min();
         let first = match deadline {
             None => rx.recv().ok(),
             Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
@@ -234,6 +243,14 @@ pub fn follow<C: Consumer>(
             next_poll = poll.map(|p| now + p);
         }
         let mut changed = false;
+        if f.recheck.is_some_and(|t| t <= now) {
+            f.recheck = None;
+            let (flow, c) = f.recheck_stores(consumer, report)?;
+            changed |= c;
+            if flow == Flow::Stop {
+                return f.finish(consumer, report, FollowEnd::Stopped);
+            }
+        }
         if rescan {
             let (flow, c) = f.rescan(consumer, report)?;
             changed |= c;
@@ -293,7 +310,17 @@ struct Follower<'p> {
     /// The file consumers are reading now (begun or resumed, not ended).
     current: Option<PathBuf>,
     own: super::OwnOutputs,
+    /// OpenCode's stores followed, by the absolute path of their `.db` (each also in
+    /// `files`, for its name, line and dialect, as a file never read as lines).
+    stores: BTreeMap<PathBuf, crate::input::opencode_store::StoreReader>,
+    /// When to look at the stores again after a change of a `-wal` ([`STORE_RECHECK`]).
+    recheck: Option<Instant>,
 }
+
+/// How soon after a change of a store's `-wal` it is looked at again: SQLite makes a
+/// commit visible (in the `-shm`, which is not watched: its readers write it too) just
+/// after the commit's last write to the `-wal`.
+const STORE_RECHECK: Duration = Duration::from_millis(100);
 
 /// How to read a part: up to the last newline, or everything (the end of the run).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -327,6 +354,23 @@ impl Follower<'_> {
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
+        // The JSON files of OpenCode's storage of before 1.2 are read with it, once.
+        if self.stores.keys().any(|s| abs.starts_with(s) && abs != s) {
+            return Ok((Flow::Continue, false));
+        }
+        // OpenCode's store: a change of its `.db` or `-wal` (never its `-shm`, which its
+        // readers write, this one included).
+        let store = abs
+            .to_str()
+            .and_then(|p| p.strip_suffix("-wal"))
+            .map(PathBuf::from);
+        if let Some(db) = store.filter(|db| self.stores.contains_key(db)) {
+            // A commit shows in the `-shm` just after its last `-wal` write: look again
+            // shortly, or the end of a burst of writes would wait for the next one.
+            self.recheck
+                .get_or_insert_with(|| Instant::now() + STORE_RECHECK);
+            return self.store_part(&db, consumer, report);
+        }
         if let Some(f) = self.files.get(abs) {
             let shown = PathBuf::from(&*f.name);
             return self.catch_up_changed(abs, &shown, consumer, report);
@@ -344,6 +388,9 @@ impl Follower<'_> {
         if meta.is_dir() {
             // A new subfolder: files may be in it before its watch was set.
             return self.walk_in(&shown, consumer, report);
+        }
+        if crate::input::opencode_store::is_store_name(abs) {
+            return self.catch_up_changed(abs, &shown, consumer, report);
         }
         if is_log_file(abs) {
             // What the walk would take: regular files, and links to them.
@@ -377,6 +424,20 @@ impl Follower<'_> {
                 Ok(Source::File(p)) => {
                     let abs = std::path::absolute(&p).unwrap_or_else(|_| p.clone());
                     let (flow, c) = self.catch_up_changed(&abs, &p, consumer, report)?;
+                    changed |= c;
+                    if flow == Flow::Stop {
+                        return Ok((flow, changed));
+                    }
+                }
+                Ok(Source::Store(p)) => {
+                    let abs = std::path::absolute(&p).unwrap_or_else(|_| p.clone());
+                    let (flow, c) = if self.stores.contains_key(&abs) {
+                        self.store_part(&abs, consumer, report)?
+                    } else {
+                        let before = self.stores.len();
+                        let flow = self.read_store(&p, consumer, report)?;
+                        (flow, self.stores.len() > before)
+                    };
                     changed |= c;
                     if flow == Flow::Stop {
                         return Ok((flow, changed));
@@ -427,6 +488,20 @@ impl Follower<'_> {
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
+        if self.stores.contains_key(abs) {
+            return self.store_part(abs, consumer, report);
+        }
+        use crate::input::opencode_store::{is_sqlite, is_store_name};
+        let store_like = is_store_name(abs) || (!is_log_file(abs) && is_sqlite(abs));
+        if !self.files.contains_key(abs) && store_like {
+            // A store that came after the follow began (OpenCode's first start); under
+            // its name, not a database yet, it is waited for.
+            if !is_sqlite(abs) {
+                return Ok((Flow::Continue, false));
+            }
+            let flow = self.read_store(shown, consumer, report)?;
+            return Ok((flow, self.stores.contains_key(abs)));
+        }
         if !self.files.contains_key(abs) && self.own.holds_path(abs) {
             // What this run writes into a followed folder (`filter -F logs >
             // logs/all.jsonl`): read, it would feed itself forever.
@@ -522,6 +597,118 @@ impl Follower<'_> {
             Err(e) => {
                 report(&e);
                 Ok(Flow::Continue)
+            }
+        }
+    }
+
+    /// Begins following OpenCode's store at `path`: the messages finished so far are read
+    /// now, later ones as OpenCode writes them ([`Follower::store_part`]).
+    fn read_store<C: Consumer>(
+        &mut self,
+        path: &Path,
+        consumer: &mut C,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<Flow, Error> {
+        let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let reader = match crate::input::opencode_store::open_live(path) {
+            Ok(r) => r,
+            Err(e) => {
+                report(&e);
+                return Ok(Flow::Continue);
+            }
+        };
+        let meta = fs::metadata(&abs).ok();
+        self.files.insert(
+            abs.clone(),
+            Followed {
+                name: Arc::from(crate::input::path_name(path)),
+                dev: meta.as_ref().map_or(0, |m| m.dev()),
+                ino: meta.as_ref().map_or(0, |m| m.ino()),
+                offset: 0,
+                line: 0,
+                dialect: None,
+                begun: false,
+                // Its bytes are never read as lines.
+                whole: true,
+            },
+        );
+        self.stores.insert(abs.clone(), reader);
+        Ok(self.store_part(&abs, consumer, report)?.0)
+    }
+
+    /// Looks at every followed store again ([`STORE_RECHECK`]); when one had something new,
+    /// looks again later.
+    fn recheck_stores<C: Consumer>(
+        &mut self,
+        consumer: &mut C,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(Flow, bool), Error> {
+        let mut changed = false;
+        let stores: Vec<PathBuf> = self.stores.keys().cloned().collect();
+        for abs in stores {
+            let (flow, c) = self.store_part(&abs, consumer, report)?;
+            changed |= c;
+            if flow == Flow::Stop {
+                return Ok((flow, changed));
+            }
+        }
+        if changed {
+            self.recheck = Some(Instant::now() + STORE_RECHECK);
+        }
+        Ok((Flow::Continue, changed))
+    }
+
+    /// Reads what OpenCode's store at `abs` has that was not read (messages finished since
+    /// it last looked), and whether there was anything.
+    fn store_part<C: Consumer>(
+        &mut self,
+        abs: &Path,
+        consumer: &mut C,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(Flow, bool), Error> {
+        let Some(reader) = self.stores.get_mut(abs) else {
+            return Ok((Flow::Continue, false));
+        };
+        let name = self.files.get(abs).map(|f| f.name.clone());
+        let Some(name) = name else {
+            return Ok((Flow::Continue, false));
+        };
+        match reader.more() {
+            Ok(true) => {}
+            Ok(false) => return Ok((Flow::Continue, false)),
+            Err(source) => {
+                report(&Error::Read {
+                    file: name.to_string(),
+                    line: f_line(&self.files, abs),
+                    offset: 0,
+                    source,
+                });
+                return Ok((Flow::Continue, false));
+            }
+        }
+        let switch_to = self.enter(abs, consumer)?;
+        let at = self.files.get(abs).map_or((0, 0), |f| (f.line, f.offset));
+        let Some(reader) = self.stores.get_mut(abs) else {
+            return Ok((Flow::Continue, false));
+        };
+        let result = self
+            .pipeline
+            .run_part(&name, reader, at, switch_to, consumer);
+        let dialect = self.pipeline.dialect();
+        let Some(f) = self.files.get_mut(abs) else {
+            return Ok((Flow::Continue, false));
+        };
+        f.dialect = dialect.or(f.dialect);
+        match result {
+            Ok((flow, line, offset)) => {
+                f.line = line;
+                f.offset = offset;
+                Ok((flow, true))
+            }
+            Err(e @ Error::Write(_)) => Err(e),
+            Err(e) => {
+                report(&e);
+                Ok((Flow::Continue, true))
             }
         }
     }
@@ -685,6 +872,16 @@ impl Follower<'_> {
         end: FollowEnd,
     ) -> Result<FollowEnd, Error> {
         if end != FollowEnd::Stopped {
+            // OpenCode's stores: their unfinished messages, as they stand.
+            let stores: Vec<PathBuf> = self.stores.keys().cloned().collect();
+            for abs in stores {
+                if let Some(r) = self.stores.get_mut(&abs) {
+                    r.take_the_rest();
+                }
+                if self.store_part(&abs, consumer, report)?.0 == Flow::Stop {
+                    break;
+                }
+            }
             let pending: Vec<PathBuf> = self.files.keys().cloned().collect();
             for abs in pending {
                 let Ok(meta) = fs::metadata(&abs) else {

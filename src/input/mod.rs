@@ -5,6 +5,7 @@
 //! code serves tests and the binary.
 
 pub mod follow;
+pub mod opencode_store;
 
 use crate::error::Error;
 use std::fs;
@@ -18,6 +19,9 @@ use std::sync::Arc;
 pub enum Source {
     Stdin,
     File(PathBuf),
+    /// OpenCode's SQLite store ([`opencode_store`]): named on the command line (found by
+    /// SQLite's magic bytes) or found in a folder (by its name, `opencode*.db`).
+    Store(PathBuf),
 }
 
 impl Source {
@@ -26,7 +30,7 @@ impl Source {
     pub fn display_name(&self) -> Arc<str> {
         match self {
             Source::Stdin => Arc::from("-"),
-            Source::File(p) => Arc::from(path_name(p)),
+            Source::File(p) | Source::Store(p) => Arc::from(path_name(p)),
         }
     }
 }
@@ -257,8 +261,12 @@ impl Walk {
                 Ok(k) => k,
                 Err(source) => return Some(Err(Error::Open { path, source })),
             };
-            if kind.is_dir() {
+            if kind.is_dir() && opencode_store::is_legacy_storage(&path) {
+                return Some(Ok(Source::Store(path)));
+            } else if kind.is_dir() {
                 self.stack.push(list(&path).into_iter());
+            } else if kind.is_file() && opencode_store::is_store_name(&path) {
+                return Some(Ok(Source::Store(path)));
             } else if is_log_file(&path) {
                 if kind.is_file() && self.own.holds_path(&path) {
                     return Some(Err(Error::OwnOutput { path, named: false }));
@@ -296,6 +304,8 @@ impl Iterator for Walk {
             let p = self.paths.next()?;
             if p.as_os_str() == "-" {
                 return Some(Ok(Source::Stdin));
+            } else if opencode_store::is_legacy_storage(&p) {
+                return Some(Ok(Source::Store(p)));
             } else if p.is_dir() {
                 self.stack.push(list(&p).into_iter());
                 self.top = Some((p, false));
@@ -304,6 +314,11 @@ impl Iterator for Walk {
                     path: p,
                     named: true,
                 }));
+            } else if let Some(why) = opencode_store::companion_of(&p) {
+                return Some(Err(Error::NotAStore { path: p, why }));
+            } else if !is_log_file(&p) && opencode_store::is_sqlite(&p) {
+                // A log file's name is not looked into (one open less per file named).
+                return Some(Ok(Source::Store(p)));
             } else {
                 return Some(Ok(Source::File(p)));
             }
@@ -377,7 +392,8 @@ fn has_logs(dir: &Path) -> bool {
 /// stdin is a terminal. `var` reads an environment variable; `home` is the home folder.
 /// Claude Code follows ccusage: each entry of a comma-separated `CLAUDE_CONFIG_DIR` has a
 /// `projects` folder, else `$XDG_CONFIG_HOME/claude` (or `~/.config/claude`) and
-/// `~/.claude` do. OpenCode and Cursor keep SQLite, not NDJSON, and are not read.
+/// `~/.claude` do. OpenCode keeps SQLite, not NDJSON: its stores are found by
+/// [`opencode_store::default_stores`]; Cursor's SQLite is not read.
 pub fn agent_log_folders(
     var: impl Fn(&str) -> Option<std::ffi::OsString>,
     home: Option<&Path>,
@@ -624,7 +640,8 @@ const GZIP_MAGIC: &[u8] = &[0x1f, 0x8b];
 const ZSTD_MAGIC: &[u8] = &[0x28, 0xb5, 0x2f, 0xfd];
 
 /// Wraps a reader so gzip and zstd input (recognised by magic bytes, so stdin works too)
-/// comes out decompressed; anything else passes unchanged.
+/// comes out decompressed; anything else passes unchanged, but an SQLite database, which
+/// is an error that says to name its file.
 pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>> {
     let mut buffered = BufReader::with_capacity(64 << 10, reader);
     let head = loop {
@@ -640,6 +657,11 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
         Ok(Box::new(zstd::stream::read::Decoder::with_buffer(
             buffered,
         )?))
+    } else if head.starts_with(opencode_store::SQLITE_MAGIC) {
+        // A database is read by its path, with its -wal beside it (opencode_store).
+        Err(io::Error::other(
+            "an SQLite database, not NDJSON: name its file to read it (OpenCode's store)",
+        ))
     } else {
         Ok(Box::new(buffered))
     }

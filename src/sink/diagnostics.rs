@@ -20,6 +20,9 @@ struct DiagnosticJson<'a> {
     severity: &'a str,
     message: &'a str,
     excerpt: &'a str,
+    /// The row of OpenCode's store the record is (`message:<id>`, `part:<id>`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    record: Option<String>,
 }
 
 impl<'a> From<&'a Diagnostic> for DiagnosticJson<'a> {
@@ -33,6 +36,7 @@ impl<'a> From<&'a Diagnostic> for DiagnosticJson<'a> {
             severity: d.severity.as_str(),
             message: &d.message,
             excerpt: &d.excerpt,
+            record: d.record(),
         }
     }
 }

@@ -261,6 +261,11 @@ impl Stats {
         match fact {
             Fact::Session(id) => ctx.session = self.session_id(id),
             Fact::Model(m) => ctx.model = self.strings.id(m),
+            Fact::Cwd(cwd) => {
+                if ctx.session != NONE {
+                    self.set_cwd(ctx.session, cwd);
+                }
+            }
             Fact::Usage { key, model, tokens } => {
                 let model = model.map_or(ctx.model, |m| self.strings.id(m));
                 if ctx.session != NONE && model != NONE {

@@ -254,7 +254,9 @@ fn merge_reports(common: &Common) -> Result<(Stats, bool)> {
         let what = format!("--merge input {name}");
         let text = match source {
             ndjq::input::Source::Stdin => super::read_capped(io::stdin().lock(), &what)?,
-            ndjq::input::Source::File(p) => super::read_capped(ndjq::input::open_file(&p)?, &what)?,
+            ndjq::input::Source::File(p) | ndjq::input::Source::Store(p) => {
+                super::read_capped(ndjq::input::open_file(&p)?, &what)?
+            }
         };
         let report: Report = serde_json::from_slice(&text).with_context(|| {
             format!(
@@ -299,6 +301,8 @@ fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
         bail!("--cache: no cache folder, neither XDG_CACHE_HOME nor HOME is set");
     };
     let mut files = Vec::new();
+    // OpenCode's SQLite stores do not grow at their end: read whole, merged after the files.
+    let mut stores = Vec::new();
     let mut had_errors = false;
     for source in common.sources.iter() {
         match source {
@@ -309,6 +313,7 @@ fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
                     crate::cli::report_error(&format!("{}: {e}", ndjq::input::path_name(&path)));
                 }
             },
+            Ok(ndjq::input::Source::Store(path)) => stores.push(path),
             Ok(ndjq::input::Source::Stdin) => {
                 bail!("--cache reads files: stdin cannot be cached; give PATHs")
             }
@@ -320,11 +325,14 @@ fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
     }
     let key = ndjq::cache::config_key(&clock, &common.options);
     let mut cache = ndjq::cache::StatsCache::open(&dir, &key);
-    let (stats, done) =
+    let (mut stats, done) =
         cache.refresh(&files, &clock, &common.options, common.threads, &mut |e| {
             had_errors |= !e.is_note();
             crate::cli::report_error(e);
         })?;
+    if !stores.is_empty() {
+        stats.merge(super::statusline::uncached_stats(&stores, clock)?);
+    }
     if !common.quiet {
         eprintln!(
             "ndjq: cache: files unchanged {}, read on from their offset {}, read from their start {}; bytes read {}",

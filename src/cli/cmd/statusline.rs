@@ -174,23 +174,35 @@ fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
     let options = ndjq::pipeline::Options::default();
     let key = ndjq::cache::config_key(&clock, &options);
     let mut files = Vec::new();
+    // OpenCode's SQLite stores are not logs that grow at their end: they are read whole each
+    // time (a short read transaction) and merged with what the cache gives for the files.
+    let mut stores = Vec::new();
     for source in Walk::new(&folders) {
-        if let Ok(Source::File(path)) = source {
-            if let Ok(meta) = std::fs::metadata(&path) {
-                files.push((path, meta));
+        match source {
+            Ok(Source::File(path)) => {
+                if let Ok(meta) = std::fs::metadata(&path) {
+                    files.push((path, meta));
+                }
             }
+            Ok(Source::Store(path)) => stores.push(path),
+            _ => {}
         }
     }
     let mut cache = StatsCache::open(&dir, &key);
-    if let Some(derived) = cache.derived_if_unchanged(&files) {
-        if let Ok(figures) = serde_json::from_value::<Figures>(derived.clone()) {
-            return Ok(figures);
+    if stores.is_empty() {
+        if let Some(derived) = cache.derived_if_unchanged(&files) {
+            if let Ok(figures) = serde_json::from_value::<Figures>(derived.clone()) {
+                return Ok(figures);
+            }
         }
     }
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    let (stats, _) = cache.refresh(&files, &clock, &options, threads, &mut |e| {
+    let (mut stats, _) = cache.refresh(&files, &clock, &options, threads, &mut |e| {
         eprintln!("ndjq statusline: {e}");
     })?;
+    if !stores.is_empty() {
+        stats.merge(uncached_stats(&stores, clock)?);
+    }
     let figures = Figures::of(&stats);
     cache.set_derived(serde_json::to_value(&figures)?);
     if let Err(e) = cache.save() {
@@ -203,7 +215,7 @@ fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
 }
 
 /// The stats of `folders` read by `stats`' own code, without the cache (`--no-cache`).
-fn uncached_stats(folders: &[PathBuf], clock: Clock) -> Result<Stats> {
+pub(crate) fn uncached_stats(folders: &[PathBuf], clock: Clock) -> Result<Stats> {
     let mut argv: Vec<std::ffi::OsString> = vec!["ndjq".into(), "stats".into(), "-q".into()];
     argv.extend(folders.iter().map(|f| f.as_os_str().to_owned()));
     let Command::Stats(args) = Cli::try_parse_from(argv)?.command else {

@@ -1,7 +1,10 @@
 //! The events of OpenCode's `run --format json` stream (docs/REFERENCE.md, "Normalized
 //! events"): text, reasoning, a tool part (tool_use, and its result once completed, an
 //! error by [`super::tool_failed`]), `step_finish` usage and, with reason `stop`, a result;
-//! `error` a failed result.
+//! `error` a failed result. The store's records (docs/REFERENCE.md, "OpenCode's store"):
+//! a user message's text parts are the user's; a `tool` part is a `tool_use` part; each
+//! assistant message gives its usage (with its model), and a failed one a failed result;
+//! a `step-finish` with reason `stop` gives the result, its usage counted at its message.
 
 use crate::event::{str_of, sum_some, uint, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
@@ -18,7 +21,12 @@ pub(in crate::dialect) fn map(
 ) -> io::Result<()> {
     let part = v.get("part");
     let at = |k: &str| part.and_then(|p| str_of(p, k));
-    match str_of(v, "type").unwrap_or_default() {
+    let ty = str_of(v, "type").unwrap_or_default();
+    match ty {
+        "text" if str_of(v, "role") == Some("user") => emit(&o.event(Body::User {
+            uuid: at("id"),
+            text: Text::from(at("text").unwrap_or_default()),
+        })),
         "text" => emit(&o.event(Body::Text {
             uuid: at("id"),
             message_id: at("messageID"),
@@ -27,7 +35,7 @@ pub(in crate::dialect) fn map(
         "reasoning" => emit(&o.event(Body::Thinking {
             text: Text::from(at("text").unwrap_or_default()),
         })),
-        "tool_use" => {
+        "tool_use" | "tool" => {
             let Some(part) = part else { return Ok(()) };
             let state = part.get("state");
             let id = str_of(part, "callID");
@@ -50,17 +58,26 @@ pub(in crate::dialect) fn map(
             }
             Ok(())
         }
-        "step_finish" => {
-            let tokens = part.and_then(|p| p.get("tokens"));
-            let t = |path: &[&str]| uint(tokens.and_then(|t| t.path(path)));
-            emit(&o.event(Body::Usage(Usage {
-                message_id: at("messageID"),
-                model: None,
-                input: t(&["input"]),
-                output: sum_some(t(&["output"]), t(&["reasoning"])),
-                cache_creation: t(&["cache", "write"]),
-                cache_read: t(&["cache", "read"]),
-            })))?;
+        "assistant" => {
+            let message = v.get("message");
+            let tokens = message.and_then(|m| m.get("tokens"));
+            if tokens.is_some() {
+                emit(&o.event(Body::Usage(usage(
+                    tokens,
+                    message.and_then(|m| str_of(m, "id")),
+                    message.and_then(|m| str_of(m, "modelID")),
+                ))))?;
+            }
+            match super::store_error(v) {
+                Some(error) => failed(&o, error, emit),
+                None => Ok(()),
+            }
+        }
+        "step_finish" | "step-finish" => {
+            if ty == "step_finish" {
+                let tokens = part.and_then(|p| p.get("tokens"));
+                emit(&o.event(Body::Usage(usage(tokens, at("messageID"), None))))?;
+            }
             let reason = at("reason");
             if reason == Some("stop") {
                 emit(&o.event(Body::Result(Outcome {
@@ -72,20 +89,47 @@ pub(in crate::dialect) fn map(
             }
             Ok(())
         }
-        "error" => {
-            let error = v.get("error");
-            let message = error
-                .and_then(|e| e.path(&["data", "message"]))
-                .and_then(|m| m.as_str())
-                .or_else(|| error.and_then(|e| str_of(e, "name")));
-            emit(&o.event(Body::Result(Outcome {
+        "error" => match v.get("error") {
+            Some(error) => failed(&o, error, emit),
+            None => emit(&o.event(Body::Result(Outcome {
                 success: false,
                 is_error: true,
-                subtype: error.and_then(|e| str_of(e, "name")).or(Some("error")),
-                text: message.map(Cow::Borrowed),
+                subtype: Some("error"),
                 ..Outcome::default()
-            })))
-        }
+            }))),
+        },
         _ => Ok(()),
     }
+}
+
+/// The usage event of an OpenCode `tokens` object.
+fn usage<'a>(
+    tokens: Option<Json<'a>>,
+    message_id: Option<&'a str>,
+    model: Option<&'a str>,
+) -> Usage<'a> {
+    let t = |path: &[&str]| uint(tokens.and_then(|t| t.path(path)));
+    Usage {
+        message_id,
+        model,
+        input: t(&["input"]),
+        output: sum_some(t(&["output"]), t(&["reasoning"])),
+        cache_creation: t(&["cache", "write"]),
+        cache_read: t(&["cache", "read"]),
+    }
+}
+
+/// The failed result of an error (`{name, data{message}}`).
+fn failed(o: &Origin<'_>, error: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+    let message = error
+        .path(&["data", "message"])
+        .and_then(|m| m.as_str())
+        .or_else(|| str_of(error, "name"));
+    emit(&o.event(Body::Result(Outcome {
+        success: false,
+        is_error: true,
+        subtype: str_of(error, "name").or(Some("error")),
+        text: message.map(Cow::Borrowed),
+        ..Outcome::default()
+    })))
 }

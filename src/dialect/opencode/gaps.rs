@@ -18,7 +18,7 @@ pub(in crate::dialect) fn ops(
     // OpenCode has no init: every record belongs to the run it names.
     session_record(info.ty, None, ops, text);
     match ty {
-        "tool_use" => {
+        "tool_use" | "tool" => {
             let part = value.get("part");
             let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
             let Some(id) = id else { return false };
@@ -38,8 +38,8 @@ pub(in crate::dialect) fn ops(
                 ended,
             });
         }
-        "error" => {
-            let e = value.get("error");
+        "error" | "assistant" if ty == "error" || super::store_error(value).is_some() => {
+            let e = value.get("error").or_else(|| super::store_error(value));
             let message = e
                 .and_then(|e| e.path(&["data", "message"]))
                 .and_then(|m| m.as_str())
