@@ -165,6 +165,20 @@ struct SessionResult {
     duration_ms: Option<u64>,
     file: u32,
     day: u32,
+    /// The first result of the session read that splits its totals by model: its run's
+    /// own usage beside the cumulative figures, which tells a fork's result (whose
+    /// figures include its parent's) from a first run's (docs/REFERENCE.md "Lineage").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first: Option<RunFacts>,
+}
+
+/// One result's figures: its run's own `usage`, its cumulative `modelUsage` (by model, a
+/// string index each) and its cumulative cost.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct RunFacts {
+    usage: Tokens,
+    model_usage: Vec<(u32, Tokens)>,
+    cost_usd: Option<f64>,
 }
 
 /// The accumulator. See the module documentation.
@@ -195,9 +209,16 @@ pub struct Stats {
     big_tokens: HashMap<Key, Tokens>,
     /// Usage that is counted per line (no message id), by attribution.
     extra_usage: IdMap<u32, Tokens>,
-    /// Codex rollouts: the last cumulative `total_token_usage` of each session, with its
-    /// attribution.
+    /// Codex rollouts whose token counts carry no per-response usage: the last cumulative
+    /// `total_token_usage` of each session, with its attribution.
     codex_totals: IdMap<u32, (Tokens, u32)>,
+    /// Codex rollout sessions whose responses are counted one by one (in `messages`): their
+    /// cumulative totals and their exec turns are not counted again.
+    rollout_sessions: HashSet<u32, BuildHasherDefault<IdHasher>>,
+    /// Codex exec threads: each new turn's cumulative usage in input order (turn key,
+    /// usage, attribution). A thread's usage is what each adds to the one before it
+    /// (docs/REFERENCE.md "Lineage"); a turn key seen before is not added.
+    exec_chains: IdMap<u32, Vec<(Key, Tokens, u32)>>,
     results: IdMap<u32, SessionResult>,
     /// Codex exec turns (completed or failed), by key (see `dialect::codex::stats`), to
     /// attribution.
