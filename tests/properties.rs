@@ -395,6 +395,25 @@ fn claude_sessions() -> Vec<Vec<u8>> {
         common::corpus_dir().join("real-client/claude-thinking.ndjson"),
         common::corpus_dir().join("real-client/claude-tool-partial.ndjson"),
         common::corpus_dir().join("gleam-sdk/basic_query.ndjson"),
+        // Resumed and forked runs: their results repeat the runs before them.
+        root.join("testdata/lineage/claude-resume-sonnet/step1.ndjson"),
+        root.join("testdata/lineage/claude-resume-sonnet/step2.ndjson"),
+        root.join("testdata/lineage/claude-fork-sonnet/step1.ndjson"),
+        root.join("testdata/lineage/claude-fork-sonnet/step2.ndjson"),
+    ];
+    files.iter().map(|f| common::read_file(f)).collect()
+}
+
+/// Codex exec runs, each a `thread.started` to its last turn; resumed and forked runs
+/// repeat the usage of the runs before them.
+fn codex_runs() -> Vec<Vec<u8>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        root.join("testdata/codex/codex-tool.ndjson"),
+        root.join("testdata/lineage/codex-resume/step1.ndjson"),
+        root.join("testdata/lineage/codex-resume/step2.ndjson"),
+        root.join("testdata/lineage/codex-execfork/step1.ndjson"),
+        root.join("testdata/lineage/codex-execfork/step2.ndjson"),
     ];
     files.iter().map(|f| common::read_file(f)).collect()
 }
@@ -430,7 +449,17 @@ fn comparable(mut v: Value) -> Value {
 
 #[test]
 fn stats_merge_of_a_split_at_session_boundaries_equals_the_whole() {
-    let sessions = claude_sessions();
+    merge_of_a_split_equals_the_whole(&claude_sessions());
+}
+
+#[test]
+fn stats_merge_of_codex_runs_split_between_resumes_equals_the_whole() {
+    merge_of_a_split_equals_the_whole(&codex_runs());
+}
+
+/// Sessions (or runs) picked from `sessions`, some lines dropped, cut into parts between
+/// them: `--merge` of the parts' stats equals the stats of the whole.
+fn merge_of_a_split_equals_the_whole(sessions: &[Vec<u8>]) {
     let n = sessions.len();
     runner(8)
         .run(
