@@ -141,6 +141,9 @@ impl Keyed for Link {
     }
 }
 
+/// A Codex exec turn: its key, its usage (cumulative over its thread) and its attribution.
+type ExecTurn = (Key, Tokens, u32);
+
 /// A tool call: its tool's name (a string index) and its attribution. 20 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct ToolEntry(Key, u32, u32);
@@ -218,7 +221,7 @@ pub struct Stats {
     /// Codex exec threads: each new turn's cumulative usage in input order (turn key,
     /// usage, attribution). A thread's usage is what each adds to the one before it
     /// (docs/REFERENCE.md "Lineage"); a turn key seen before is not added.
-    exec_chains: IdMap<u32, Vec<(Key, Tokens, u32)>>,
+    exec_chains: IdMap<u32, Vec<ExecTurn>>,
     results: IdMap<u32, SessionResult>,
     /// Codex exec turns (completed or failed), by key (see `dialect::codex::stats`), to
     /// attribution.

@@ -7,7 +7,7 @@
 use super::intern::{Attr, NONE};
 use super::store::Key;
 use super::tokens::{Tokens, BIG};
-use super::{DeltaEntry, MessageEntry, RunFacts, SessionResult, Stats};
+use super::{DeltaEntry, ExecTurn, MessageEntry, RunFacts, SessionResult, Stats};
 use crate::pricing::{Price, PriceTable};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -140,7 +140,7 @@ impl Stats {
             return lineage;
         }
         // Every result read, largest first.
-        let mut runs: Vec<(u64, u32, &[(u32, Tokens)], Option<f64>)> = Vec::new();
+        let mut runs: Vec<Run<'_>> = Vec::new();
         for (s, r) in &self.results {
             if let Some(f) = &r.first {
                 runs.push((sum(&f.model_usage), *s, &f.model_usage, f.cost_usd));
@@ -388,6 +388,9 @@ struct Lineage {
     unseen: Vec<u32>,
 }
 
+/// A result read: the size of its `modelUsage`, its session, its `modelUsage` and its cost.
+type Run<'a> = (u64, u32, &'a [(u32, Tokens)], Option<f64>);
+
 /// A parent's cumulative figures as its fork's result repeats them.
 #[derive(Debug)]
 struct Base {
@@ -493,9 +496,7 @@ impl Stats {
 /// the turn's before it, or all of it when a count went down (a count that is not
 /// cumulative, as in hand-made streams: docs/REFERENCE.md "Lineage"). A key met again adds
 /// nothing (a chain merged from parts that both read it).
-pub(super) fn exec_increments(
-    chain: &[(Key, Tokens, u32)],
-) -> impl Iterator<Item = (Key, Tokens, u32)> + '_ {
+pub(super) fn exec_increments(chain: &[ExecTurn]) -> impl Iterator<Item = ExecTurn> + '_ {
     let mut seen: HashSet<Key> = HashSet::new();
     let mut prev: Option<Tokens> = None;
     chain.iter().filter_map(move |&(k, t, a)| {

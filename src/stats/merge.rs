@@ -6,7 +6,9 @@ use super::intern::{Attr, INHERIT, NONE};
 use super::report::Report;
 use super::store::{Key, LastWins, View};
 use super::tokens::{Tokens, BIG};
-use super::{DeltaEntry, Dim, Link, MessageEntry, RunFacts, SessionResult, Stats, ToolEntry};
+use super::{
+    DeltaEntry, Dim, ExecTurn, Link, MessageEntry, RunFacts, SessionResult, Stats, ToolEntry,
+};
 use crate::diagnostic::Code;
 use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
@@ -211,7 +213,7 @@ impl Stats {
             codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
             rollout_sessions: sorted(self.rollout_sessions.iter().copied()),
             exec_chains: {
-                let mut v: Vec<(u32, Vec<(Key, Tokens, u32)>)> = self
+                let mut v: Vec<(u32, Vec<ExecTurn>)> = self
                     .exec_chains
                     .iter()
                     .map(|(t, c)| (*t, c.clone()))
@@ -351,7 +353,7 @@ pub struct State {
     /// the turns in input order (reports of earlier versions kept exec turns in
     /// `messages`, counted whole).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(super) exec_chains: Vec<(u32, Vec<(Key, Tokens, u32)>)>,
+    pub(super) exec_chains: Vec<(u32, Vec<ExecTurn>)>,
     /// The session and model the last input ended in (see [`Stats::merge_continued`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) tail: Option<(u32, u32)>,
