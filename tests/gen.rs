@@ -551,7 +551,12 @@ fn trees_with_forks_count_every_message_once_and_their_split_merges_to_the_whole
             n(t, "input")
         };
         assert_eq!(
-            (input, n(t, "output"), n(t, "cache_creation"), n(t, "cache_read")),
+            (
+                input,
+                n(t, "output"),
+                n(t, "cache_creation"),
+                n(t, "cache_read")
+            ),
             (
                 made.tokens.input,
                 made.tokens.output,
@@ -561,7 +566,11 @@ fn trees_with_forks_count_every_message_once_and_their_split_merges_to_the_whole
             "{shape}"
         );
         assert_eq!(whole["sessions"], 10, "{shape}");
-        assert_eq!(whole["groups"].as_array().map(Vec::len), Some(10), "{shape}");
+        assert_eq!(
+            whole["groups"].as_array().map(Vec::len),
+            Some(10),
+            "{shape}"
+        );
         // Each file a part of its own: a parent and its fork are always apart.
         let parts = common::tempdir();
         let mut reports = Vec::new();

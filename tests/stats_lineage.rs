@@ -398,3 +398,28 @@ fn a_codex_exec_stream_read_twice_and_a_fork_stream_alone_count_as_they_say() {
     let report: Value = stats_json(&[], &[&step2]);
     assert_eq!(tokens(&report), [28188 - 18816, 0, 18816, 69]);
 }
+
+#[test]
+fn gemini_and_qwen_resumed_runs_count_once() {
+    // Gemini CLI 0.61.0's resumed run reports its own run's usage (`result.stats`), Qwen
+    // Code 0.24.4's its session's so far (`result.usage`, the first run included): both
+    // runs' stdout give what was served once, as do Qwen's session log and Gemini's
+    // (whose log leaves out the auxiliary calls to the small model that the results
+    // count).
+    for name in ["gemini-resume", "qwen-resume"] {
+        let want = served(name);
+        let total = served_tokens(&want["served_total"]);
+        let steps = steps(name);
+        assert_eq!(tokens(&by_session(&steps)), total, "{name} stdout files");
+        assert_eq!(tokens(&stdin_by_session(&steps)), total, "{name} stdin");
+        let log = by_session(&[case(name).join("chats")]);
+        let expected = match want.get("auxiliary") {
+            Some(aux) => {
+                let aux = served_tokens(aux);
+                std::array::from_fn(|i| total[i] - aux[i])
+            }
+            None => total,
+        };
+        assert_eq!(tokens(&log), expected, "{name} log");
+    }
+}
