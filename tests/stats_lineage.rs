@@ -423,3 +423,74 @@ fn gemini_and_qwen_resumed_runs_count_once() {
         assert_eq!(tokens(&log), expected, "{name} log");
     }
 }
+
+#[test]
+fn a_result_whose_model_usage_its_messages_show_continues_nothing() {
+    // A run whose sub-agent's messages (same model, same session) count in `modelUsage`
+    // but not in `usage`: its result carries more than `usage`, but nothing its messages
+    // do not show. Beside it, a session small enough to fit inside the difference: it is
+    // not taken for a parent, and nothing is unseen.
+    let dir = common::tempdir();
+    let parent = case("claude-fork-sonnet").join("step1.ndjson");
+    let text = String::from_utf8(common::read_file(&parent)).expect("UTF-8");
+    let mut lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    let id = "5ab0a9e1-0000-4000-8000-00000000a9e1";
+    let sub = serde_json::json!({
+        "input_tokens": 9000, "cache_creation_input_tokens": 42000,
+        "cache_read_input_tokens": 40000, "output_tokens": 130
+    });
+    let mut subagent = lines
+        .iter()
+        .find(|l| l["type"] == "assistant")
+        .expect("an assistant line")
+        .clone();
+    subagent["message"]["id"] = "msg_subagent".into();
+    subagent["message"]["usage"] = sub.clone();
+    subagent["parent_tool_use_id"] = "toolu_task".into();
+    let at = lines.len() - 1;
+    lines.insert(at, subagent);
+    for l in lines.iter_mut() {
+        if l.get("session_id").is_some() {
+            l["session_id"] = id.into();
+        }
+        // Messages of their own, not the parent's.
+        if let Some(m) = l["message"]["id"].as_str().map(|m| format!("{m}_own")) {
+            l["message"]["id"] = m.into();
+        }
+    }
+    let result = lines.last_mut().expect("the result");
+    for (mu, u) in [
+        ("inputTokens", "input_tokens"),
+        ("outputTokens", "output_tokens"),
+        ("cacheCreationInputTokens", "cache_creation_input_tokens"),
+        ("cacheReadInputTokens", "cache_read_input_tokens"),
+    ] {
+        let m = &mut result["modelUsage"]["claude-sonnet-4-5-20250929"][mu];
+        *m = (m.as_u64().expect("a count") + sub[u].as_u64().expect("a count")).into();
+    }
+    let mut out = String::new();
+    for l in &lines {
+        out.push_str(&l.to_string());
+        out.push('\n');
+    }
+    let with_subagent = common::write_file(dir.path(), "subagent.ndjson", out.as_bytes());
+    let report = by_session(&[parent.clone(), with_subagent]);
+    assert!(
+        report.get("continues_unseen_sessions").is_none(),
+        "{report}"
+    );
+    let groups = report["groups"].as_array().expect("--by session");
+    let row = groups
+        .iter()
+        .find(|g| g["key"] == id)
+        .expect("the session's row");
+    // Its own messages, the sub-agent's included: nothing taken off.
+    let own = served_tokens(&served("claude-fork-sonnet")["served_per_session"][0]);
+    assert_eq!(
+        tokens(row),
+        [own[0] + 9000, own[1] + 42000, own[2] + 40000, own[3] + 130]
+    );
+}

@@ -118,10 +118,10 @@ impl Stats {
     /// Which sessions' results carry another session's figures (docs/REFERENCE.md
     /// "Lineage"). A result's `modelUsage` and cost are cumulative over the session and,
     /// for a fork, over its parent's too, while its `usage` is its own run's: a session
-    /// whose first result has, for a model, more than its run's own usage continues
-    /// another. Its parent is the result read (any session's first or last) that fits
-    /// inside that result, model by model, and leaves at least the run's own usage:
-    /// the largest such. Those figures are its base, taken off the session's; a session
+    /// whose first result has, for a model, more than its run's own usage and more than
+    /// its messages show continues another. Its parent is the result read (any session's
+    /// first or last) that fits inside that result, model by model, and leaves at least
+    /// the run's own usage and the session's messages: the largest such. Those figures are its base, taken off the session's; a session
     /// that continues one with no result read is listed as unseen.
     fn lineage(&self) -> Lineage {
         let mut lineage = Lineage::default();
@@ -139,6 +139,31 @@ impl Stats {
         if forks.is_empty() {
             return lineage;
         }
+        // What each of those sessions' messages show, by model: a result whose model
+        // usage they cover shows nothing before its run (the messages of sub-agents count
+        // in `modelUsage` but not in `usage`), and a parent's figures leave the fork at
+        // least its messages. Input counts only: a stream's snapshots undercount output. A second pass over the messages, only when a result carries
+        // more than its run.
+        let mut unpriced = Pricer {
+            stats: self,
+            table: None,
+            reported: &HashMap::new(),
+            prices: HashMap::new(),
+            unpriced: BTreeSet::new(),
+        };
+        let mut shown: HashMap<(u32, u32), Tokens> = HashMap::new();
+        for (a, acc) in self.usage_rows(&mut unpriced) {
+            *shown.entry((a.session, a.model)).or_default() += acc.tokens;
+        }
+        let shown_of = |s: u32, m: u32| shown.get(&(s, m)).copied().unwrap_or_default();
+        let forks: Vec<(u32, &RunFacts)> = forks
+            .into_iter()
+            .filter(|(s, f)| {
+                f.model_usage
+                    .iter()
+                    .any(|(m, t)| !covers_input(shown_of(*s, *m), *t))
+            })
+            .collect();
         // Every result read, largest first.
         let mut runs: Vec<Run<'_>> = Vec::new();
         for (s, r) in &self.results {
@@ -170,6 +195,16 @@ impl Stats {
                                 .any(|(fm, ft)| fm == m && covers(*ft, *t))
                     })
                     && covers(sub_tokens(whole, sum_tokens(list)), f.usage)
+                    && f.model_usage.iter().all(|(m, t)| {
+                        let theirs = list.iter().filter(|(pm, _)| pm == m).fold(
+                            Tokens::default(),
+                            |mut a, (_, pt)| {
+                                a += *pt;
+                                a
+                            },
+                        );
+                        covers_input(sub_tokens(*t, theirs), shown_of(s, *m))
+                    })
             });
             match parent {
                 Some((_, _, list, cost)) => {
@@ -510,6 +545,12 @@ pub(super) fn exec_increments(chain: &[ExecTurn]) -> impl Iterator<Item = ExecTu
         prev = Some(t);
         Some((k, add, a))
     })
+}
+
+/// Whether every input count of `a` (non-cached, cache writes, cache reads) is at least
+/// `b`'s.
+fn covers_input(a: Tokens, b: Tokens) -> bool {
+    a.input >= b.input && a.cache_creation >= b.cache_creation && a.cache_read >= b.cache_read
 }
 
 /// Whether every count of `a` is at least `b`'s.
