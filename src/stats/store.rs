@@ -27,15 +27,25 @@ pub(crate) struct Key([u32; 3]);
 
 impl Key {
     pub(crate) fn of(parts: &[&str]) -> Key {
+        Key::digest(parts.iter().map(|p| p.as_bytes()))
+    }
+
+    /// [`Key::of`] of parts that are bytes (numbers written as bytes, say).
+    pub(crate) fn of_bytes(parts: &[&[u8]]) -> Key {
+        Key::digest(parts.iter().copied())
+    }
+
+    #[inline]
+    fn digest<'a>(parts: impl Iterator<Item = &'a [u8]>) -> Key {
         const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
         const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
         let mut h = OFFSET;
-        for (i, part) in parts.iter().enumerate() {
+        for (i, part) in parts.enumerate() {
             if i > 0 {
                 // A zero byte between parts: ("ab", "c") and ("a", "bc") differ.
                 h = h.wrapping_mul(PRIME);
             }
-            for &b in part.as_bytes() {
+            for &b in part {
                 h ^= u128::from(b);
                 h = h.wrapping_mul(PRIME);
             }

@@ -27,21 +27,24 @@ fn usage_record(s: &mut Ingest<'_>, session: u32, attr: u32, record: Json<'_>) {
 /// "Lineage"). A fork's totals start from its parent's, so its own usage is the sum of
 /// its responses, never its last total.
 fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total: Json<'_>) {
-    use std::io::Write;
     let t = Tokens::from_codex(total);
     let thread = s.name_of(session);
     let thread: &str = thread.as_deref().unwrap_or("");
-    // The total as text, written on the stack: one a response, no allocation.
-    let mut buf = [0u8; 112];
-    let mut w = std::io::Cursor::new(&mut buf[..]);
-    let _ = write!(
-        w,
-        "{}/{}/{}/{}/{}",
-        t.input, t.cache_read, t.cache_creation, t.output, t.reasoning_output
-    );
-    let end = usize::try_from(w.position()).unwrap_or(0);
-    let total = std::str::from_utf8(&buf[..end]).unwrap_or("");
-    let key = Key::of(&["codex response", thread, total]);
+    // The total's counts as bytes: no text to format.
+    let mut counts = [0u8; 40];
+    for (i, n) in [
+        t.input,
+        t.cache_read,
+        t.cache_creation,
+        t.output,
+        t.reasoning_output,
+    ]
+    .iter()
+    .enumerate()
+    {
+        counts[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
+    }
+    let key = Key::of_bytes(&[b"codex response", thread.as_bytes(), &counts]);
     s.rollout_usage(session, key, Tokens::from_codex(usage), attr);
 }
 
