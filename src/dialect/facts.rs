@@ -79,7 +79,7 @@ pub(crate) fn read<'a>(
 }
 
 /// What [`Top::of`] walks a record for: the type, subtype and time, then Claude's fields.
-const TOP_WALK: [&str; 11] = ClaudeTop::after(["type", "subtype", "timestamp"]);
+const TOP_WALK: [&str; 12] = ClaudeTop::after(["type", "subtype", "timestamp"]);
 
 /// A record's top-level fields for `stats`: the type, subtype and time every record is
 /// counted by, the fields of [`ClaudeTop`] that Claude's reader uses, and a Codex
@@ -90,7 +90,7 @@ pub(crate) struct Top<'a> {
     subtype: Option<&'a str>,
     timestamp: Option<Json<'a>>,
     /// By the indices of [`ClaudeTop`].
-    claude: [Option<Json<'a>>; 8],
+    claude: [Option<Json<'a>>; 9],
     payload: Option<Json<'a>>,
 }
 
@@ -112,7 +112,7 @@ impl<'a> Top<'a> {
     /// and payload (a Codex rollout's line was walked four times), and in a Claude input
     /// the fields of [`ClaudeTop`].
     pub(crate) fn of_record(v: Json<'a>, info: &RecordInfo<'a>) -> Top<'a> {
-        let found = |claude: [Option<Json<'a>>; 8]| Top {
+        let found = |claude: [Option<Json<'a>>; 9]| Top {
             ty: info.ty,
             subtype: info.subtype,
             timestamp: info.timestamp,
@@ -126,7 +126,7 @@ impl<'a> Top<'a> {
                 found(std::array::from_fn(|field| c.get(v, field)))
             }
             (None | Some(StatsReader::Top(_)), _) => Top::of(v),
-            (Some(StatsReader::Facts(_) | StatsReader::Typed(_)), _) => found([None; 8]),
+            (Some(StatsReader::Facts(_) | StatsReader::Typed(_)), _) => found([None; 9]),
         }
     }
 
@@ -165,6 +165,11 @@ impl<'a> Top<'a> {
 
     pub(super) fn cost_usd(&self) -> Option<Json<'a>> {
         self.claude[ClaudeTop::COST_USD]
+    }
+
+    /// `requestSessionId`: the session that made a copied message's request.
+    pub(super) fn request_session_id(&self) -> Option<Json<'a>> {
+        self.claude[ClaudeTop::REQUEST_SESSION_ID]
     }
 
     /// A Codex rollout's `payload` (`None` for the agents read through [`Top::of`]).
@@ -329,7 +334,13 @@ mod tests {
                         t.ty().map(str::to_string),
                         t.subtype().map(str::to_string),
                         [t.timestamp(), t.session(), t.message(), t.request_id()].map(s),
-                        [t.request_id_snake(), t.cwd(), t.cost_usd()].map(s),
+                        [
+                            t.request_id_snake(),
+                            t.cwd(),
+                            t.cost_usd(),
+                            t.request_session_id(),
+                        ]
+                        .map(s),
                     )
                 };
                 assert_eq!(show(&ours), show(&walked), "{text}");

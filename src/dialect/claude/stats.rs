@@ -31,7 +31,7 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
             // A fork's copy of its parent's message names the session that made the
             // request: the message is that session's (docs/REFERENCE.md "Lineage"). The
             // parent is a row of `--by session`, not a session this input holds.
-            let owner = match v.get("requestSessionId").and_then(|r| r.as_str()) {
+            let owner = match top.request_session_id().and_then(|r| r.as_str()) {
                 Some(id) if top.session().and_then(|j| j.as_str()) != Some(id) => s.name(id),
                 _ => session,
             };
