@@ -304,7 +304,7 @@ mod tests {
     fn the_classifiers_claude_fields_are_the_ones_a_walk_finds() {
         let records = [
             r#"{"parentUuid":null,"sessionId":"s1","type":"user","uuid":"u1","cwd":"/p","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi","sessionId":"inner"}}"#,
-            r#"{"type":"assistant","sessionId":"a","message":{"id":"m","usage":{"input_tokens":1}},"sessionId":"b","requestId":"r","costUSD":0.5,"uuid":"u"}"#,
+            r#"{"type":"assistant","sessionId":"a","message":{"id":"m","usage":{"input_tokens":1}},"sessionId":"b","requestId":"r","costUSD":0.5,"uuid":"u","requestSessionId":"p"}"#,
             r#"{"type":"assistant","session\u0049d":"esc","request\u005fid":"x","m\u0065ssage":{},"cwd":"c","subtype":"s"}"#,
             r#"{"type":"assistant","session_id":"s","message":{"content":[],"usage":{}},"uuid":7,"request_id":"q"}"#,
             r#"{"type":"summary","summary":"t"}"#,
