@@ -380,6 +380,22 @@ impl Ingest<'_> {
         self.stats.recent.message_key(id, req)
     }
 
+    /// The key of one of `session`'s responses: [`Key::of_bytes`] of `tag`, the
+    /// session's name and `last`, the first two hashed once for the records of a session.
+    pub(crate) fn response_key(&mut self, session: u32, tag: &str, last: &[u8]) -> Key {
+        let prefix = match self.stats.recent.response_prefix {
+            Some((s, p)) if s == session => p,
+            _ => {
+                let name = self.stats.strings.shared(session);
+                let name: &str = name.as_deref().unwrap_or("");
+                let p = Key::prefix(&[tag.as_bytes(), name.as_bytes()]);
+                self.stats.recent.response_prefix = Some((session, p));
+                p
+            }
+        };
+        Key::then(prefix, last)
+    }
+
     /// A message's usage snapshot: the last one under a key counts.
     pub(crate) fn usage(&mut self, key: Key, tokens: Tokens, attr: u32) {
         self.stats.add_usage(key, tokens, attr);

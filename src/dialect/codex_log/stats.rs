@@ -28,8 +28,6 @@ fn usage_record(s: &mut Ingest<'_>, session: u32, attr: u32, record: Json<'_>) {
 /// its responses, never its last total.
 fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total: Json<'_>) {
     let t = Tokens::from_codex(total);
-    let thread = s.name_of(session);
-    let thread: &str = thread.as_deref().unwrap_or("");
     // The total's counts as bytes: no text to format.
     let mut counts = [0u8; 40];
     for (i, n) in [
@@ -44,7 +42,9 @@ fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total:
     {
         counts[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
     }
-    let key = Key::of_bytes(&[b"codex response", thread.as_bytes(), &counts]);
+    // `Key::of_bytes(&["codex response", session id, counts])`, the session's part hashed
+    // once.
+    let key = s.response_key(session, "codex response", &counts);
     s.rollout_usage(session, key, Tokens::from_codex(usage), attr);
 }
 
