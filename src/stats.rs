@@ -11,9 +11,12 @@
 //! API message (Claude repeats a message's usage on each of its content-block lines, and
 //! those lines carry the `message_start` snapshot) and the last `message_delta` usage of
 //! each streamed message, the last `result` of each session (its billed totals replace its
-//! messages' sum; cost is cumulative), each session's last model and working directory,
-//! the last cumulative Codex token count of each rollout session, tool calls by id and
-//! the ids of failed ones. That state is also what makes stats mergeable:
+//! messages' sum; cost is cumulative) and its first (which tells a fork's result, whose
+//! figures include its parent's), each session's last model and working directory, each
+//! Codex rollout response once (or a session's last cumulative count, in rollouts without
+//! per-response counts), each Codex exec thread's turns in order (their usage is
+//! cumulative), tool calls by id and the ids of failed ones (docs/REFERENCE.md
+//! "Lineage"). That state is also what makes stats mergeable:
 //! [`Stats::merge`] of the stats of consecutive parts equals the stats of the whole, which
 //! is how batch mode combines its shards and how `ndjq stats --merge` reduces partial JSON
 //! stats computed on other machines. Costs are computed from that state when a report is
@@ -88,7 +91,7 @@ pub const SCHEMA: &str = "ndjq.stats/2";
 /// rather than mix two meanings.
 pub const SCHEMA_V1: &str = "ndjq.stats/1";
 
-/// One API message's (or Codex turn's) last usage snapshot: 40 bytes.
+/// One API message's (or Codex rollout response's) last usage snapshot: 40 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct MessageEntry(Key, Packed, u32);
 
