@@ -11,9 +11,12 @@
 //! API message (Claude repeats a message's usage on each of its content-block lines, and
 //! those lines carry the `message_start` snapshot) and the last `message_delta` usage of
 //! each streamed message, the last `result` of each session (its billed totals replace its
-//! messages' sum; cost is cumulative), each session's last model and working directory,
-//! the last cumulative Codex token count of each rollout session, tool calls by id and
-//! the ids of failed ones. That state is also what makes stats mergeable:
+//! messages' sum; cost is cumulative) and its first (which tells a fork's result, whose
+//! figures include its parent's), each session's last model and working directory, each
+//! Codex rollout response once (or a session's last cumulative count, in rollouts without
+//! per-response counts), each Codex exec thread's turns in order (their usage is
+//! cumulative), tool calls by id and the ids of failed ones (docs/REFERENCE.md
+//! "Lineage"). That state is also what makes stats mergeable:
 //! [`Stats::merge`] of the stats of consecutive parts equals the stats of the whole, which
 //! is how batch mode combines its shards and how `ndjq stats --merge` reduces partial JSON
 //! stats computed on other machines. Costs are computed from that state when a report is
@@ -88,7 +91,7 @@ pub const SCHEMA: &str = "ndjq.stats/2";
 /// rather than mix two meanings.
 pub const SCHEMA_V1: &str = "ndjq.stats/1";
 
-/// One API message's (or Codex turn's) last usage snapshot: 40 bytes.
+/// One API message's (or Codex rollout response's) last usage snapshot: 40 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct MessageEntry(Key, Packed, u32);
 
@@ -141,6 +144,9 @@ impl Keyed for Link {
     }
 }
 
+/// A Codex exec turn: its key, its usage (cumulative over its thread) and its attribution.
+type ExecTurn = (Key, Tokens, u32);
+
 /// A tool call: its tool's name (a string index) and its attribution. 20 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct ToolEntry(Key, u32, u32);
@@ -165,6 +171,20 @@ struct SessionResult {
     duration_ms: Option<u64>,
     file: u32,
     day: u32,
+    /// The first result of the session read that splits its totals by model: its run's
+    /// own usage beside the cumulative figures, which tells a fork's result (whose
+    /// figures include its parent's) from a first run's (docs/REFERENCE.md "Lineage").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    first: Option<RunFacts>,
+}
+
+/// One result's figures: its run's own `usage`, its cumulative `modelUsage` (by model, a
+/// string index each) and its cumulative cost.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct RunFacts {
+    usage: Tokens,
+    model_usage: Vec<(u32, Tokens)>,
+    cost_usd: Option<f64>,
 }
 
 /// The accumulator. See the module documentation.
@@ -195,9 +215,16 @@ pub struct Stats {
     big_tokens: HashMap<Key, Tokens>,
     /// Usage that is counted per line (no message id), by attribution.
     extra_usage: IdMap<u32, Tokens>,
-    /// Codex rollouts: the last cumulative `total_token_usage` of each session, with its
-    /// attribution.
+    /// Codex rollouts whose token counts carry no per-response usage: the last cumulative
+    /// `total_token_usage` of each session, with its attribution.
     codex_totals: IdMap<u32, (Tokens, u32)>,
+    /// Codex rollout sessions whose responses are counted one by one (in `messages`): their
+    /// cumulative totals and their exec turns are not counted again.
+    rollout_sessions: HashSet<u32, BuildHasherDefault<IdHasher>>,
+    /// Codex exec threads: each new turn's cumulative usage in input order (turn key,
+    /// usage, attribution). A thread's usage is what each adds to the one before it
+    /// (docs/REFERENCE.md "Lineage"); a turn key seen before is not added.
+    exec_chains: IdMap<u32, Vec<ExecTurn>>,
     results: IdMap<u32, SessionResult>,
     /// Codex exec turns (completed or failed), by key (see `dialect::codex::stats`), to
     /// attribution.

@@ -508,3 +508,88 @@ fn the_bimodal_and_long_line_trees_have_their_shapes_and_read_back_their_totals(
     assert_eq!((got.files, got.sessions), (5, 5));
     assert_eq!(got.tokens, made.tokens);
 }
+
+#[test]
+fn trees_with_forks_count_every_message_once_and_their_split_merges_to_the_whole() {
+    for shape in ["claude-projects", "codex-sessions"] {
+        let dir = common::tempdir();
+        let made = gen(&[
+            "tree",
+            "--shape",
+            shape,
+            "--files",
+            "10",
+            "--total-mb",
+            "1",
+            "--seed",
+            "9",
+            "--forks",
+            "100",
+            path_str(dir.path()),
+        ]);
+        // Every odd-numbered file is a fork of the one before it.
+        let listing = files(dir.path());
+        let mark = if shape == "codex-sessions" {
+            "\"forked_from_id\""
+        } else {
+            "\"requestSessionId\""
+        };
+        let forks = listing
+            .iter()
+            .filter(|(rel, _)| {
+                String::from_utf8_lossy(&common::read_file(&dir.path().join(rel))).contains(mark)
+            })
+            .count();
+        assert_eq!(forks, 5, "{shape}: {listing:?}");
+        let whole: Value = common::stats_json(&["--by", "session"], &[dir.path()]);
+        let t = &whole["tokens"];
+        let n = |v: &Value, k: &str| v[k].as_u64().unwrap_or(0);
+        // The summary's Codex input includes the cached part.
+        let input = if shape == "codex-sessions" {
+            n(t, "input") + n(t, "cache_read")
+        } else {
+            n(t, "input")
+        };
+        assert_eq!(
+            (
+                input,
+                n(t, "output"),
+                n(t, "cache_creation"),
+                n(t, "cache_read")
+            ),
+            (
+                made.tokens.input,
+                made.tokens.output,
+                made.tokens.cache_creation,
+                made.tokens.cache_read
+            ),
+            "{shape}"
+        );
+        assert_eq!(whole["sessions"], 10, "{shape}");
+        assert_eq!(
+            whole["groups"].as_array().map(Vec::len),
+            Some(10),
+            "{shape}"
+        );
+        // Each file a part of its own: a parent and its fork are always apart.
+        let parts = common::tempdir();
+        let mut reports = Vec::new();
+        for (k, (rel, _)) in listing.iter().enumerate() {
+            let out = common::ndjq_sub("stats")
+                .args(["-q", "-f", "json", "--mergeable"])
+                .arg(dir.path().join(rel))
+                .output()
+                .expect("run ndjq stats");
+            assert!(out.status.success());
+            reports.push(common::write_file(
+                parts.path(),
+                &format!("{k}.json"),
+                &out.stdout,
+            ));
+        }
+        let merged: Value = common::stats_json(&["--by", "session", "--merge"], &reports);
+        for key in ["tokens", "cost_usd", "sessions", "groups"] {
+            assert_eq!(merged[key], whole[key], "{shape}: {key}");
+        }
+    }
+}

@@ -395,6 +395,25 @@ fn claude_sessions() -> Vec<Vec<u8>> {
         common::corpus_dir().join("real-client/claude-thinking.ndjson"),
         common::corpus_dir().join("real-client/claude-tool-partial.ndjson"),
         common::corpus_dir().join("gleam-sdk/basic_query.ndjson"),
+        // Resumed and forked runs: their results repeat the runs before them.
+        root.join("testdata/lineage/claude-resume-sonnet/step1.ndjson"),
+        root.join("testdata/lineage/claude-resume-sonnet/step2.ndjson"),
+        root.join("testdata/lineage/claude-fork-sonnet/step1.ndjson"),
+        root.join("testdata/lineage/claude-fork-sonnet/step2.ndjson"),
+    ];
+    files.iter().map(|f| common::read_file(f)).collect()
+}
+
+/// Codex exec runs, each a `thread.started` to its last turn; resumed and forked runs
+/// repeat the usage of the runs before them.
+fn codex_runs() -> Vec<Vec<u8>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [
+        root.join("testdata/codex/codex-tool.ndjson"),
+        root.join("testdata/lineage/codex-resume/step1.ndjson"),
+        root.join("testdata/lineage/codex-resume/step2.ndjson"),
+        root.join("testdata/lineage/codex-execfork/step1.ndjson"),
+        root.join("testdata/lineage/codex-execfork/step2.ndjson"),
     ];
     files.iter().map(|f| common::read_file(f)).collect()
 }
@@ -430,7 +449,21 @@ fn comparable(mut v: Value) -> Value {
 
 #[test]
 fn stats_merge_of_a_split_at_session_boundaries_equals_the_whole() {
-    let sessions = claude_sessions();
+    merge_of_a_split_equals_the_whole(&claude_sessions(), true);
+}
+
+#[test]
+fn stats_merge_of_codex_runs_split_between_resumes_equals_the_whole() {
+    // In one Codex exec input a thread started again is a resumed run of its own, while
+    // the same run in two parts is the same run seen twice: runs are taken once each, in
+    // their order (a resumed run after the run it resumes).
+    merge_of_a_split_equals_the_whole(&codex_runs(), false);
+}
+
+/// Sessions (or runs) picked from `sessions` (with `repeats`, a session may come again),
+/// some lines dropped, cut into parts between them: `--merge` of the parts' stats equals
+/// the stats of the whole.
+fn merge_of_a_split_equals_the_whole(sessions: &[Vec<u8>], repeats: bool) {
     let n = sessions.len();
     runner(8)
         .run(
@@ -439,7 +472,18 @@ fn stats_merge_of_a_split_at_session_boundaries_equals_the_whole() {
                 prop::collection::vec(any::<bool>(), 6),
                 prop::sample::select(&[None, Some("session"), Some("model"), Some("tool")][..]),
             ),
-            |(picks, cut_after, by)| {
+            |(mut picks, cut_after, by)| {
+                if !repeats {
+                    picks.sort_by_key(|(i, _)| *i);
+                    picks.dedup_by_key(|(i, _)| *i);
+                    // A run keeps its `thread.started`: without it its records go on in
+                    // the run before (another thread), which a part cannot know.
+                    for (_, drops) in picks.iter_mut() {
+                        if let Some(first) = drops.first_mut() {
+                            *first = false;
+                        }
+                    }
+                }
                 let dir = common::tempdir();
                 // Sessions (a repeated one is the same session seen twice: counted once),
                 // some with a few lines dropped.

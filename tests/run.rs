@@ -801,3 +801,80 @@ fn every_reading_command_takes_a_wrapped_command() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `ndjq SUB ARGS -- <fake NAME> AGENT_ARGS`: the first run replays the real first run of
+/// `testdata/lineage/CASE` then garbage, so it is restarted with resume; the resumed run
+/// replays the real resumed run, whose usage repeats the first run's.
+fn restarted_with_resume(
+    sub: &str,
+    args: &[&str],
+    name: &str,
+    agent_args: &[&str],
+    case: &str,
+) -> std::process::Output {
+    let dir = format!("testdata/lineage/{case}");
+    ndjq()
+        .arg(sub)
+        .args(["--color", "never"])
+        .args(args)
+        .arg("--")
+        .arg(agent(name))
+        .args(agent_args)
+        .env("FAKE_AGENT_CAPTURE", repo(&format!("{dir}/step1.ndjson")))
+        .env("FAKE_AGENT", "replay,garbage:6,hang")
+        .env("FAKE_AGENT_RESUMED", "replay")
+        .env(
+            "FAKE_AGENT_RESUMED_CAPTURE",
+            repo(&format!("{dir}/step2.ndjson")),
+        )
+        .timeout(BOUND)
+        .output()
+        .expect("run")
+}
+
+#[test]
+fn an_agent_restarted_with_resume_is_billed_once_in_stats_and_the_run_summary() {
+    // Codex's resumed run prints its thread's cumulative usage, Claude's resumed result
+    // its session's cumulative modelUsage and cost: what was served once is counted once.
+    let claude = [
+        "-p",
+        "fix it",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ];
+    let cases: [(&str, &str, &[&str], &str); 2] = [
+        (
+            "codex",
+            "codex-resume",
+            &["exec", "--json", "fix it"],
+            "tokens 9,390 in, 69 out, 18,816 cache read, 0 cache write",
+        ),
+        (
+            "claude",
+            "claude-resume-sonnet",
+            &claude,
+            "tokens 7,239 in, 124 out, 57,837 cache read, 23,754 cache write · cost $0.1300",
+        ),
+    ];
+    for (name, case, agent_args, summary) in cases {
+        let out = restarted_with_resume("stats", &["-f", "json"], name, agent_args, case);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let stats = stats_of(&out.stdout);
+        assert_eq!(stats["diagnostics"]["PROC_RESTARTED"], 1, "{name}: {stats}");
+        let served: Value = serde_json::from_slice(&read_file(&repo(&format!(
+            "testdata/lineage/{case}/served.json"
+        ))))
+        .expect("served.json");
+        for k in ["input", "cache_creation", "cache_read", "output"] {
+            assert_eq!(
+                stats["tokens"][k], served["served_total"][k],
+                "{name} {k}: {stats}"
+            );
+        }
+        let out = restarted_with_resume("run", &["-f", "text"], name, agent_args, case);
+        assert_eq!(out.status.code(), Some(0), "{name}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains(summary), "{name}: {text}");
+    }
+}

@@ -180,10 +180,10 @@ pub(super) fn stream_gap_ops(
 /// walks a record for when the classifier did not. Places on the record's tape, read with
 /// [`ClaudeTop::get`] on the record.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ClaudeTop(pub(super) [Place; 8]);
+pub(crate) struct ClaudeTop(pub(super) [Place; 9]);
 
 impl ClaudeTop {
-    pub(crate) const KEYS: [&'static str; 8] = [
+    pub(crate) const KEYS: [&'static str; 9] = [
         "session_id",
         "sessionId",
         "uuid",
@@ -192,6 +192,7 @@ impl ClaudeTop {
         "requestId",
         "request_id",
         "cwd",
+        "requestSessionId",
     ];
     pub(crate) const SESSION_ID: usize = 0;
     pub(crate) const SESSION_ID_CAMEL: usize = 1;
@@ -201,9 +202,12 @@ impl ClaudeTop {
     pub(crate) const REQUEST_ID: usize = 5;
     pub(crate) const REQUEST_ID_SNAKE: usize = 6;
     pub(crate) const CWD: usize = 7;
+    /// A fork's copy of its parent's message names the parent (docs/REFERENCE.md
+    /// "Lineage").
+    pub(crate) const REQUEST_SESSION_ID: usize = 8;
 
     /// `head`, then [`ClaudeTop::KEYS`]: the names of a walk that finds these fields
-    /// besides others (`T` is `M + 8`, checked when the constant is built).
+    /// besides others (`T` is `M + 9`, checked when the constant is built).
     pub(crate) const fn after<const M: usize, const T: usize>(
         head: [&'static str; M],
     ) -> [&'static str; T] {

@@ -82,7 +82,7 @@ pub(crate) fn read<'a>(
 }
 
 /// What [`Top::of`] walks a record for: the type, subtype and time, then Claude's fields.
-const TOP_WALK: [&str; 11] = ClaudeTop::after(["type", "subtype", "timestamp"]);
+const TOP_WALK: [&str; 12] = ClaudeTop::after(["type", "subtype", "timestamp"]);
 
 /// A record's top-level fields for `stats`: the type, subtype and time every record is
 /// counted by, the fields of [`ClaudeTop`] that Claude's reader uses, and a Codex
@@ -93,7 +93,7 @@ pub(crate) struct Top<'a> {
     subtype: Option<&'a str>,
     timestamp: Option<Json<'a>>,
     /// By the indices of [`ClaudeTop`].
-    claude: [Option<Json<'a>>; 8],
+    claude: [Option<Json<'a>>; 9],
     payload: Option<Json<'a>>,
 }
 
@@ -115,7 +115,7 @@ impl<'a> Top<'a> {
     /// and payload (a Codex rollout's line was walked four times), and in a Claude input
     /// the fields of [`ClaudeTop`].
     pub(crate) fn of_record(v: Json<'a>, info: &RecordInfo<'a>) -> Top<'a> {
-        let found = |claude: [Option<Json<'a>>; 8]| Top {
+        let found = |claude: [Option<Json<'a>>; 9]| Top {
             ty: info.ty,
             subtype: info.subtype,
             timestamp: info.timestamp,
@@ -129,7 +129,7 @@ impl<'a> Top<'a> {
                 found(std::array::from_fn(|field| c.get(v, field)))
             }
             (None | Some(StatsReader::Top(_)), _) => Top::of(v),
-            (Some(StatsReader::Facts(_) | StatsReader::Typed(_)), _) => found([None; 8]),
+            (Some(StatsReader::Facts(_) | StatsReader::Typed(_)), _) => found([None; 9]),
         }
     }
 
@@ -168,6 +168,11 @@ impl<'a> Top<'a> {
 
     pub(super) fn cost_usd(&self) -> Option<Json<'a>> {
         self.claude[ClaudeTop::COST_USD]
+    }
+
+    /// `requestSessionId`: the session that made a copied message's request.
+    pub(super) fn request_session_id(&self) -> Option<Json<'a>> {
+        self.claude[ClaudeTop::REQUEST_SESSION_ID]
     }
 
     /// A Codex rollout's `payload` (`None` for the agents read through [`Top::of`]).
@@ -302,7 +307,7 @@ mod tests {
     fn the_classifiers_claude_fields_are_the_ones_a_walk_finds() {
         let records = [
             r#"{"parentUuid":null,"sessionId":"s1","type":"user","uuid":"u1","cwd":"/p","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi","sessionId":"inner"}}"#,
-            r#"{"type":"assistant","sessionId":"a","message":{"id":"m","usage":{"input_tokens":1}},"sessionId":"b","requestId":"r","costUSD":0.5,"uuid":"u"}"#,
+            r#"{"type":"assistant","sessionId":"a","message":{"id":"m","usage":{"input_tokens":1}},"sessionId":"b","requestId":"r","costUSD":0.5,"uuid":"u","requestSessionId":"p"}"#,
             r#"{"type":"assistant","session\u0049d":"esc","request\u005fid":"x","m\u0065ssage":{},"cwd":"c","subtype":"s"}"#,
             r#"{"type":"assistant","session_id":"s","message":{"content":[],"usage":{}},"uuid":7,"request_id":"q"}"#,
             r#"{"type":"summary","summary":"t"}"#,
@@ -332,7 +337,13 @@ mod tests {
                         t.ty().map(str::to_string),
                         t.subtype().map(str::to_string),
                         [t.timestamp(), t.session(), t.message(), t.request_id()].map(s),
-                        [t.request_id_snake(), t.cwd(), t.cost_usd()].map(s),
+                        [
+                            t.request_id_snake(),
+                            t.cwd(),
+                            t.cost_usd(),
+                            t.request_session_id(),
+                        ]
+                        .map(s),
                     )
                 };
                 assert_eq!(show(&ours), show(&walked), "{text}");

@@ -518,7 +518,7 @@ pub struct RecordInfo<'a> {
 
 /// The classifier's walk in an input whose agent reads [`ClaudeTop`]: its own four names
 /// first, then Claude's.
-const CLASSIFIER_WALK: [&str; 12] = ClaudeTop::after(["type", "subtype", "timestamp", "payload"]);
+const CLASSIFIER_WALK: [&str; 13] = ClaudeTop::after(["type", "subtype", "timestamp", "payload"]);
 
 /// What an agent's schema check is given besides the record: its type (the one it is
 /// checked as) and the top-level fields the classifier's walk found.

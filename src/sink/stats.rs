@@ -401,6 +401,21 @@ fn write_text(out: &mut impl Write, r: &Report, p: Painter, fit: Option<usize>) 
             )
         )?;
     }
+    if !r.continues_unseen_sessions.is_empty() {
+        writeln!(
+            out,
+            "{}{}  (each continues a session not read: its figures include that session's usage)",
+            label("continues"),
+            p.paint(
+                &r.continues_unseen_sessions
+                    .iter()
+                    .map(|s| safe(s))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                Style::new().yellow()
+            )
+        )?;
+    }
     // Turns and duration come from results (stream-json, exec logs); transcripts do not
     // record them, and a zero there would read as a measurement.
     let seconds = format!("{:.1} s", r.duration_ms as f64 / 1000.0);

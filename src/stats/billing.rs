@@ -7,7 +7,7 @@
 use super::intern::{Attr, NONE};
 use super::store::Key;
 use super::tokens::{Tokens, BIG};
-use super::{DeltaEntry, MessageEntry, SessionResult, Stats};
+use super::{DeltaEntry, ExecTurn, MessageEntry, RunFacts, SessionResult, Stats};
 use crate::pricing::{Price, PriceTable};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -68,6 +68,9 @@ pub(super) struct Billing {
     pub(super) reported: HashMap<u32, f64>,
     /// The name of the table estimates came from.
     pub(super) table: Option<String>,
+    /// Sessions whose figures include those of a session not read (see
+    /// [`Stats::lineage`]).
+    pub(super) continues_unseen: Vec<u32>,
 }
 
 impl Stats {
@@ -77,9 +80,10 @@ impl Stats {
     /// `result` totals in place of its messages' sum ([`Stats::apply_result`]), priced
     /// where the cost is estimated ([`Pricer`]).
     pub(super) fn billing(&self, pricing: &Pricing<'_>) -> Billing {
+        let lineage = self.lineage();
         let reported = match pricing.mode {
             CostMode::Estimated => HashMap::new(),
-            _ => self.reported_costs(),
+            _ => self.reported_costs(&lineage.bases),
         };
         let table = match pricing.mode {
             CostMode::Reported => None,
@@ -97,7 +101,8 @@ impl Stats {
         sessions.sort_by_key(|(s, _)| **s);
         for (&s, r) in sessions {
             if let Some(total) = r.tokens {
-                self.apply_result(s, r, total, &mut rows, &mut pricer);
+                let base = lineage.bases.get(&s).map(|b| b.model_usage.as_slice());
+                self.apply_result(s, r, total, base, &mut rows, &mut pricer);
             }
         }
         let unpriced = pricer.unpriced;
@@ -106,16 +111,127 @@ impl Stats {
             unpriced,
             reported,
             table: table.map(|t| t.name.clone()),
+            continues_unseen: lineage.unseen,
         }
+    }
+
+    /// Which sessions' results carry another session's figures (docs/REFERENCE.md
+    /// "Lineage"). A result's `modelUsage` and cost are cumulative over the session and,
+    /// for a fork, over its parent's too, while its `usage` is its own run's: a session
+    /// whose first result has, for a model, more than its run's own usage and more than
+    /// its messages show continues another. Its parent is the result read (any session's
+    /// first or last) that fits inside that result, model by model, and leaves at least
+    /// the run's own usage and the session's messages: the largest such. Those figures are its base, taken off the session's; a session
+    /// that continues one with no result read is listed as unseen.
+    fn lineage(&self) -> Lineage {
+        let mut lineage = Lineage::default();
+        // The sessions whose first result carries more than its run.
+        let forks: Vec<(u32, &RunFacts)> = self
+            .results
+            .iter()
+            .filter_map(|(s, r)| r.first.as_ref().map(|f| (*s, f)))
+            .filter(|(_, f)| {
+                f.model_usage
+                    .iter()
+                    .any(|(_, t)| covers(*t, f.usage) && *t != f.usage)
+            })
+            .collect();
+        if forks.is_empty() {
+            return lineage;
+        }
+        // What each of those sessions' messages show, by model: a result whose model
+        // usage they cover shows nothing before its run (the messages of sub-agents count
+        // in `modelUsage` but not in `usage`), and a parent's figures leave the fork at
+        // least its messages. Input counts only: a stream's snapshots undercount output. A second pass over the messages, only when a result carries
+        // more than its run.
+        let mut unpriced = Pricer {
+            stats: self,
+            table: None,
+            reported: &HashMap::new(),
+            prices: HashMap::new(),
+            unpriced: BTreeSet::new(),
+        };
+        let mut shown: HashMap<(u32, u32), Tokens> = HashMap::new();
+        for (a, acc) in self.usage_rows(&mut unpriced) {
+            *shown.entry((a.session, a.model)).or_default() += acc.tokens;
+        }
+        let shown_of = |s: u32, m: u32| shown.get(&(s, m)).copied().unwrap_or_default();
+        let forks: Vec<(u32, &RunFacts)> = forks
+            .into_iter()
+            .filter(|(s, f)| {
+                f.model_usage
+                    .iter()
+                    .any(|(m, t)| !covers_input(shown_of(*s, *m), *t))
+            })
+            .collect();
+        // Every result read, largest first.
+        let mut runs: Vec<Run<'_>> = Vec::new();
+        for (s, r) in &self.results {
+            if let Some(f) = &r.first {
+                runs.push((sum(&f.model_usage), *s, &f.model_usage, f.cost_usd));
+                if let Some(last) = &r.model_usage {
+                    runs.push((sum(last), *s, last, r.cost_usd));
+                }
+            }
+        }
+        runs.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        for (s, f) in forks {
+            let whole = f
+                .model_usage
+                .iter()
+                .fold(Tokens::default(), |mut a, (_, t)| {
+                    a += *t;
+                    a
+                });
+            let room = total_of(whole).saturating_sub(total_of(f.usage));
+            let start = runs.partition_point(|r| r.0 > room);
+            let parent = runs[start..].iter().find(|(n, p, list, _)| {
+                *n > 0
+                    && *p != s
+                    && list.iter().all(|(m, t)| {
+                        t.is_zero()
+                            || f.model_usage
+                                .iter()
+                                .any(|(fm, ft)| fm == m && covers(*ft, *t))
+                    })
+                    && covers(sub_tokens(whole, sum_tokens(list)), f.usage)
+                    && f.model_usage.iter().all(|(m, t)| {
+                        let theirs = list.iter().filter(|(pm, _)| pm == m).fold(
+                            Tokens::default(),
+                            |mut a, (_, pt)| {
+                                a += *pt;
+                                a
+                            },
+                        );
+                        covers_input(sub_tokens(*t, theirs), shown_of(s, *m))
+                    })
+            });
+            match parent {
+                Some((_, _, list, cost)) => {
+                    lineage.bases.insert(
+                        s,
+                        Base {
+                            model_usage: list.to_vec(),
+                            cost_usd: *cost,
+                        },
+                    );
+                }
+                None => lineage.unseen.push(s),
+            }
+        }
+        lineage.unseen.sort_unstable();
+        lineage
     }
 
     /// The reported cost of each session that has one: its last result's, else the sum of
     /// its messages' `costUSD` (old transcripts) or steps' costs.
-    fn reported_costs(&self) -> HashMap<u32, f64> {
+    fn reported_costs(&self, bases: &HashMap<u32, Base>) -> HashMap<u32, f64> {
         let mut reported: HashMap<u32, f64> = HashMap::new();
         for (s, r) in &self.results {
             if let Some(c) = r.cost_usd {
-                reported.insert(*s, c);
+                // A fork's cost is cumulative over its parent's too.
+                let base = bases.get(s).and_then(|b| b.cost_usd).unwrap_or(0.0);
+                reported.insert(*s, (c - base).max(0.0));
             }
         }
         let mut by_message: HashMap<u32, f64> = HashMap::new();
@@ -151,11 +267,18 @@ impl Stats {
             .iter()
             .map(|d| (links.get(&d.0).copied().unwrap_or(d.0), *d))
             .collect();
-        // A Codex thread whose rollout is read too: the rollout's cumulative total is the
-        // session's (the thread id is its session id), its exec turns are not added again.
-        let rollouts: HashSet<u32> = self.codex_totals.keys().copied().collect();
+        // A Codex thread whose rollout is read too: the rollout's responses (or its
+        // cumulative total) are the session's (the thread id is its session id), its exec
+        // turns are not added again. Exec turns in `messages` come from reports of earlier
+        // versions, which kept them there.
+        let totals_only: HashSet<u32> = self
+            .codex_totals
+            .keys()
+            .filter(|s| !self.rollout_sessions.contains(s))
+            .copied()
+            .collect();
         for m in self.messages.settled().iter() {
-            if !rollouts.is_empty() && rollouts.contains(&self.attrs.get(m.2).session) {
+            if !totals_only.is_empty() && totals_only.contains(&self.attrs.get(m.2).session) {
                 continue;
             }
             let mut t = self.tokens_of(m);
@@ -168,8 +291,19 @@ impl Stats {
             add(*a, *t, true);
         }
         // A cumulative total is priced as one count: never in tiers.
-        for (t, a) in self.codex_totals.values() {
-            add(*a, *t, false);
+        for (s, (t, a)) in &self.codex_totals {
+            if !self.rollout_sessions.contains(s) {
+                add(*a, *t, false);
+            }
+        }
+        // Codex exec threads: each turn's cumulative usage less the one before it.
+        for (thread, chain) in &self.exec_chains {
+            if self.rollout_sessions.contains(thread) || self.codex_totals.contains_key(thread) {
+                continue;
+            }
+            for (_, t, a) in exec_increments(chain) {
+                add(a, t, true);
+            }
         }
         let mut rows: BTreeMap<Attr, Acc> = BTreeMap::new();
         for (i, acc) in by.into_iter().enumerate() {
@@ -188,6 +322,7 @@ impl Stats {
         s: u32,
         r: &SessionResult,
         total: Tokens,
+        base: Option<&[(u32, Tokens)]>,
         rows: &mut BTreeMap<Attr, Acc>,
         pricer: &mut Pricer<'_>,
     ) {
@@ -195,7 +330,14 @@ impl Stats {
         for (a, acc) in rows.range(session_range(s)) {
             *have.entry(a.model).or_default() += acc.tokens;
         }
-        for (model, mut w) in self.result_wants(s, r, total, &have) {
+        let mut wants = self.result_wants(s, r, total, &have);
+        // A fork's result counts its parent's figures too: they are the parent's.
+        for (m, t) in base.unwrap_or(&[]) {
+            if let Some(w) = wants.get_mut(m) {
+                *w = sub_tokens(*w, *t);
+            }
+        }
+        for (model, mut w) in wants {
             let h = have.get(&model).copied().unwrap_or_default();
             if r.model_usage.is_some() {
                 // modelUsage does not split cache writes by lifetime: the messages' do.
@@ -272,6 +414,44 @@ impl Stats {
     }
 }
 
+/// What [`Stats::lineage`] finds.
+#[derive(Debug, Default)]
+struct Lineage {
+    /// The parent's figures a session's result carries, by session.
+    bases: HashMap<u32, Base>,
+    /// Sessions whose results carry figures of a session not read, in index order.
+    unseen: Vec<u32>,
+}
+
+/// A result read: the size of its `modelUsage`, its session, its `modelUsage` and its cost.
+type Run<'a> = (u64, u32, &'a [(u32, Tokens)], Option<f64>);
+
+/// A parent's cumulative figures as its fork's result repeats them.
+#[derive(Debug)]
+struct Base {
+    model_usage: Vec<(u32, Tokens)>,
+    cost_usd: Option<f64>,
+}
+
+fn sum_tokens(list: &[(u32, Tokens)]) -> Tokens {
+    list.iter().fold(Tokens::default(), |mut a, (_, t)| {
+        a += *t;
+        a
+    })
+}
+
+fn sum(list: &[(u32, Tokens)]) -> u64 {
+    total_of(sum_tokens(list))
+}
+
+/// Input (cached or not), cache writes and output.
+fn total_of(t: Tokens) -> u64 {
+    t.input
+        .saturating_add(t.output)
+        .saturating_add(t.cache_creation)
+        .saturating_add(t.cache_read)
+}
+
 /// Where tokens a result adds for `model` go: the result's file and day, or, where it has
 /// none (a stream's result line has no timestamp), those of the session's last row of that
 /// model, else of its last row.
@@ -345,6 +525,42 @@ impl Stats {
             cache_creation_1h: u64::from(m.1[5]),
         }
     }
+}
+
+/// What each turn of a Codex exec thread adds, in input order: its cumulative usage less
+/// the turn's before it, or all of it when a count went down (a count that is not
+/// cumulative, as in hand-made streams: docs/REFERENCE.md "Lineage"). A key met again adds
+/// nothing (a chain merged from parts that both read it).
+pub(super) fn exec_increments(chain: &[ExecTurn]) -> impl Iterator<Item = ExecTurn> + '_ {
+    let mut seen: HashSet<Key> = HashSet::new();
+    let mut prev: Option<Tokens> = None;
+    chain.iter().filter_map(move |&(k, t, a)| {
+        if !seen.insert(k) {
+            return None;
+        }
+        let add = match prev {
+            Some(p) if covers(t, p) => sub_tokens(t, p),
+            _ => t,
+        };
+        prev = Some(t);
+        Some((k, add, a))
+    })
+}
+
+/// Whether every input count of `a` (non-cached, cache writes, cache reads) is at least
+/// `b`'s.
+fn covers_input(a: Tokens, b: Tokens) -> bool {
+    a.input >= b.input && a.cache_creation >= b.cache_creation && a.cache_read >= b.cache_read
+}
+
+/// Whether every count of `a` is at least `b`'s.
+pub(super) fn covers(a: Tokens, b: Tokens) -> bool {
+    a.input >= b.input
+        && a.output >= b.output
+        && a.cache_creation >= b.cache_creation
+        && a.cache_read >= b.cache_read
+        && a.reasoning_output >= b.reasoning_output
+        && a.cache_creation_1h >= b.cache_creation_1h
 }
 
 /// The attributions of session `s` (sessions sort first in [`Attr`]).

@@ -7,7 +7,7 @@
 use super::calendar::time_of;
 use super::intern::{Attr, INHERIT, NONE};
 use super::tokens::{pack, Tokens, BIG};
-use super::{DeltaEntry, Dim, Key, Link, MessageEntry, Stats, ToolEntry};
+use super::{DeltaEntry, Dim, Key, Link, MessageEntry, RunFacts, Stats, ToolEntry};
 use crate::dialect::facts::{self, Fact, Top};
 use crate::dialect::Dialect;
 use crate::json::Json;
@@ -385,6 +385,22 @@ impl Ingest<'_> {
         self.stats.recent.message_key(id, req)
     }
 
+    /// The key of one of `session`'s responses: [`Key::of_bytes`] of `tag`, the
+    /// session's name and `last`, the first two hashed once for the records of a session.
+    pub(crate) fn response_key(&mut self, session: u32, tag: &str, last: &[u8]) -> Key {
+        let prefix = match self.stats.recent.response_prefix {
+            Some((s, p)) if s == session => p,
+            _ => {
+                let name = self.stats.strings.shared(session);
+                let name: &str = name.as_deref().unwrap_or("");
+                let p = Key::prefix(&[tag.as_bytes(), name.as_bytes()]);
+                self.stats.recent.response_prefix = Some((session, p));
+                p
+            }
+        };
+        Key::then(prefix, last)
+    }
+
     /// A message's usage snapshot: the last one under a key counts.
     pub(crate) fn usage(&mut self, key: Key, tokens: Tokens, attr: u32) {
         self.stats.add_usage(key, tokens, attr);
@@ -393,6 +409,28 @@ impl Ingest<'_> {
     /// Usage counted per line (a message without an id).
     pub(crate) fn line_usage(&mut self, attr: u32, tokens: Tokens) {
         *self.stats.extra_usage.entry(attr).or_default() += tokens;
+    }
+
+    /// One response of a Codex rollout session, under a key its repetitions share (a
+    /// re-emitted token count, a usage record of the same response): the session's usage
+    /// is the sum of its responses, and its cumulative totals are not counted.
+    pub(crate) fn rollout_usage(&mut self, session: u32, key: Key, tokens: Tokens, attr: u32) {
+        self.stats.rollout_sessions.insert(session);
+        self.stats.add_usage(key, tokens, attr);
+    }
+
+    /// A Codex exec turn's usage, cumulative over its thread (earlier runs of a resumed
+    /// thread included): kept in the thread's chain, in input order, unless a turn with
+    /// its key was seen (the same stream read twice).
+    pub(crate) fn exec_turn(&mut self, thread: u32, key: Key, tokens: Tokens, attr: u32) {
+        if self.stats.codex_turns.contains_key(&key) {
+            return;
+        }
+        self.stats
+            .exec_chains
+            .entry(thread)
+            .or_default()
+            .push((key, tokens, attr));
     }
 
     /// A session's cumulative usage: the last one of the session is its usage.
@@ -442,6 +480,13 @@ impl Ingest<'_> {
         entry.file = self.input.file;
         entry.day = self.day;
         if let Some((tokens, model_usage)) = r.tokens {
+            if let (None, Some(list)) = (&entry.first, &model_usage) {
+                entry.first = Some(RunFacts {
+                    usage: tokens,
+                    model_usage: list.clone(),
+                    cost_usd: r.cost_usd,
+                });
+            }
             entry.tokens = Some(tokens);
             entry.model_usage = model_usage;
         }

@@ -3,7 +3,7 @@
 //! hour) by the index of an [`Attr`], so an entry per message or tool call is a few
 //! integers (docs/PERFORMANCE.md).
 
-use super::store::Key;
+use super::store::{Key, KeyPrefix};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -134,6 +134,8 @@ pub(super) struct RecentIds {
     /// The last API message's id and request id, and their key: Claude repeats a
     /// message on each of its content-block lines.
     message: Option<(String, String, Key)>,
+    /// The last session whose responses were keyed, and the digest of its prefix.
+    pub(super) response_prefix: Option<(u32, KeyPrefix)>,
 }
 
 impl RecentIds {

@@ -6,7 +6,9 @@ use super::intern::{Attr, INHERIT, NONE};
 use super::report::Report;
 use super::store::{Key, LastWins, View};
 use super::tokens::{Tokens, BIG};
-use super::{DeltaEntry, Dim, Link, MessageEntry, SessionResult, Stats, ToolEntry};
+use super::{
+    DeltaEntry, Dim, ExecTurn, Link, MessageEntry, RunFacts, SessionResult, Stats, ToolEntry,
+};
 use crate::diagnostic::Code;
 use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
@@ -116,10 +118,29 @@ impl Stats {
                     .model_usage
                     .map(|l| l.into_iter().map(|(m, t)| (re(m), t)).collect());
             }
+            // The session's first result is the earlier part's, when it has one.
+            if entry.first.is_none() {
+                entry.first = r.first.map(|f| RunFacts {
+                    model_usage: f.model_usage.into_iter().map(|(m, t)| (re(m), t)).collect(),
+                    ..f
+                });
+            }
             entry.tokens = r.tokens.or(entry.tokens);
             entry.cost_usd = r.cost_usd.or(entry.cost_usd);
             entry.turns = r.turns.or(entry.turns);
             entry.duration_ms = r.duration_ms.or(entry.duration_ms);
+        }
+        self.rollout_sessions
+            .extend(later.rollout_sessions.into_iter().map(rs));
+        // A thread's turns go on after this part's; a turn this part counted already (the
+        // same stream in both) adds nothing.
+        for (t, chain) in later.exec_chains {
+            let mine = self.exec_chains.entry(rs(t)).or_default();
+            for (k, tokens, a) in chain {
+                if !self.codex_turns.contains_key(&k) {
+                    mine.push((k, tokens, ra(a)));
+                }
+            }
         }
         for (k, a) in later.codex_turns {
             self.codex_turns.insert(k, ra(a));
@@ -190,6 +211,16 @@ impl Stats {
                 v
             },
             codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
+            rollout_sessions: sorted(self.rollout_sessions.iter().copied()),
+            exec_chains: {
+                let mut v: Vec<(u32, Vec<ExecTurn>)> = self
+                    .exec_chains
+                    .iter()
+                    .map(|(t, c)| (*t, c.clone()))
+                    .collect();
+                v.sort_by_key(|(t, _)| *t);
+                v
+            },
             tool_calls: self.tool_calls.settled(),
             tool_errors: self.tool_errors.settled(),
             records_by: sorted(self.records_by.iter().map(|((d, i), n)| (*d, *i, *n))),
@@ -257,6 +288,8 @@ impl Stats {
             .collect();
         stats.results = s.results.into_iter().collect();
         stats.codex_turns = s.codex_turns.into_iter().collect();
+        stats.rollout_sessions = s.rollout_sessions.into_iter().collect();
+        stats.exec_chains = s.exec_chains.into_iter().collect();
         stats.tool_calls = LastWins::from_entries(s.tool_calls.into_vec());
         stats.tool_errors = LastWins::from_entries(s.tool_errors.into_vec());
         stats.records_by = s
@@ -408,6 +441,15 @@ pub struct State {
     pub(super) tool_calls: View<ToolEntry>,
     pub(super) tool_errors: View<Key>,
     pub(super) records_by: Vec<(Dim, u32, u64)>,
+    /// Codex rollout sessions counted response by response (reports of earlier versions
+    /// have none: their rollouts are counted by `codex_totals`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) rollout_sessions: Vec<u32>,
+    /// Codex exec threads: `[thread, [[turn key, cumulative usage, attribution], ...]]`,
+    /// the turns in input order (reports of earlier versions kept exec turns in
+    /// `messages`, counted whole).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) exec_chains: Vec<(u32, Vec<ExecTurn>)>,
     /// The session and model the last input ended in (see [`Stats::merge_continued`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) tail: Option<(u32, u32)>,

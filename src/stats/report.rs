@@ -33,6 +33,8 @@ pub struct Totals {
     pub duration_ms: u64,
     pub tools: BTreeMap<String, ToolTotals>,
     pub models: BTreeMap<String, Tokens>,
+    /// Sessions whose figures include usage of a session the input does not hold.
+    pub continues_unseen_sessions: Vec<String>,
 }
 
 impl Stats {
@@ -86,11 +88,16 @@ impl Stats {
             cost_usd_reported: reported.map(round_cost),
             cost_usd_estimated: estimated.map(round_cost),
             pricing: billing.table,
-            unpriced_models: billing.unpriced.into_iter().collect(),
+            unpriced_models: billing.unpriced.iter().cloned().collect(),
             turns,
             duration_ms,
             tools: self.tool_totals(),
             models,
+            continues_unseen_sessions: billing
+                .continues_unseen
+                .iter()
+                .map(|s| self.name(*s))
+                .collect(),
         }
     }
 
@@ -184,6 +191,7 @@ impl Stats {
             duration_ms: t.duration_ms,
             tools: t.tools,
             models: t.models,
+            continues_unseen_sessions: t.continues_unseen_sessions,
             by: by.map(|b| b.name().to_string()),
             groups: by.map(|b| self.groups_priced(b, pricing)),
             state: None,
@@ -225,6 +233,12 @@ pub struct Report {
     pub duration_ms: u64,
     pub tools: BTreeMap<String, ToolTotals>,
     pub models: BTreeMap<String, Tokens>,
+    /// Sessions that continue a session the input does not hold (a resumed or forked
+    /// run whose own figures are cumulative, read without the run before it): their
+    /// tokens and cost include that session's usage (docs/REFERENCE.md "Lineage").
+    /// Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub continues_unseen_sessions: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -75,6 +75,12 @@ impl State {
                 ("records_by", serde(&self.records_by)?),
             ];
             let mut fields = fields;
+            if !self.rollout_sessions.is_empty() {
+                fields.push(("rollout_sessions", serde(&self.rollout_sessions)?));
+            }
+            if !self.exec_chains.is_empty() {
+                fields.push(("exec_chains", serde(&self.exec_chains)?));
+            }
             if let Some(tail) = &self.tail {
                 fields.push(("tail", serde(tail)?));
             }

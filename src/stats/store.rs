@@ -25,21 +25,65 @@ use std::sync::Arc;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) struct Key([u32; 3]);
 
+const FNV_OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
+const FNV_PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
+
+/// The digest of the first parts of many keys ([`Key::prefix`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KeyPrefix(u128);
+
 impl Key {
     pub(crate) fn of(parts: &[&str]) -> Key {
-        const OFFSET: u128 = 0x6c62_272e_07bb_0142_62b8_2175_6295_c58d;
-        const PRIME: u128 = 0x0000_0000_0100_0000_0000_0000_0000_013b;
-        let mut h = OFFSET;
-        for (i, part) in parts.iter().enumerate() {
+        Key::digest(parts.iter().map(|p| p.as_bytes()))
+    }
+
+    /// [`Key::of`] of parts that are bytes (numbers written as bytes, say).
+    #[cfg(test)]
+    pub(crate) fn of_bytes(parts: &[&[u8]]) -> Key {
+        Key::digest(parts.iter().copied())
+    }
+
+    /// The digest state after `parts`: [`Key::then`] of it and a last part is
+    /// [`Key::of_bytes`] of all of them, hashing the shared parts once.
+    pub(crate) fn prefix(parts: &[&[u8]]) -> KeyPrefix {
+        KeyPrefix(Key::absorb(parts.iter().copied()))
+    }
+
+    /// [`Key::of_bytes`] of `prefix`'s parts and `last`.
+    pub(crate) fn then(prefix: KeyPrefix, last: &[u8]) -> Key {
+        // The zero byte between parts, then the last part.
+        Key::finish(Key::feed(prefix.0.wrapping_mul(FNV_PRIME), last))
+    }
+
+    #[inline]
+    fn digest<'a>(parts: impl Iterator<Item = &'a [u8]>) -> Key {
+        Key::finish(Key::absorb(parts))
+    }
+
+    #[inline]
+    fn absorb<'a>(parts: impl Iterator<Item = &'a [u8]>) -> u128 {
+        let mut h = FNV_OFFSET;
+        for (i, part) in parts.enumerate() {
             if i > 0 {
                 // A zero byte between parts: ("ab", "c") and ("a", "bc") differ.
-                h = h.wrapping_mul(PRIME);
+                h = h.wrapping_mul(FNV_PRIME);
             }
-            for &b in part.as_bytes() {
-                h ^= u128::from(b);
-                h = h.wrapping_mul(PRIME);
-            }
+            h = Key::feed(h, part);
         }
+        h
+    }
+
+    #[inline]
+    fn feed(mut h: u128, part: &[u8]) -> u128 {
+        for &b in part {
+            h ^= u128::from(b);
+            h = h.wrapping_mul(FNV_PRIME);
+        }
+        h
+    }
+
+    #[inline]
+    fn finish(h: u128) -> Key {
         let hi = (h >> 64) as u64;
         let lo = h as u64;
         Key([(hi >> 32) as u32, hi as u32, (lo ^ (lo >> 32)) as u32])
@@ -393,6 +437,19 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for View<T> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_key_from_a_prefix_is_the_key_of_all_its_parts() {
+        let counts = 28_206u64.to_le_bytes();
+        let prefix = Key::prefix(&[b"codex response", b"01a22069-aad2"]);
+        let whole = Key::of_bytes(&[b"codex response", b"01a22069-aad2", &counts]);
+        assert_eq!(Key::then(prefix, &counts), whole);
+        assert_eq!(
+            Key::then(Key::prefix(&[b"msg_1"]), b"req_1"),
+            Key::of(&["msg_1", "req_1"])
+        );
+        assert_ne!(Key::then(prefix, &counts[..7]), whole);
+    }
+
     use super::*;
 
     #[derive(Debug, Clone, Copy, PartialEq)]

@@ -19,6 +19,9 @@ session/thread id replaced by ID so the resumed stream continues the session:
   grandchild    start `sleep 60` holding stdout (its pid in FAKE_AGENT_PIDFILE.grandchild)
   close-stdout  close stdout and go on         pid        write its pid to FAKE_AGENT_PIDFILE
 
+A resumed run replays FAKE_AGENT_RESUMED_CAPTURE instead of the capture when it is set (a
+real resumed run's stdout, whose usage repeats the runs before it).
+
 Every run appends its arguments, as a JSON list, to FAKE_AGENT_LOG when set. With
 FAKE_AGENT_DELAY, lines are written that many seconds apart. FAKE_AGENT_AGAIN is the plan of
 a start after the first that is not a resume (counted in FAKE_AGENT_LOG).
@@ -65,6 +68,10 @@ def main():
     here = os.path.dirname(os.path.realpath(__file__))
     default = "codex/codex-tool.ndjson" if os.path.basename(sys.argv[0]) == "codex" else "claude/claude-tool.ndjson"
     capture = os.environ.get("FAKE_AGENT_CAPTURE") or os.path.join(here, "..", "..", "testdata", default)
+    # FAKE_AGENT_RESUMED_CAPTURE: what a resumed run replays instead (a real resumed run's
+    # stdout, whose usage is cumulative over the runs before it).
+    if resume and os.environ.get("FAKE_AGENT_RESUMED_CAPTURE"):
+        capture = os.environ["FAKE_AGENT_RESUMED_CAPTURE"]
     with open(capture, "rb") as f:
         lines = f.read().splitlines(keepends=True)
     if resume:

@@ -6,7 +6,8 @@
 //! {"type":"item.started"|"item.completed","item":{"id":"item_N","type":...}}
 //!     reasoning, command_execution (started, then completed), file_change,
 //!     mcp_tool_call (started, then completed), agent_message last
-//! {"type":"turn.completed","usage":{"input_tokens",...}}    or, now and then,
+//! {"type":"turn.completed","usage":{"input_tokens",...}}    the thread's usage so far, or
+//!     now and then
 //! {"type":"error","message":"Reconnecting... n/5"} ... {"type":"turn.failed",...}
 //! ```
 
@@ -53,7 +54,7 @@ pub fn session(g: &mut Gen, out: &mut dyn Out) {
     let turns = g.rng.log_uniform(1, 12);
     let mut item = 0u64;
     let mut ctx = g.rng.range(3000, 12_000);
-    let mut sums = [0u64; 3];
+    let mut sums = [0u64; 4];
     for turn in 0..turns {
         if turn > 0 && out.full() {
             break;
@@ -141,6 +142,9 @@ pub fn session(g: &mut Gen, out: &mut dyn Out) {
         sums[0] += input;
         sums[1] += cached;
         sums[2] += output;
+        sums[3] += reasoning;
+        // As Codex prints it: the thread's usage so far, every turn before included.
+        let [input, cached, output, reasoning] = sums;
         out.record(
             "turn.completed",
             &format!("{{\"type\":\"turn.completed\",\"usage\":{{\"input_tokens\":{input},\"cached_input_tokens\":{cached},\"output_tokens\":{output},\"reasoning_output_tokens\":{reasoning}}}}}"),

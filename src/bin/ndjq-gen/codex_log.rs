@@ -17,6 +17,9 @@ use crate::words::USER_PROMPTS;
 pub struct Place {
     pub cwd: String,
     pub session_id: String,
+    /// A fork: its parent's session id and the parent's cumulative totals (input, cached,
+    /// output, reasoning), where the fork's `total_token_usage` starts, as Codex forks do.
+    pub forked_from: Option<(String, [u64; 4])>,
 }
 
 fn usage_json(input: u64, cached: u64, output: u64, reasoning: u64) -> String {
@@ -27,8 +30,9 @@ fn usage_json(input: u64, cached: u64, output: u64, reasoning: u64) -> String {
 }
 
 /// One rollout session. With `until_full`, it goes on until `out` is full (one session per
-/// file, for trees); otherwise it has a random number of turns.
-pub fn session(g: &mut Gen, out: &mut dyn Out, place: &Place, until_full: bool) {
+/// file, for trees); otherwise it has a random number of turns. Gives its cumulative totals
+/// (input, cached, output, reasoning) at its end.
+pub fn session(g: &mut Gen, out: &mut dyn Out, place: &Place, until_full: bool) -> [u64; 4] {
     let t = g.texts;
     let model = *g.rng.pick(CODEX_MODELS);
     let cwd = json_str(&place.cwd);
@@ -41,9 +45,16 @@ pub fn session(g: &mut Gen, out: &mut dyn Out, place: &Place, until_full: bool) 
         g.rng.below(1 << 32)
     );
     let repo = g.word();
+    let (fork, base) = match &place.forked_from {
+        Some((parent, base)) => (
+            format!("\"forked_from_id\":\"{parent}\",\"forked_from_ordinal_exclusive\":0,"),
+            *base,
+        ),
+        None => (String::new(), [0; 4]),
+    };
     out.record(
         "session_meta",
-        &format!("{{\"timestamp\":\"{ts}\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{sid}\",\"timestamp\":\"{ts}\",\"cwd\":{cwd},\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.46.0\",\"instructions\":null,\"git\":{{\"commit_hash\":\"{commit}\",\"branch\":\"main\",\"repository_url\":\"git@github.com:acme/{repo}.git\"}}}}}}"),
+        &format!("{{\"timestamp\":\"{ts}\",\"type\":\"session_meta\",\"payload\":{{\"id\":\"{sid}\",{fork}\"timestamp\":\"{ts}\",\"cwd\":{cwd},\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.46.0\",\"instructions\":null,\"git\":{{\"commit_hash\":\"{commit}\",\"branch\":\"main\",\"repository_url\":\"git@github.com:acme/{repo}.git\"}}}}}}"),
     );
     out.record(
         "response_item",
@@ -55,7 +66,7 @@ pub fn session(g: &mut Gen, out: &mut dyn Out, place: &Place, until_full: bool) 
     } else {
         g.rng.log_uniform(1, 12)
     };
-    let mut total = [0u64; 4];
+    let mut total = base;
     let mut ctx = g.rng.range(3000, 12_000);
     let mut turn = 0u64;
     while turn < turns {
@@ -155,12 +166,14 @@ pub fn session(g: &mut Gen, out: &mut dyn Out, place: &Place, until_full: bool) 
             }
         }
     }
+    // A fork's own usage: what it adds to its parent's totals.
     g.totals.add(&Totals {
         sessions: 1,
-        input: total[0],
-        output: total[2],
+        input: total[0] - base[0],
+        output: total[2] - base[2],
         cache_creation: 0,
-        cache_read: total[1],
+        cache_read: total[1] - base[1],
         cost_usd: 0.0,
     });
+    total
 }

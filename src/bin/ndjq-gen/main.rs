@@ -114,6 +114,12 @@ struct TreeArgs {
     /// Seed of every random choice.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Percent of the odd-numbered files that are forks of the file before them: a Claude
+    /// fork copies its parent's messages (`requestSessionId` naming the parent), a Codex
+    /// fork names it (`forked_from_id`) and its cumulative totals start from the parent's.
+    /// The summary counts each message once. Default 0: no forks.
+    #[arg(long, value_name = "PCT", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    forks: u32,
     /// The folder to fill (made if missing): OUT_DIR/projects/ or OUT_DIR/sessions/ must be
     /// empty or absent.
     out_dir: PathBuf,
@@ -226,6 +232,7 @@ fn stream(a: StreamArgs) -> Result<()> {
                 let place = codex_log::Place {
                     cwd: format!("/home/dev/{}-{}", g.word(), g.word()),
                     session_id: text::uuid7(&mut g.rng, g.clock),
+                    forked_from: None,
                 };
                 codex_log::session(&mut g, &mut out, &place, false);
             }
@@ -259,7 +266,7 @@ fn tree(a: TreeArgs) -> Result<()> {
     let started = Instant::now();
     std::fs::create_dir_all(&a.out_dir)
         .with_context(|| format!("cannot create {}", a.out_dir.display()))?;
-    let made = tree::make(a.shape, files, total, a.seed, &a.out_dir)
+    let made = tree::make(a.shape, files, total, a.seed, a.forks, &a.out_dir)
         .with_context(|| format!("cannot write the tree under {}", a.out_dir.display()))?;
     let secs = started.elapsed().as_secs_f64();
     let mut summary = json!({

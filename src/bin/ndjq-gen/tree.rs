@@ -184,8 +184,16 @@ fn projects(rng: &mut Rng, n: usize) -> Vec<(String, String)> {
     out
 }
 
-/// Writes the tree under `out_dir`.
-pub fn make(shape: Shape, files: usize, total: u64, seed: u64, out_dir: &Path) -> io::Result<Made> {
+/// Writes the tree under `out_dir`; `forks` percent of the odd-numbered files are forks of
+/// the file before them.
+pub fn make(
+    shape: Shape,
+    files: usize,
+    total: u64,
+    seed: u64,
+    forks: u32,
+    out_dir: &Path,
+) -> io::Result<Made> {
     let top = out_dir.join(shape.top());
     if top.read_dir().is_ok_and(|mut d| d.next().is_some()) {
         return Err(io::Error::new(
@@ -219,7 +227,17 @@ pub fn make(shape: Shape, files: usize, total: u64, seed: u64, out_dir: &Path) -
                         let Some(&size) = sizes.get(i) else {
                             return Ok(done);
                         };
-                        let made = file(shape, i, size, seed, &texts, &projects, &top)?;
+                        let at = At {
+                            shape,
+                            seed,
+                            texts: &texts,
+                            projects: &projects,
+                            top: &top,
+                        };
+                        let parent = (i % 2 == 1
+                            && Rng::new(seed, 0x2_0000 + i as u64).below(100) < u64::from(forks))
+                        .then(|| sizes[i - 1]);
+                        let made = file(&at, i, size, parent)?;
                         done.push((i, made));
                     }
                 })
@@ -254,21 +272,23 @@ enum Place {
     Codex(codex_log::Place),
 }
 
-/// Writes file `i` of the tree.
-fn file(
+/// What every file of a tree is made from.
+struct At<'a> {
     shape: Shape,
-    i: usize,
-    size: u64,
     seed: u64,
-    texts: &Texts,
-    projects: &[(String, String)],
-    top: &Path,
-) -> io::Result<Made> {
-    let mut rng = Rng::new(seed, 0x1_0000 + i as u64);
+    texts: &'a Texts,
+    projects: &'a [(String, String)],
+    top: &'a Path,
+}
+
+/// File `i`'s generator, path and session, before anything is written.
+fn prepare<'t>(at: &At<'t>, i: usize, size: u64) -> (Gen<'t>, std::path::PathBuf, Place) {
+    let (shape, projects, top) = (at.shape, at.projects, at.top);
+    let mut rng = Rng::new(at.seed, 0x1_0000 + i as u64);
     // A few projects hold most sessions.
     let p = ((projects.len() as f64) * rng.unit().powi(2)) as usize;
     let start = text::EPOCH_MS + rng.below(90 * DAY_MS);
-    let mut g = Gen::new(rng, texts);
+    let mut g = Gen::new(rng, at.texts);
     g.clock = start;
     g.max_piece = (size / 3).max(400) as usize;
     if let Some(len) = shape.long_line(&mut g.rng, size) {
@@ -287,6 +307,7 @@ fn file(
             let place = codex_log::Place {
                 cwd: projects[p.min(projects.len() - 1)].0.clone(),
                 session_id: sid,
+                forked_from: None,
             };
             (dir.join(name), Place::Codex(place))
         }
@@ -301,8 +322,68 @@ fn file(
             (path, Place::Claude(place))
         }
     };
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)?;
+    (g, path, place)
+}
+
+/// The lines of a session, kept in memory (a fork's parent, made again).
+struct Lines {
+    lines: Vec<String>,
+    bytes: u64,
+    target: u64,
+}
+
+impl Out for Lines {
+    fn record(&mut self, _ty: &str, line: &str) {
+        self.bytes += line.len() as u64 + 1;
+        self.lines.push(line.to_string());
+    }
+
+    fn full(&self) -> bool {
+        self.bytes >= self.target
+    }
+}
+
+/// Writes file `i` of the tree; `parent` (the size of file `i - 1`) makes it a fork of
+/// file `i - 1`, which is made again in memory: a Claude fork copies its messages first
+/// (`sessionId` rewritten, `requestSessionId` naming the parent), a Codex fork starts its
+/// totals from the parent's.
+fn file(at: &At<'_>, i: usize, size: u64, parent: Option<u64>) -> io::Result<Made> {
+    let (mut g, path, mut place) = prepare(at, i, size);
+    let mut copies: Vec<String> = Vec::new();
+    if let Some(parent_size) = parent {
+        let (mut pg, _, parent_place) = prepare(at, i - 1, parent_size);
+        let mut mem = Lines {
+            lines: Vec::new(),
+            bytes: 0,
+            target: parent_size,
+        };
+        match (&parent_place, &mut place) {
+            (Place::Claude(pp), Place::Claude(me)) => {
+                claude_log::session(&mut pg, &mut mem, pp, true);
+                let from = format!("\"sessionId\":\"{}\"", pp.session_id);
+                let to = format!("\"sessionId\":\"{}\"", me.session_id);
+                for line in &mem.lines {
+                    let line = line.replace(&from, &to);
+                    copies.push(if line.contains("\"type\":\"assistant\"") {
+                        format!(
+                            "{{\"requestSessionId\":\"{}\",{}",
+                            pp.session_id,
+                            &line[1..]
+                        )
+                    } else {
+                        line
+                    });
+                }
+            }
+            (Place::Codex(pp), Place::Codex(me)) => {
+                let base = codex_log::session(&mut pg, &mut mem, pp, true);
+                me.forked_from = Some((pp.session_id.clone(), base));
+            }
+            _ => {}
+        }
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
     }
     let mut out = FileOut {
         w: BufWriter::with_capacity(1 << 16, std::fs::File::create(&path)?),
@@ -310,9 +391,16 @@ fn file(
         target: size,
         error: None,
     };
+    for line in &copies {
+        out.record("copy", line);
+    }
+    // The fork's own session is as large as the file would be without the copies.
+    out.target = out.target.saturating_add(out.bytes);
     match &place {
         Place::Claude(p) => claude_log::session(&mut g, &mut out, p, true),
-        Place::Codex(p) => codex_log::session(&mut g, &mut out, p, true),
+        Place::Codex(p) => {
+            codex_log::session(&mut g, &mut out, p, true);
+        }
     }
     if let Some(e) = out.error.take() {
         return Err(e);

@@ -28,7 +28,14 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
             let Some(message) = top.message() else {
                 return;
             };
-            let (attr, content) = message_usage(s, message, request, session);
+            // A fork's copy of its parent's message names the session that made the
+            // request: the message is that session's (docs/REFERENCE.md "Lineage"). The
+            // parent is a row of `--by session`, not a session this input holds.
+            let owner = match top.request_session_id().and_then(|r| r.as_str()) {
+                Some(id) if top.session().and_then(|j| j.as_str()) != Some(id) => s.name(id),
+                _ => session,
+            };
+            let (attr, content) = message_usage(s, message, request, owner);
             if let Some(cost) = top.cost_usd().and_then(|c| c.as_cost()) {
                 // Old transcripts: a cost per message, repeated on its lines.
                 let id = message.get("id").and_then(|i| i.as_str());

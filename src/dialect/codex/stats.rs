@@ -8,7 +8,8 @@ use crate::stats::{Ingest, Key, Tokens, NONE};
 /// One record. Codex exec has no turn or call ids that survive a second process, so a turn
 /// is keyed by (thread, process, turn number, its usage) and an item by (thread, process,
 /// item id, a digest of the item): the same stream given twice counts once, while a
-/// resumed run (same thread, new process, other usage) counts on its own.
+/// resumed run (same thread, new process) is a turn of its own. A turn's usage is the
+/// thread's cumulative usage, so the store counts what each turn adds to the one before.
 pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
     let ty = top.ty();
     if ty == Some("thread.started") {
@@ -44,7 +45,9 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
             );
             let key = Key::of(&["codex turn", thread, &turn]);
             if let Some(tokens) = usage {
-                s.usage(key, tokens, attr);
+                // Cumulative over the thread: a resumed run's turn repeats the runs
+                // before it (docs/REFERENCE.md "Lineage").
+                s.exec_turn(session, key, tokens, attr);
             }
             s.turn_ended(key, attr);
         }

@@ -1,11 +1,52 @@
 //! `stats`: Codex session rollouts into the stats store, through its narrow API
 //! ([`Ingest`]): the session and model the records after `session_meta` and
-//! `turn_context` are in, the last cumulative token count of each session, function calls
-//! and their failed outputs.
+//! `turn_context` are in, each response's usage (counted once, whatever repeats it; a
+//! fork's cumulative totals start from its parent's), function calls and their failed
+//! outputs.
 
 use crate::dialect::facts::Top;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens, NONE};
+
+/// A `token_usage_record` (or a `compacted` record's `latest_token_usage_record`): one
+/// response's `usage` and the thread's cumulative `thread_token_usage` after it, the same
+/// response its `token_count` gives.
+fn usage_record(s: &mut Ingest<'_>, session: u32, attr: u32, record: Json<'_>) {
+    let [usage, total] = record.get_many(["usage", "thread_token_usage"]);
+    if let (Some(usage), Some(total)) = (
+        usage.filter(|u| u.is_object()),
+        total.filter(|t| t.is_object()),
+    ) {
+        response(s, session, attr, usage, total);
+    }
+}
+
+/// One response of a rollout: `usage` is its own, `total` the session's cumulative usage
+/// after it, which names the response for every record that repeats it (a re-emitted
+/// `token_count`, its `token_usage_record`), so it is counted once (docs/REFERENCE.md
+/// "Lineage"). A fork's totals start from its parent's, so its own usage is the sum of
+/// its responses, never its last total.
+fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total: Json<'_>) {
+    let t = Tokens::from_codex(total);
+    // The total's counts as bytes: no text to format.
+    let mut counts = [0u8; 40];
+    for (i, n) in [
+        t.input,
+        t.cache_read,
+        t.cache_creation,
+        t.output,
+        t.reasoning_output,
+    ]
+    .iter()
+    .enumerate()
+    {
+        counts[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
+    }
+    // `Key::of_bytes(&["codex response", session id, counts])`, the session's part hashed
+    // once.
+    let key = s.response_key(session, "codex response", &counts);
+    s.rollout_usage(session, key, Tokens::from_codex(usage), attr);
+}
 
 /// One record.
 pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
@@ -64,10 +105,32 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
     let ptype = str_of(ptype);
     match (ty, ptype) {
         (Some("event_msg"), Some("token_count")) => {
-            // The cumulative total: the last one of a session is its usage, however
-            // often a count is re-emitted.
-            if let Some(total) = info.and_then(|i| i.get("total_token_usage")) {
-                s.cumulative_usage(session, Tokens::from_codex(total), attr);
+            let [total, last] = info.map_or([None; 2], |i| {
+                i.get_many(["total_token_usage", "last_token_usage"])
+            });
+            match (
+                total.filter(|t| t.is_object()),
+                last.filter(|l| l.is_object()),
+            ) {
+                // One response: its own usage, keyed by the cumulative total it brings
+                // the session to (a fork's totals start from its parent's).
+                (Some(total), Some(last)) => response(s, session, attr, last, total),
+                // An older count with no per-response usage: the session's last
+                // cumulative total is its usage.
+                (Some(total), None) => {
+                    s.cumulative_usage(session, Tokens::from_codex(total), attr);
+                }
+                _ => {}
+            }
+        }
+        (Some("token_usage_record"), _) => {
+            if let Some(p) = payload {
+                usage_record(s, session, attr, p);
+            }
+        }
+        (Some("compacted"), _) => {
+            if let Some(r) = payload.and_then(|p| p.get("latest_token_usage_record")) {
+                usage_record(s, session, attr, r);
             }
         }
         (
