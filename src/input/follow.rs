@@ -1,31 +1,47 @@
 //! `--follow`: after reading what is there, keep reading as files grow, like `tail -F`
-//! (docs/GUIDE.md, "Following live logs"; docs/DESIGN.md, "Following").
+//! (docs/GUIDE.md, "Following live logs"; docs/REFERENCE.md, "Following"; docs/DESIGN.md,
+//! "Following").
 //!
 //! A follow source feeds the same [`Pipeline`] and [`Consumer`] as a plain run, one part of
 //! a file at a time: the bytes appended since the last part, up to the last newline (a
 //! partial last line waits for its newline, and is handed out as it stands only when the
-//! run ends). Per file it keeps only its name, device and inode, the offset and line
-//! number reached and its dialect: no file stays open between parts, so a tree of
-//! thousands of files costs a few hundred bytes each and no handle.
+//! run ends). Per file it keeps only its name, device and inode, a fingerprint of its
+//! first bytes ([`Head`]), the offset and line number reached and its dialect: no file
+//! stays open between parts, so a tree of thousands of files costs a few hundred bytes
+//! each and no handle.
+//!
+//! A file is its device, inode and head together. The same three under another name is
+//! the same file renamed: read on from its offset, under the new name, as the same input
+//! ([`Consumer::rename_input`]). Another device or inode at a followed name, or the same
+//! inode whose first bytes changed (a file system hands a deleted file's inode to the next
+//! file at once), is a replacement: a new input read from its start, with a note; a file
+//! shorter than what was read of it is truncated: the same. Either way the old input ends.
 //!
 //! What to read is told by file-system notifications (inotify, kqueue, FSEvents through
 //! the `notify` crate), or with `--poll SECS` by a walk of the followed paths every SECS
 //! seconds. While nothing changes the reader thread sleeps in a channel receive: no CPU.
+//! A followed folder that goes away is noted, and taken up again when it comes back (its
+//! parent folder is watched for that).
 //!
 //! Consumers see inputs as in a plain run: `begin_input`, records, `end_input`. A file
 //! stays the current input while only it grows; when another file's records come, the
-//! current one is ended and the other begun (or resumed, with
-//! [`Consumer::resume_input`], when it was read before). A truncated or replaced file is a
-//! new input read from its start, with a note.
+//! current one is paused ([`Consumer::pause_input`]) and the other begun (or resumed, with
+//! [`Consumer::resume_input`], when it was read before). When the run ends, the current
+//! input ends, then every paused one (resumed and ended), in the order of their paths.
+//!
+//! Nothing that could block is opened: files are opened without waiting and read only
+//! when the opened handle is a regular file. A FIFO, device, loop of links or folder
+//! where a log file was gets the note a plain run prints, once.
 
 use crate::dialect::Dialect;
 use crate::error::Error;
-use crate::input::{is_compressed, is_log_file, Source, Walk};
+use crate::input::head::Head;
+use crate::input::{is_compressed, is_log_file, kind_name, Source, Walk};
 use crate::pipeline::{Consumer, Flow, Pipeline};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::{self, File};
 use std::io::{self, Read, Seek, SeekFrom};
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
@@ -46,7 +62,7 @@ pub struct FollowOptions {
 /// Why following ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FollowEnd {
-    /// SIGINT or SIGTERM arrived: its number.
+    /// SIGINT, SIGTERM or SIGHUP arrived: its number.
     Signal(i32),
     /// The consumer needed no more (`--max-count`).
     Stopped,
@@ -75,6 +91,10 @@ struct Followed {
     name: Arc<str>,
     dev: u64,
     ino: u64,
+    /// The fingerprint of the first bytes read (see the module documentation).
+    head: Head,
+    /// Its size and times when last looked at: while they stay, its head is not read again.
+    look: Look,
     /// Bytes read: through the last newline seen.
     offset: u64,
     /// The number of the last record read.
@@ -87,12 +107,24 @@ struct Followed {
     whole: bool,
 }
 
+/// What a look at a file's metadata saw: its size, modification and change times.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Look(u64, i64, i64, i64, i64);
+
+impl Look {
+    fn of(m: &fs::Metadata) -> Look {
+        Look(m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
+    }
+}
+
 /// A path named on the command line: where it is (absolute, for notification paths) and
 /// how it was written (for file names in the output).
 #[derive(Debug)]
 struct Named {
     abs: PathBuf,
     shown: PathBuf,
+    /// A followed folder that went away (noted once; taken up again when it comes back).
+    gone: bool,
 }
 
 enum Msg {
@@ -104,7 +136,7 @@ enum Msg {
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);
 
 /// Follows `paths` (files and folders, as the command line resolved them; `-` is skipped:
-/// the caller reads stdin) until SIGINT or SIGTERM, feeding `consumer`. Errors opening or
+/// the caller reads stdin) until SIGINT, SIGTERM or SIGHUP, feeding `consumer`. Errors opening or
 /// reading a file are handed to `report` and following goes on; a write error ends it.
 pub fn follow<C: Consumer>(
     pipeline: &mut Pipeline,
@@ -128,15 +160,18 @@ pub fn follow<C: Consumer>(
     let mut f = Follower {
         pipeline,
         files: BTreeMap::new(),
+        ids: HashMap::new(),
         folders: Vec::new(),
         named: Vec::new(),
         current: None,
         own: options.own.clone(),
+        watcher: None,
     };
     for p in paths.iter().filter(|p| p.as_os_str() != "-") {
         let named = Named {
             abs: std::path::absolute(p).unwrap_or_else(|_| p.clone()),
             shown: p.clone(),
+            gone: false,
         };
         if p.is_dir() {
             f.folders.push(named);
@@ -146,7 +181,7 @@ pub fn follow<C: Consumer>(
     }
     // Watching starts before the first read: what is written meanwhile is seen.
     let mut poll = options.poll;
-    let _watcher = match poll {
+    f.watcher = match poll {
         Some(_) => None,
         None => match f.watch(tx) {
             Ok(w) => Some(w),
@@ -265,12 +300,12 @@ fn signalled() -> Option<i32> {
     }
 }
 
-/// SIGINT and SIGTERM end following: the signal is noted and the reader woken up. Once
-/// registered, a second signal no longer kills the process outright: it ends as soon as
-/// the reader sees it, after the output is flushed.
+/// SIGINT, SIGTERM and SIGHUP (a closed terminal or ssh session) end following: the signal
+/// is noted and the reader woken up. Once registered, a second signal no longer kills the
+/// process outright: it ends as soon as the reader sees it, after the output is flushed.
 fn listen_for_signals(tx: Sender<Msg>) -> io::Result<()> {
-    use signal_hook::consts::{SIGINT, SIGTERM};
-    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM])?;
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::Builder::new()
         .name("ndjq-signals".into())
         .spawn(move || {
@@ -288,11 +323,17 @@ struct Follower<'p> {
     pipeline: &'p mut Pipeline,
     /// By absolute path (notification paths are absolute).
     files: BTreeMap<PathBuf, Followed>,
+    /// (device, inode) → the path of the file last known by them: where a file that turns
+    /// up under a new name may have been before.
+    ids: HashMap<(u64, u64), PathBuf>,
     folders: Vec<Named>,
     named: Vec<Named>,
-    /// The file consumers are reading now (begun or resumed, not ended).
+    /// The file consumers are reading now (begun or resumed, not paused or ended).
     current: Option<PathBuf>,
     own: super::OwnOutputs,
+    /// The notifications (none with `--poll`): a followed folder that comes back is
+    /// watched again.
+    watcher: Option<notify::RecommendedWatcher>,
 }
 
 /// How to read a part: up to the last newline, or everything (the end of the run).
@@ -302,9 +343,23 @@ enum Upto {
     End,
 }
 
+/// Opens `path` for reading without waiting (opening a FIFO waits for a writer) and keeps
+/// it only when the handle is a regular file (`None` otherwise).
+fn open_regular(path: &Path) -> io::Result<Option<(File, fs::Metadata)>> {
+    let nonblock = rustix::fs::OFlags::NONBLOCK.bits() as i32;
+    let file = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nonblock)
+        .open(path)?;
+    let meta = file.metadata()?;
+    Ok(meta.is_file().then_some((file, meta)))
+}
+
 impl Follower<'_> {
-    /// Watches every followed folder (recursively: new subfolders too) and the folder of
-    /// every followed file (a replaced file is a new entry there).
+    /// Watches every followed folder (recursively: new subfolders too), the folder of
+    /// every followed file (a replaced file is a new entry there) and the folder of every
+    /// followed folder (a followed folder that goes away and comes back is one), where no
+    /// followed folder watches them already.
     fn watch(&self, tx: Sender<Msg>) -> notify::Result<notify::RecommendedWatcher> {
         use notify::{RecursiveMode, Watcher};
         let mut watcher = notify::recommended_watcher(move |event| {
@@ -313,45 +368,114 @@ impl Follower<'_> {
         for folder in &self.folders {
             watcher.watch(&folder.abs, RecursiveMode::Recursive)?;
         }
-        let parents: BTreeSet<&Path> = self.named.iter().filter_map(|n| n.abs.parent()).collect();
-        for parent in parents {
+        let parents: BTreeSet<&Path> = self
+            .named
+            .iter()
+            .filter_map(|n| n.abs.parent())
+            .filter(|p| !self.in_a_folder(p))
+            .collect();
+        for parent in &parents {
             watcher.watch(parent, RecursiveMode::NonRecursive)?;
+        }
+        let roots: BTreeSet<&Path> = self
+            .folders
+            .iter()
+            .filter_map(|n| n.abs.parent())
+            .filter(|p| !self.in_a_folder(p) && !parents.contains(p))
+            .collect();
+        for parent in roots {
+            // Without it, a folder that goes away is only taken up again by a rescan.
+            let _ = watcher.watch(parent, RecursiveMode::NonRecursive);
         }
         Ok(watcher)
     }
 
-    /// A path a notification named: a followed file, a new one, or a new folder.
+    /// Whether `p` is a followed folder or inside one (watched with it).
+    fn in_a_folder(&self, p: &Path) -> bool {
+        self.folders.iter().any(|f| p.starts_with(&f.abs))
+    }
+
+    fn is_named(&self, abs: &Path) -> bool {
+        self.named.iter().any(|n| n.abs == abs)
+    }
+
+    /// A path a notification named: a followed file, a new one, a new folder, or a
+    /// followed folder that went away or came back.
     fn touch<C: Consumer>(
         &mut self,
         abs: &Path,
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
-        if let Some(f) = self.files.get(abs) {
-            let shown = PathBuf::from(&*f.name);
-            return self.catch_up_changed(abs, &shown, consumer, report);
+        if let Some(i) = self.folders.iter().position(|f| f.abs == abs) {
+            return self.look_at_folder(i, consumer, report);
         }
-        if let Some(n) = self.named.iter().find(|n| n.abs == abs) {
-            let shown = n.shown.clone();
-            return self.catch_up_changed(abs, &shown, consumer, report);
-        }
-        let Some(shown) = self.shown_under_folder(abs) else {
+        let under = self.shown_under_folder(abs);
+        let shown = match self.files.get(abs) {
+            Some(f) => Some(PathBuf::from(&*f.name)),
+            None => self
+                .named
+                .iter()
+                .find(|n| n.abs == abs)
+                .map(|n| n.shown.clone())
+                .or_else(|| under.clone()),
+        };
+        let Some(shown) = shown else {
             return Ok((Flow::Continue, false));
         };
         let Ok(meta) = fs::symlink_metadata(abs) else {
+            // Gone: a followed file waits to come back, or to turn up renamed.
             return Ok((Flow::Continue, false));
         };
         if meta.is_dir() {
-            // A new subfolder: files may be in it before its watch was set.
-            return self.walk_in(&shown, consumer, report);
-        }
-        if is_log_file(abs) {
-            // What the walk would take: regular files, and links to them.
-            if fs::metadata(abs).is_ok_and(|m| m.is_file()) {
-                return self.catch_up_changed(abs, &shown, consumer, report);
+            if let Some(under) = under {
+                // A new subfolder (files may be in it before its watch was set), one
+                // renamed here, or a folder where a file was.
+                return self.walk_in(&under, consumer, report);
             }
         }
+        if self.files.contains_key(abs) || self.is_named(abs) || is_log_file(abs) {
+            return self.catch_up_changed(abs, &shown, consumer, report);
+        }
         Ok((Flow::Continue, false))
+    }
+
+    /// A followed folder: noted when it has gone away; when it comes back, noted, watched
+    /// again and read.
+    fn look_at_folder<C: Consumer>(
+        &mut self,
+        i: usize,
+        consumer: &mut C,
+        report: &mut dyn FnMut(&Error),
+    ) -> Result<(Flow, bool), Error> {
+        let Some(folder) = self.folders.get_mut(i) else {
+            return Ok((Flow::Continue, false));
+        };
+        let here = fs::metadata(&folder.abs).is_ok_and(|m| m.is_dir());
+        let shown = folder.shown.clone();
+        if !here {
+            if !folder.gone {
+                folder.gone = true;
+                report(&Error::FollowNote(format!(
+                    "{}: the followed folder is gone; it is read again if it comes back",
+                    crate::input::path_name(&shown)
+                )));
+            }
+            return Ok((Flow::Continue, false));
+        }
+        if folder.gone {
+            folder.gone = false;
+            report(&Error::FollowNote(format!(
+                "{}: the followed folder is back; reading it",
+                crate::input::path_name(&shown)
+            )));
+            let abs = folder.abs.clone();
+            if let Some(w) = self.watcher.as_mut() {
+                use notify::Watcher;
+                let _ = w.watch(&abs, notify::RecursiveMode::Recursive);
+            }
+        }
+        self.walk_in(&shown, consumer, report)
     }
 
     /// How a path under a followed folder is written in the output: the folder as given on
@@ -396,9 +520,8 @@ impl Follower<'_> {
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
         let mut changed = false;
-        let folders: Vec<PathBuf> = self.folders.iter().map(|f| f.shown.clone()).collect();
-        for shown in folders {
-            let (flow, c) = self.walk_in(&shown, consumer, report)?;
+        for i in 0..self.folders.len() {
+            let (flow, c) = self.look_at_folder(i, consumer, report)?;
             changed |= c;
             if flow == Flow::Stop {
                 return Ok((flow, changed));
@@ -432,14 +555,19 @@ impl Follower<'_> {
             // logs/all.jsonl`): read, it would feed itself forever.
             return Ok((Flow::Continue, false));
         }
-        let before = self.files.get(abs).map(|f| (f.ino, f.offset, f.line));
+        let state = |files: &BTreeMap<PathBuf, Followed>| {
+            files
+                .get(abs)
+                .map(|f| (f.ino, f.offset, f.line, f.name.clone()))
+        };
+        let before = state(&self.files);
         let flow = self.catch_up(abs, shown, consumer, report)?;
-        let after = self.files.get(abs).map(|f| (f.ino, f.offset, f.line));
-        Ok((flow, before != after))
+        Ok((flow, before != state(&self.files)))
     }
 
     /// Reads what was appended to a file since the last part, through its last newline;
-    /// starts it again from the start when it was truncated or replaced.
+    /// goes on with a file renamed here; starts it again from the start when it was
+    /// truncated or replaced.
     fn catch_up<C: Consumer>(
         &mut self,
         abs: &Path,
@@ -449,8 +577,11 @@ impl Follower<'_> {
     ) -> Result<Flow, Error> {
         let meta = match fs::metadata(abs) {
             Ok(m) => m,
-            // Gone for now: if it comes back, it is a replacement.
-            Err(e) if e.kind() == io::ErrorKind::NotFound && self.files.contains_key(abs) => {
+            // Gone for now (or gone before it was read: it is not there to read).
+            Err(e)
+                if e.kind() == io::ErrorKind::NotFound
+                    && (self.files.contains_key(abs) || !self.is_named(abs)) =>
+            {
                 return Ok(Flow::Continue)
             }
             Err(source) => {
@@ -462,17 +593,42 @@ impl Follower<'_> {
             }
         };
         if !meta.is_file() {
+            // A folder under a followed folder is walked (`touch`); anything else that is
+            // not a regular file is never opened: the walk's note, once.
+            if !meta.is_dir() {
+                report(&Error::NotRegular {
+                    path: shown.to_path_buf(),
+                    kind: kind_name(meta.file_type()),
+                });
+            } else if self.is_named(abs) {
+                report(&Error::NotRegular {
+                    path: shown.to_path_buf(),
+                    kind: "folder",
+                });
+            }
             return Ok(Flow::Continue);
         }
-        let (dev, ino, len) = (meta.dev(), meta.ino(), meta.len());
-        let known = self.files.contains_key(abs);
-        if !known {
+        let id = (meta.dev(), meta.ino());
+        if self.files.get(abs).is_none_or(|f| (f.dev, f.ino) != id) {
+            if let Some(from) = self.renamed_from(abs, id, meta.len()) {
+                // The file that was here (if one was) is gone: its input ends.
+                if self.files.contains_key(abs) {
+                    self.end_life(abs, consumer)?;
+                    self.files.remove(abs);
+                }
+                self.rename(&from, abs, shown, consumer)?;
+            }
+        }
+        let look = Look::of(&meta);
+        let Some(f) = self.files.get(abs) else {
             self.files.insert(
                 abs.to_path_buf(),
                 Followed {
                     name: Arc::from(shown.display().to_string()),
-                    dev,
-                    ino,
+                    dev: id.0,
+                    ino: id.1,
+                    head: Head::default(),
+                    look,
                     offset: 0,
                     line: 0,
                     dialect: None,
@@ -480,22 +636,72 @@ impl Follower<'_> {
                     whole: false,
                 },
             );
-        }
-        let Some(f) = self.files.get(abs) else {
-            return Ok(Flow::Continue);
+            self.ids.insert(id, abs.to_path_buf());
+            return self.read_part(abs, Upto::LastNewline, consumer, report);
         };
-        let restart = if (f.dev, f.ino) != (dev, ino) {
+        let restart = if (f.dev, f.ino) != id {
             Some("replaced; reading the new file from its start")
-        } else if len < f.offset {
+        } else if meta.len() < f.offset {
             Some("truncated; reading it again from its start")
+        } else if f.look != look && !head_still(abs, &f.head) {
+            // The same inode with other first bytes: deleted and written again (the
+            // file system reused the inode), or rewritten in place.
+            Some("replaced; reading the new file from its start")
         } else {
             None
         };
         if let Some(what) = restart {
             report(&Error::FollowNote(format!("{}: {what}", f.name)));
-            self.restart(abs, dev, ino, consumer)?;
+            self.restart(abs, id, consumer)?;
         }
-        self.read_part(abs, len, Upto::LastNewline, consumer, report)
+        if let Some(f) = self.files.get_mut(abs) {
+            f.look = look;
+        }
+        self.read_part(abs, Upto::LastNewline, consumer, report)
+    }
+
+    /// The path of a followed file that `abs` (a file with `id`, `len` bytes long) is,
+    /// renamed: one known by the same device and inode, no longer under its old name, at
+    /// least as long as what was read of it and starting with the same bytes.
+    fn renamed_from(&self, abs: &Path, id: (u64, u64), len: u64) -> Option<PathBuf> {
+        let from = self.ids.get(&id)?;
+        if from == abs {
+            return None;
+        }
+        let f = self.files.get(from)?;
+        if (f.dev, f.ino) != id || len < f.offset {
+            return None;
+        }
+        if fs::metadata(from).is_ok_and(|m| (m.dev(), m.ino()) == id) {
+            // Still there: a second link to the same file.
+            return None;
+        }
+        head_still(abs, &f.head).then(|| from.clone())
+    }
+
+    /// The followed file at `from` is at `to` now, under the name `shown`: the same input.
+    fn rename<C: Consumer>(
+        &mut self,
+        from: &Path,
+        to: &Path,
+        shown: &Path,
+        consumer: &mut C,
+    ) -> Result<(), Error> {
+        if self.current.as_deref() == Some(from) {
+            self.pause_current(consumer)?;
+        }
+        let Some(mut f) = self.files.remove(from) else {
+            return Ok(());
+        };
+        let old = std::mem::replace(&mut f.name, Arc::from(shown.display().to_string()));
+        if f.begun {
+            consumer
+                .rename_input(&old, &f.name)
+                .map_err(Error::Write)?;
+        }
+        self.ids.insert((f.dev, f.ino), to.to_path_buf());
+        self.files.insert(to.to_path_buf(), f);
+        Ok(())
     }
 
     /// Reads a file that is not a regular file (a FIFO) whole, as one input.
@@ -505,7 +711,7 @@ impl Follower<'_> {
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<Flow, Error> {
-        self.end_current(consumer)?;
+        self.pause_current(consumer)?;
         let name: Arc<str> = Arc::from(path.display().to_string());
         let result = crate::input::open_file(path).and_then(|file| {
             let reader = crate::input::decompress(file).map_err(|source| Error::Read {
@@ -526,32 +732,51 @@ impl Follower<'_> {
         }
     }
 
-    /// The file at `abs` is a new input from now on.
+    /// The file at `abs` is a new input from now on: the old one ends.
     fn restart<C: Consumer>(
         &mut self,
         abs: &Path,
-        dev: u64,
-        ino: u64,
+        id: (u64, u64),
         consumer: &mut C,
     ) -> Result<(), Error> {
-        if self.current.as_deref() == Some(abs) {
-            self.end_current(consumer)?;
-        }
+        self.end_life(abs, consumer)?;
         if let Some(f) = self.files.get_mut(abs) {
-            f.dev = dev;
-            f.ino = ino;
+            f.dev = id.0;
+            f.ino = id.1;
+            f.head = Head::default();
             f.offset = 0;
             f.line = 0;
             f.dialect = None;
             f.begun = false;
             f.whole = false;
         }
+        self.ids.insert(id, abs.to_path_buf());
         Ok(())
     }
 
+    /// The input of the file at `abs` ends (it was truncated, replaced, or the run ends):
+    /// the current one at once, a paused one resumed and ended.
+    fn end_life<C: Consumer>(&mut self, abs: &Path, consumer: &mut C) -> Result<(), Error> {
+        if self.current.as_deref() == Some(abs) {
+            return self.end_current(consumer);
+        }
+        if let Some(f) = self.files.get_mut(abs) {
+            if f.begun {
+                f.begun = false;
+                consumer.resume_input(&f.name).map_err(Error::Write)?;
+                consumer
+                    .end_input(&f.name, f.dialect)
+                    .map_err(Error::Write)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The current input ends.
     fn end_current<C: Consumer>(&mut self, consumer: &mut C) -> Result<(), Error> {
         if let Some(prev) = self.current.take() {
-            if let Some(p) = self.files.get(&prev) {
+            if let Some(p) = self.files.get_mut(&prev) {
+                p.begun = false;
                 consumer
                     .end_input(&p.name, p.dialect)
                     .map_err(Error::Write)?;
@@ -560,11 +785,22 @@ impl Follower<'_> {
         Ok(())
     }
 
-    /// Reads the file from where it got to, through its last newline (or to `len`).
+    /// The current input pauses: another file's records come.
+    fn pause_current<C: Consumer>(&mut self, consumer: &mut C) -> Result<(), Error> {
+        if let Some(prev) = self.current.take() {
+            if let Some(p) = self.files.get(&prev) {
+                consumer
+                    .pause_input(&p.name, p.dialect)
+                    .map_err(Error::Write)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the file from where it got to, through its last newline (or to its end).
     fn read_part<C: Consumer>(
         &mut self,
         abs: &Path,
-        len: u64,
         upto: Upto,
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
@@ -572,7 +808,7 @@ impl Follower<'_> {
         let Some(f) = self.files.get(abs) else {
             return Ok(Flow::Continue);
         };
-        if f.whole || len <= f.offset {
+        if f.whole {
             return Ok(Flow::Continue);
         }
         let (name, start) = (f.name.clone(), f.offset);
@@ -582,8 +818,12 @@ impl Follower<'_> {
             offset: start,
             source,
         };
-        let mut file = match File::open(abs) {
-            Ok(file) => file,
+        let (mut file, len) = match open_regular(abs) {
+            Ok(Some((file, meta))) if (meta.dev(), meta.ino()) == (f.dev, f.ino) => {
+                (file, meta.len())
+            }
+            // Replaced since it was looked at, or not a file now: the next look tells.
+            Ok(_) => return Ok(Flow::Continue),
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Flow::Continue),
             Err(source) => {
                 report(&Error::Open {
@@ -593,6 +833,9 @@ impl Follower<'_> {
                 return Ok(Flow::Continue);
             }
         };
+        if len <= start {
+            return Ok(Flow::Continue);
+        }
         let compressed = start == 0 && {
             let mut head = [0u8; 4];
             let n = file.read_at(&mut head, 0).unwrap_or(0);
@@ -609,6 +852,18 @@ impl Follower<'_> {
                     return Ok(Flow::Continue);
                 }
             },
+        };
+        // The fingerprint grows with what is read, up to its most.
+        let head = if f.head.grows_to(end) {
+            match Head::of(&file, end) {
+                Ok(h) => Some(h),
+                Err(e) => {
+                    report(&read_error(e));
+                    return Ok(Flow::Continue);
+                }
+            }
+        } else {
+            None
         };
         if let Err(e) = file.seek(SeekFrom::Start(start)) {
             report(&read_error(e));
@@ -641,6 +896,9 @@ impl Follower<'_> {
                 f.line = line;
                 f.offset = if compressed { len } else { offset };
                 f.whole = compressed;
+                if let Some(h) = head {
+                    f.head = h;
+                }
                 Ok(flow)
             }
             Err(e @ Error::Write(_)) => Err(e),
@@ -652,7 +910,7 @@ impl Follower<'_> {
         }
     }
 
-    /// Makes `abs` the current input (ending the one before, beginning or resuming this
+    /// Makes `abs` the current input (pausing the one before, beginning or resuming this
     /// one); `Some(dialect)` when the pipeline must start it again with that dialect.
     fn enter<C: Consumer>(
         &mut self,
@@ -662,7 +920,7 @@ impl Follower<'_> {
         if self.current.as_deref() == Some(abs) {
             return Ok(None);
         }
-        self.end_current(consumer)?;
+        self.pause_current(consumer)?;
         let Some(f) = self.files.get_mut(abs) else {
             return Ok(None);
         };
@@ -677,7 +935,7 @@ impl Follower<'_> {
     }
 
     /// Ends following: a partial last line still waiting is read as it stands (as a
-    /// plain run reads it), and the current input ends.
+    /// plain run reads it); the current input ends, then every paused one.
     fn finish<C: Consumer>(
         &mut self,
         consumer: &mut C,
@@ -690,19 +948,31 @@ impl Follower<'_> {
                 let Ok(meta) = fs::metadata(&abs) else {
                     continue;
                 };
-                let same = self
-                    .files
-                    .get(&abs)
-                    .is_some_and(|f| (f.dev, f.ino) == (meta.dev(), meta.ino()));
-                if same
-                    && self.read_part(&abs, meta.len(), Upto::End, consumer, report)? == Flow::Stop
-                {
+                let same = self.files.get(&abs).is_some_and(|f| {
+                    (f.dev, f.ino) == (meta.dev(), meta.ino())
+                        && meta.len() >= f.offset
+                        && head_still(&abs, &f.head)
+                });
+                if same && self.read_part(&abs, Upto::End, consumer, report)? == Flow::Stop {
                     break;
                 }
             }
         }
         self.end_current(consumer)?;
+        let paused: Vec<PathBuf> = self.files.keys().cloned().collect();
+        for abs in paused {
+            self.end_life(&abs, consumer)?;
+        }
         Ok(end)
+    }
+}
+
+/// Whether the file at `path` still starts with the bytes `head` was taken of (true when
+/// it cannot be opened now: the read that follows tells).
+fn head_still(path: &Path, head: &Head) -> bool {
+    match open_regular(path) {
+        Ok(Some((file, _))) => head.matches(&file).unwrap_or(true),
+        _ => true,
     }
 }
 
