@@ -113,7 +113,13 @@ struct Look(u64, i64, i64, i64, i64);
 
 impl Look {
     fn of(m: &fs::Metadata) -> Look {
-        Look(m.len(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
+        Look(
+            m.len(),
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        )
     }
 }
 
@@ -695,9 +701,7 @@ impl Follower<'_> {
         };
         let old = std::mem::replace(&mut f.name, Arc::from(shown.display().to_string()));
         if f.begun {
-            consumer
-                .rename_input(&old, &f.name)
-                .map_err(Error::Write)?;
+            consumer.rename_input(&old, &f.name).map_err(Error::Write)?;
         }
         self.ids.insert((f.dev, f.ino), to.to_path_buf());
         self.files.insert(to.to_path_buf(), f);
