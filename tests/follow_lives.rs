@@ -424,3 +424,48 @@ fn special_entries_under_follow_get_the_one_shot_notes_once() {
 fn special_entries_under_follow_get_the_one_shot_notes_once_by_polling() {
     special_entries(Some("0.05"));
 }
+
+/// Rotated as log rotators do (`mv a.jsonl a.1.jsonl`, a new `a.jsonl` at once): the
+/// renamed file goes on where it was, the new one is read from its start, each record
+/// once.
+fn rotated(poll: Option<&str>) {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    std::fs::create_dir(dir.join("d")).expect("mkdir");
+    let a = dir.join("d/a.jsonl");
+    append(&a, records(1..=2).as_bytes());
+    let live = Live::start(
+        dir,
+        &with_poll(&["filter", "--color", "never", "-F", "d"], poll),
+    );
+    live.wait_for("what was there", |o, _| o == records(1..=2));
+    std::fs::rename(&a, dir.join("d/a.1.jsonl")).expect("mv");
+    append(&a, records(5..=6).as_bytes());
+    append(&dir.join("d/a.1.jsonl"), record(3).as_bytes());
+    live.wait_for("both files", |o, _| {
+        o.contains(&record(3)) && o.contains(&record(6))
+    });
+    append(&a, record(7).as_bytes());
+    live.wait_for("the new file's append", |o, _| o.contains(&record(7)));
+    let (code, out, err) = live.stop("INT");
+    assert_eq!(code, 130, "{err}");
+    let c = counts(&out);
+    assert_eq!(c.len(), out.lines().count(), "a record twice:\n{out}");
+    let mut want: Vec<String> = [1, 2, 3, 5, 6, 7]
+        .map(|n| record(n).trim_end().to_string())
+        .to_vec();
+    want.sort();
+    let mut got: Vec<String> = out.lines().map(str::to_string).collect();
+    got.sort();
+    assert_eq!(got, want, "{err}");
+}
+
+#[test]
+fn rotated_file_is_read_on_and_the_new_one_from_its_start() {
+    rotated(None);
+}
+
+#[test]
+fn rotated_file_is_read_on_and_the_new_one_from_its_start_by_polling() {
+    rotated(Some("0.05"));
+}

@@ -274,20 +274,9 @@ pub fn follow<C: Consumer>(
             rescan = true;
             next_poll = poll.map(|p| now + p);
         }
-        let mut changed = false;
-        if rescan {
-            let (flow, c) = f.rescan(consumer, report)?;
-            changed |= c;
-            if flow == Flow::Stop {
-                return f.finish(consumer, report, FollowEnd::Stopped);
-            }
-        }
-        for path in dirty {
-            let (flow, c) = f.touch(&path, consumer, report)?;
-            changed |= c;
-            if flow == Flow::Stop {
-                return f.finish(consumer, report, FollowEnd::Stopped);
-            }
+        let (flow, changed) = f.look_at(&dirty, rescan, consumer, report)?;
+        if flow == Flow::Stop {
+            return f.finish(consumer, report, FollowEnd::Stopped);
         }
         if changed || next_tick.is_some_and(|t| t <= Instant::now()) {
             next_tick = after(tick.tick(consumer, changed).map_err(Error::Write)?);
@@ -405,16 +394,58 @@ impl Follower<'_> {
         self.named.iter().any(|n| n.abs == abs)
     }
 
-    /// A path a notification named: a followed file, a new one, a new folder, or a
-    /// followed folder that went away or came back.
-    fn touch<C: Consumer>(
+    /// Looks at what changed: the paths notifications named, or (`rescan`) everything
+    /// followed. The files found there are taken in two passes: first the ones that are
+    /// followed files under a new name (a rename: `mv a.jsonl a.1.jsonl; touch a.jsonl`
+    /// is seen at once, and the renamed file must be found before the new one takes its
+    /// old name), then every file is read on.
+    fn look_at<C: Consumer>(
         &mut self,
-        abs: &Path,
+        dirty: &BTreeSet<PathBuf>,
+        rescan: bool,
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
+        let mut found = Vec::new();
+        if rescan {
+            for i in 0..self.folders.len() {
+                if let Some(shown) = self.folder_here(i, report) {
+                    self.walk_into(&shown, &mut found, report);
+                }
+            }
+            found.extend(self.named.iter().map(|n| (n.abs.clone(), n.shown.clone())));
+        }
+        for path in dirty {
+            self.candidates(path, &mut found, report);
+        }
+        let mut seen = BTreeSet::new();
+        found.retain(|(abs, _)| seen.insert(abs.clone()));
+        self.adopt_renamed(&found, consumer)?;
+        let mut changed = false;
+        for (abs, shown) in found {
+            let (flow, c) = self.catch_up_changed(&abs, &shown, consumer, report)?;
+            changed |= c;
+            if flow == Flow::Stop {
+                return Ok((flow, changed));
+            }
+        }
+        Ok((Flow::Continue, changed))
+    }
+
+    /// The files a path a notification named stands for, as (absolute path, name shown):
+    /// a followed file, a new one, the files of a new (or renamed) folder, or of a
+    /// followed folder that came back.
+    fn candidates(
+        &mut self,
+        abs: &Path,
+        found: &mut Vec<(PathBuf, PathBuf)>,
+        report: &mut dyn FnMut(&Error),
+    ) {
         if let Some(i) = self.folders.iter().position(|f| f.abs == abs) {
-            return self.look_at_folder(i, consumer, report);
+            if let Some(shown) = self.folder_here(i, report) {
+                self.walk_into(&shown, found, report);
+            }
+            return;
         }
         let under = self.shown_under_folder(abs);
         let shown = match self.files.get(abs) {
@@ -427,36 +458,29 @@ impl Follower<'_> {
                 .or_else(|| under.clone()),
         };
         let Some(shown) = shown else {
-            return Ok((Flow::Continue, false));
+            return;
         };
         let Ok(meta) = fs::symlink_metadata(abs) else {
             // Gone: a followed file waits to come back, or to turn up renamed.
-            return Ok((Flow::Continue, false));
+            return;
         };
         if meta.is_dir() {
             if let Some(under) = under {
                 // A new subfolder (files may be in it before its watch was set), one
                 // renamed here, or a folder where a file was.
-                return self.walk_in(&under, consumer, report);
+                self.walk_into(&under, found, report);
+                return;
             }
         }
         if self.files.contains_key(abs) || self.is_named(abs) || is_log_file(abs) {
-            return self.catch_up_changed(abs, &shown, consumer, report);
+            found.push((abs.to_path_buf(), shown));
         }
-        Ok((Flow::Continue, false))
     }
 
-    /// A followed folder: noted when it has gone away; when it comes back, noted, watched
-    /// again and read.
-    fn look_at_folder<C: Consumer>(
-        &mut self,
-        i: usize,
-        consumer: &mut C,
-        report: &mut dyn FnMut(&Error),
-    ) -> Result<(Flow, bool), Error> {
-        let Some(folder) = self.folders.get_mut(i) else {
-            return Ok((Flow::Continue, false));
-        };
+    /// Whether the followed folder `i` is there (its name as shown, if so). One that has
+    /// gone away is noted once; one that comes back is noted and watched again.
+    fn folder_here(&mut self, i: usize, report: &mut dyn FnMut(&Error)) -> Option<PathBuf> {
+        let folder = self.folders.get_mut(i)?;
         let here = fs::metadata(&folder.abs).is_ok_and(|m| m.is_dir());
         let shown = folder.shown.clone();
         if !here {
@@ -467,7 +491,7 @@ impl Follower<'_> {
                     crate::input::path_name(&shown)
                 )));
             }
-            return Ok((Flow::Continue, false));
+            return None;
         }
         if folder.gone {
             folder.gone = false;
@@ -481,7 +505,7 @@ impl Follower<'_> {
                 let _ = w.watch(&abs, notify::RecursiveMode::Recursive);
             }
         }
-        self.walk_in(&shown, consumer, report)
+        Some(shown)
     }
 
     /// How a path under a followed folder is written in the output: the folder as given on
@@ -494,58 +518,57 @@ impl Follower<'_> {
         })
     }
 
-    /// Reads the new files under a folder (and the new parts of known ones).
-    fn walk_in<C: Consumer>(
-        &mut self,
+    /// The files the walk takes under a folder, onto `found`; the walk's notes reported.
+    fn walk_into(
+        &self,
         shown: &Path,
-        consumer: &mut C,
+        found: &mut Vec<(PathBuf, PathBuf)>,
         report: &mut dyn FnMut(&Error),
-    ) -> Result<(Flow, bool), Error> {
-        let mut changed = false;
+    ) {
         for source in Walk::excluding(&[shown.to_path_buf()], self.own.clone()) {
             match source {
                 Ok(Source::File(p)) => {
                     let abs = std::path::absolute(&p).unwrap_or_else(|_| p.clone());
-                    let (flow, c) = self.catch_up_changed(&abs, &p, consumer, report)?;
-                    changed |= c;
-                    if flow == Flow::Stop {
-                        return Ok((flow, changed));
-                    }
+                    found.push((abs, p));
                 }
                 Ok(Source::Stdin) | Err(Error::NoLogs { .. }) => {}
                 Err(e) => report(&e),
             }
         }
-        Ok((Flow::Continue, changed))
     }
 
-    /// Looks at everything followed again: `--poll`, or after lost notifications.
-    fn rescan<C: Consumer>(
+    /// The files of `found` that are followed files renamed: each goes on under its new
+    /// name. New names first, then followed names that hold another file now (whose own
+    /// file may just have been found elsewhere).
+    fn adopt_renamed<C: Consumer>(
         &mut self,
+        found: &[(PathBuf, PathBuf)],
         consumer: &mut C,
-        report: &mut dyn FnMut(&Error),
-    ) -> Result<(Flow, bool), Error> {
-        let mut changed = false;
-        for i in 0..self.folders.len() {
-            let (flow, c) = self.look_at_folder(i, consumer, report)?;
-            changed |= c;
-            if flow == Flow::Stop {
-                return Ok((flow, changed));
-            }
-        }
-        let named: Vec<(PathBuf, PathBuf)> = self
-            .named
+    ) -> Result<(), Error> {
+        let (new, known): (Vec<_>, Vec<_>) = found
             .iter()
-            .map(|n| (n.abs.clone(), n.shown.clone()))
-            .collect();
-        for (abs, shown) in named {
-            let (flow, c) = self.catch_up_changed(&abs, &shown, consumer, report)?;
-            changed |= c;
-            if flow == Flow::Stop {
-                return Ok((flow, changed));
+            .partition(|(abs, _)| !self.files.contains_key(abs));
+        for (abs, shown) in new.into_iter().chain(known) {
+            let Ok(meta) = fs::metadata(abs) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let id = (meta.dev(), meta.ino());
+            if self.files.get(abs).is_some_and(|f| (f.dev, f.ino) == id) {
+                continue;
+            }
+            if let Some(from) = self.renamed_from(abs, id, meta.len()) {
+                // The file that was here (if one was) is gone: its input ends.
+                if self.files.contains_key(abs) {
+                    self.end_life(abs, consumer)?;
+                    self.files.remove(abs);
+                }
+                self.rename(&from, abs, shown, consumer)?;
             }
         }
-        Ok((Flow::Continue, changed))
+        Ok(())
     }
 
     /// [`Follower::catch_up`], and whether anything was read.
@@ -572,8 +595,8 @@ impl Follower<'_> {
     }
 
     /// Reads what was appended to a file since the last part, through its last newline;
-    /// goes on with a file renamed here; starts it again from the start when it was
-    /// truncated or replaced.
+    /// starts it again from the start when it was truncated or replaced (a file renamed
+    /// here was found by [`Follower::adopt_renamed`] before).
     fn catch_up<C: Consumer>(
         &mut self,
         abs: &Path,
@@ -615,16 +638,6 @@ impl Follower<'_> {
             return Ok(Flow::Continue);
         }
         let id = (meta.dev(), meta.ino());
-        if self.files.get(abs).is_none_or(|f| (f.dev, f.ino) != id) {
-            if let Some(from) = self.renamed_from(abs, id, meta.len()) {
-                // The file that was here (if one was) is gone: its input ends.
-                if self.files.contains_key(abs) {
-                    self.end_life(abs, consumer)?;
-                    self.files.remove(abs);
-                }
-                self.rename(&from, abs, shown, consumer)?;
-            }
-        }
         let look = Look::of(&meta);
         let Some(f) = self.files.get(abs) else {
             self.files.insert(
