@@ -172,6 +172,8 @@ pub fn follow<C: Consumer>(
         current: None,
         own: options.own.clone(),
         watcher: None,
+        parts: 0,
+        later: Vec::new(),
     };
     for p in paths.iter().filter(|p| p.as_os_str() != "-") {
         let named = Named {
@@ -233,10 +235,10 @@ pub fn follow<C: Consumer>(
     let mut next_tick = after(tick.tick(consumer, true).map_err(Error::Write)?);
     let mut next_poll = poll.map(|p| Instant::now() + p);
     loop {
-        let deadline = match (next_tick, next_poll) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        let deadline = [next_tick, next_poll, f.later.iter().map(|l| l.0).min()]
+            .into_iter()
+            .flatten()
+            .min();
         let first = match deadline {
             None => rx.recv().ok(),
             Some(d) => match rx.recv_timeout(d.saturating_duration_since(Instant::now())) {
@@ -329,7 +331,16 @@ struct Follower<'p> {
     /// The notifications (none with `--poll`): a followed folder that comes back is
     /// watched again.
     watcher: Option<notify::RecommendedWatcher>,
+    /// Parts read so far (what tells that something was read).
+    parts: u64,
+    /// New folders to walk again, and when: a file written into a new folder before its
+    /// watch was set (the watch is set after the folder's notification) has no
+    /// notification of its own.
+    later: Vec<(Instant, PathBuf)>,
 }
+
+/// When a new folder is walked again after its notification.
+const NEW_FOLDER_AGAIN: [Duration; 2] = [Duration::from_millis(100), Duration::from_secs(1)];
 
 /// How to read a part: up to the last newline, or everything (the end of the run).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -407,6 +418,17 @@ impl Follower<'_> {
         report: &mut dyn FnMut(&Error),
     ) -> Result<(Flow, bool), Error> {
         let mut found = Vec::new();
+        let now = Instant::now();
+        let due: Vec<PathBuf> = self
+            .later
+            .iter()
+            .filter(|l| l.0 <= now)
+            .map(|l| l.1.clone())
+            .collect();
+        self.later.retain(|l| l.0 > now);
+        for shown in due {
+            self.walk_into(&shown, &mut found, report);
+        }
         if rescan {
             for i in 0..self.folders.len() {
                 if let Some(shown) = self.folder_here(i, report) {
@@ -467,8 +489,15 @@ impl Follower<'_> {
         if meta.is_dir() {
             if let Some(under) = under {
                 // A new subfolder (files may be in it before its watch was set), one
-                // renamed here, or a folder where a file was.
+                // renamed here, or a folder where a file was; walked again a little
+                // later when notifications are used.
                 self.walk_into(&under, found, report);
+                if self.watcher.is_some() {
+                    let now = Instant::now();
+                    self.later.retain(|l| l.1 != under);
+                    self.later
+                        .extend(NEW_FOLDER_AGAIN.iter().map(|d| (now + *d, under.clone())));
+                }
                 return;
             }
         }
@@ -503,6 +532,10 @@ impl Follower<'_> {
             if let Some(w) = self.watcher.as_mut() {
                 use notify::Watcher;
                 let _ = w.watch(&abs, notify::RecursiveMode::Recursive);
+                // What was written into it before the watch was set.
+                let now = Instant::now();
+                self.later
+                    .extend(NEW_FOLDER_AGAIN.iter().map(|d| (now + *d, shown.clone())));
             }
         }
         Some(shown)
@@ -584,14 +617,9 @@ impl Follower<'_> {
             // logs/all.jsonl`): read, it would feed itself forever.
             return Ok((Flow::Continue, false));
         }
-        let state = |files: &BTreeMap<PathBuf, Followed>| {
-            files
-                .get(abs)
-                .map(|f| (f.ino, f.offset, f.line, f.name.clone()))
-        };
-        let before = state(&self.files);
+        let before = self.parts;
         let flow = self.catch_up(abs, shown, consumer, report)?;
-        Ok((flow, before != state(&self.files)))
+        Ok((flow, before != self.parts))
     }
 
     /// Reads what was appended to a file since the last part, through its last newline;
@@ -638,6 +666,13 @@ impl Follower<'_> {
             return Ok(Flow::Continue);
         }
         let id = (meta.dev(), meta.ino());
+        if self.files.get(abs).is_some_and(|f| (f.dev, f.ino) != id) {
+            // Another file at a followed name: the followed one may have been renamed
+            // before (a rotation whose two changes were seen in this order).
+            if let Some((to, to_shown)) = self.find_moved(abs) {
+                self.rename(abs, &to, &to_shown, consumer)?;
+            }
+        }
         let look = Look::of(&meta);
         let Some(f) = self.files.get(abs) else {
             self.files.insert(
@@ -696,6 +731,30 @@ impl Follower<'_> {
             return None;
         }
         head_still(abs, &f.head).then(|| from.clone())
+    }
+
+    /// Where the file followed at `abs` went, when another file took its name: a walk of
+    /// every followed folder (and the files named) for a log file with its device and
+    /// inode, not followed under that name already, at least as long as what was read
+    /// of it and starting with the same bytes. A walk of the tree per replaced file: rare.
+    fn find_moved(&self, abs: &Path) -> Option<(PathBuf, PathBuf)> {
+        let f = self.files.get(abs)?;
+        let id = (f.dev, f.ino);
+        let mut found = Vec::new();
+        let mut quiet = |_: &Error| {};
+        for folder in &self.folders {
+            if !folder.gone {
+                self.walk_into(&folder.shown, &mut found, &mut quiet);
+            }
+        }
+        found.extend(self.named.iter().map(|n| (n.abs.clone(), n.shown.clone())));
+        found.into_iter().find(|(p, _)| {
+            p != abs
+                && fs::metadata(p)
+                    .is_ok_and(|m| (m.dev(), m.ino()) == id && m.is_file() && m.len() >= f.offset)
+                && self.files.get(p).is_none_or(|g| (g.dev, g.ino) != id)
+                && head_still(p, &f.head)
+        })
     }
 
     /// The followed file at `from` is at `to` now, under the name `shown`: the same input.
@@ -776,6 +835,10 @@ impl Follower<'_> {
     fn end_life<C: Consumer>(&mut self, abs: &Path, consumer: &mut C) -> Result<(), Error> {
         if self.current.as_deref() == Some(abs) {
             return self.end_current(consumer);
+        }
+        if self.files.get(abs).is_some_and(|f| f.begun) {
+            // Consumers hold one input at a time: the current one waits.
+            self.pause_current(consumer)?;
         }
         if let Some(f) = self.files.get_mut(abs) {
             if f.begun {
@@ -887,6 +950,7 @@ impl Follower<'_> {
             return Ok(Flow::Continue);
         }
         let switch_to = self.enter(abs, consumer)?;
+        self.parts += 1;
         let result = if compressed {
             match crate::input::decompress(file) {
                 Ok(reader) => self
@@ -951,14 +1015,21 @@ impl Follower<'_> {
         Ok(Some(f.dialect))
     }
 
-    /// Ends following: a partial last line still waiting is read as it stands (as a
-    /// plain run reads it); the current input ends, then every paused one.
+    /// Ends following: one last look at everything followed (what was written, renamed
+    /// or made before the signal is read, whether or not its notification came yet); a
+    /// partial last line still waiting is read as it stands (as a plain run reads it);
+    /// the current input ends, then every paused one.
     fn finish<C: Consumer>(
         &mut self,
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
         end: FollowEnd,
     ) -> Result<FollowEnd, Error> {
+        if end != FollowEnd::Stopped
+            && self.look_at(&BTreeSet::new(), true, consumer, report)?.0 == Flow::Stop
+        {
+            return self.finish(consumer, report, FollowEnd::Stopped).map(|_| end);
+        }
         if end != FollowEnd::Stopped {
             let pending: Vec<PathBuf> = self.files.keys().cloned().collect();
             for abs in pending {
