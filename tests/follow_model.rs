@@ -28,7 +28,7 @@
 //! than that fails at once. A step may do two things at once (rename then append,
 //! truncate then write, rotate) so the followers meet those states between their looks.
 //!
-//! `NDJQ_FOLLOW_MODEL_SEQUENCES` (default 64 per mode) runs more sequences;
+//! `NDJQ_FOLLOW_MODEL_SEQUENCES` (default 128 per mode) runs more sequences;
 //! `NDJQ_FOLLOW_MODEL_SEED` runs one seed; `NDJQ_FOLLOW_MODEL_STEPS` (default 12) sets the
 //! steps per sequence. See fuzz/README.md.
 
@@ -222,7 +222,11 @@ impl Model {
         if let Some(p) = l.path.take() {
             self.alive.remove(&p);
         }
-        let end = l.content.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let end = l
+            .content
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
         if end > 0 {
             std::fs::write(
                 self.archive.join(format!("life{life}.jsonl")),
@@ -377,7 +381,11 @@ impl Model {
                 }
                 self.log.push(format!(
                     "delete {path} and write {n} again{}",
-                    if through_tmp { " through a temporary name" } else { "" }
+                    if through_tmp {
+                        " through a temporary name"
+                    } else {
+                        ""
+                    }
                 ));
             }
             9 => {
@@ -420,7 +428,6 @@ impl Model {
     fn lines(&self) -> usize {
         self.lives.iter().map(Life::complete).sum()
     }
-
 }
 
 /// The `lines` of the last complete stats report in `out`.
@@ -644,7 +651,7 @@ fn run(poll: Option<&str>, base: u64) {
     let steps = env_number("NDJQ_FOLLOW_MODEL_STEPS", 12) as usize;
     let seeds: Vec<u64> = match std::env::var("NDJQ_FOLLOW_MODEL_SEED") {
         Ok(s) => vec![s.parse().expect("NDJQ_FOLLOW_MODEL_SEED is a number")],
-        Err(_) => (base..base + env_number("NDJQ_FOLLOW_MODEL_SEQUENCES", 64)).collect(),
+        Err(_) => (base..base + env_number("NDJQ_FOLLOW_MODEL_SEQUENCES", 128)).collect(),
     };
     for seed in seeds {
         if let Err(e) = sequence(seed, poll, steps) {

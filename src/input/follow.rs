@@ -35,7 +35,7 @@
 
 use crate::dialect::Dialect;
 use crate::error::Error;
-use crate::input::head::Head;
+use crate::input::head::{Head, HEAD_MAX};
 use crate::input::{is_compressed, is_log_file, kind_name, Source, Walk};
 use crate::pipeline::{Consumer, Flow, Pipeline};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -338,6 +338,10 @@ struct Follower<'p> {
     /// notification of its own.
     later: Vec<(Instant, PathBuf)>,
 }
+
+/// The largest appended part read whole before it is handed on (see
+/// [`Follower::read_part`]); a larger one is read as it streams.
+const BUFFERED_PART: u64 = 8 << 20;
 
 /// When a new folder is walked again after its notification.
 const NEW_FOLDER_AGAIN: [Duration; 2] = [Duration::from_millis(100), Duration::from_secs(1)];
@@ -673,6 +677,17 @@ impl Follower<'_> {
                 self.rename(abs, &to, &to_shown, consumer)?;
             }
         }
+        if self.files.get(abs).is_none_or(|f| (f.dev, f.ino) != id) {
+            // A followed file renamed here since the first pass looked (renamed twice
+            // in a row, or over another followed file).
+            if let Some(from) = self.renamed_from(abs, id, meta.len()) {
+                if self.files.contains_key(abs) {
+                    self.end_life(abs, consumer)?;
+                    self.files.remove(abs);
+                }
+                self.rename(&from, abs, shown, consumer)?;
+            }
+        }
         let look = Look::of(&meta);
         let Some(f) = self.files.get(abs) else {
             self.files.insert(
@@ -767,6 +782,11 @@ impl Follower<'_> {
     ) -> Result<(), Error> {
         if self.current.as_deref() == Some(from) {
             self.pause_current(consumer)?;
+        }
+        if from != to && self.files.contains_key(to) {
+            // What was followed under the new name is gone: its input ends.
+            self.end_life(to, consumer)?;
+            self.files.remove(to);
         }
         let Some(mut f) = self.files.remove(from) else {
             return Ok(());
@@ -933,39 +953,74 @@ impl Follower<'_> {
                 }
             },
         };
-        // The fingerprint grows with what is read, up to its most.
-        let head = if f.head.grows_to(end) {
-            match Head::of(&file, end) {
-                Ok(h) => Some(h),
+        // A part (small, as appended parts are) is read whole first, with the file's
+        // first bytes when the fingerprint covers them or grows: the part, the check that
+        // the file is still the one read so far, and the grown fingerprint all come of
+        // the same bytes. A file truncated and written again while it is read would give
+        // bytes of two files; then nothing is read now and the next look starts it again.
+        let from = if start < HEAD_MAX { 0 } else { start };
+        let mut head = None;
+        let part = if !compressed && end - from <= BUFFERED_PART {
+            let mut buf = vec![0u8; (end - from) as usize];
+            match file.read_exact_at(&mut buf, from) {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(Flow::Continue),
                 Err(e) => {
                     report(&read_error(e));
                     return Ok(Flow::Continue);
                 }
             }
+            let same = if from == 0 {
+                let old = f.head;
+                old.len == 0
+                    || buf
+                        .get(..old.len as usize)
+                        .is_some_and(|b| Head::of_bytes(b) == old)
+            } else {
+                f.head.matches(&file).unwrap_or(false)
+            };
+            if !same {
+                return Ok(Flow::Continue);
+            }
+            if from == 0 && f.head.grows_to(end) {
+                head = Some(Head::of_bytes(&buf));
+            }
+            buf.drain(..(start - from) as usize);
+            Some(buf)
         } else {
             None
         };
+        // A large part streams; the fingerprint grows with what is read, up to its most.
+        if part.is_none() && f.head.grows_to(end) {
+            match Head::of(&file, end) {
+                Ok(h) => head = Some(h),
+                Err(e) => {
+                    report(&read_error(e));
+                    return Ok(Flow::Continue);
+                }
+            }
+        }
         if let Err(e) = file.seek(SeekFrom::Start(start)) {
             report(&read_error(e));
             return Ok(Flow::Continue);
         }
         let switch_to = self.enter(abs, consumer)?;
         self.parts += 1;
-        let result = if compressed {
-            match crate::input::decompress(file) {
+        let at = (f_line(&self.files, abs), start);
+        let result = match (compressed, part) {
+            (true, _) => match crate::input::decompress(file) {
                 Ok(reader) => self
                     .pipeline
                     .run_part(&name, reader, (0, 0), switch_to, consumer),
                 Err(e) => Err(read_error(e)),
+            },
+            (false, Some(buf)) => self
+                .pipeline
+                .run_part(&name, &buf[..], at, switch_to, consumer),
+            (false, None) => {
+                self.pipeline
+                    .run_part(&name, file.take(end - start), at, switch_to, consumer)
             }
-        } else {
-            self.pipeline.run_part(
-                &name,
-                file.take(end - start),
-                (f_line(&self.files, abs), start),
-                switch_to,
-                consumer,
-            )
         };
         let dialect = self.pipeline.dialect();
         let Some(f) = self.files.get_mut(abs) else {
@@ -1028,7 +1083,9 @@ impl Follower<'_> {
         if end != FollowEnd::Stopped
             && self.look_at(&BTreeSet::new(), true, consumer, report)?.0 == Flow::Stop
         {
-            return self.finish(consumer, report, FollowEnd::Stopped).map(|_| end);
+            return self
+                .finish(consumer, report, FollowEnd::Stopped)
+                .map(|_| end);
         }
         if end != FollowEnd::Stopped {
             let pending: Vec<PathBuf> = self.files.keys().cloned().collect();
