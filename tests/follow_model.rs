@@ -531,9 +531,12 @@ fn sequence(seed: u64, poll: Option<&str>, steps: usize) -> Result<(), String> {
         filter,
         gaps,
     } = f;
-    let (s_code, s_out, s_err) = stats.stop("INT");
-    let (f_code, f_out, f_err) = filter.stop("INT");
-    let (g_code, g_out, g_err) = gaps.stop("INT");
+    for live in [&stats, &filter, &gaps] {
+        live.signal("INT");
+    }
+    let (s_code, s_out, s_err) = stats.end();
+    let (f_code, f_out, f_err) = filter.end();
+    let (g_code, g_out, g_err) = gaps.end();
     let fail = |what: String| {
         Err(format!(
             "{what}\nsteps:\n  {}\nstats stderr:\n{s_err}\nfilter stderr:\n{f_err}\ngaps stderr:\n{g_err}",

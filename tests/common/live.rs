@@ -70,19 +70,29 @@ impl Live {
     }
 
     /// Sends `signal` and waits for the exit status; the streams are complete then.
-    pub fn stop(mut self, signal: &str) -> (i32, String, String) {
+    pub fn stop(self, signal: &str) -> (i32, String, String) {
+        self.signal(signal);
+        self.end()
+    }
+
+    /// Sends `signal` (the exit is waited for by [`Live::end`]).
+    pub fn signal(&self, signal: &str) {
         let status = std::process::Command::new("kill")
             .args([&format!("-{signal}"), &self.child.id().to_string()])
             .status()
             .expect("kill");
         assert!(status.success());
+    }
+
+    /// Waits for the exit status, after [`Live::signal`]; the streams are complete then.
+    pub fn end(mut self) -> (i32, String, String) {
         let start = Instant::now();
         let code = loop {
             if let Some(s) = self.child.try_wait().expect("wait") {
                 break s.code().unwrap_or(-1);
             }
-            assert!(start.elapsed() < PATIENCE, "ndjq did not end on {signal}");
-            std::thread::sleep(Duration::from_millis(20));
+            assert!(start.elapsed() < PATIENCE, "ndjq did not end on its signal");
+            std::thread::sleep(Duration::from_millis(5));
         };
         // The collecting threads see the end of the pipes soon after the exit.
         let start = Instant::now();
@@ -90,7 +100,7 @@ impl Live {
             if start.elapsed() > PATIENCE {
                 break;
             }
-            std::thread::sleep(Duration::from_millis(10));
+            std::thread::sleep(Duration::from_millis(2));
         }
         (code, self.out(), self.err())
     }
