@@ -706,6 +706,9 @@ impl Follower<'_> {
                 },
             );
             self.ids.insert(id, abs.to_path_buf());
+            if meta.len() == 0 {
+                return Ok(Flow::Continue);
+            }
             return self.read_part(abs, Upto::LastNewline, consumer, report);
         };
         let restart = if (f.dev, f.ino) != id {
@@ -723,8 +726,15 @@ impl Follower<'_> {
             report(&Error::FollowNote(format!("{}: {what}", f.name)));
             self.restart(abs, id, consumer)?;
         }
-        if let Some(f) = self.files.get_mut(abs) {
-            f.look = look;
+        match self.files.get_mut(abs) {
+            Some(f) => {
+                f.look = look;
+                if f.whole || meta.len() <= f.offset {
+                    // Nothing new: not even opened.
+                    return Ok(Flow::Continue);
+                }
+            }
+            None => return Ok(Flow::Continue),
         }
         self.read_part(abs, Upto::LastNewline, consumer, report)
     }
