@@ -469,3 +469,31 @@ fn rotated_file_is_read_on_and_the_new_one_from_its_start() {
 fn rotated_file_is_read_on_and_the_new_one_from_its_start_by_polling() {
     rotated(Some("0.05"));
 }
+
+/// A followed folder removed and made again at once (its watch went with the old one):
+/// seen as made again, and its new files are read.
+#[test]
+fn followed_folder_removed_and_made_again_at_once_is_read_again() {
+    let tmp = tempdir();
+    let dir = tmp.path();
+    std::fs::create_dir_all(dir.join("d/x")).expect("mkdir");
+    append(&dir.join("d/x/a.jsonl"), record(1).as_bytes());
+    let live = Live::start(dir, &["filter", "--color", "never", "-F", "d/x"]);
+    live.wait_for("what was there", |o, _| o == record(1));
+    for n in 2..=3 {
+        std::fs::remove_dir_all(dir.join("d/x")).expect("rm -rf");
+        std::fs::create_dir(dir.join("d/x")).expect("mkdir again");
+        append(&dir.join(format!("d/x/c{n}.jsonl")), record(n).as_bytes());
+        live.wait_for("the new file", |o, _| o.contains(&record(n)));
+    }
+    append(&dir.join("d/x/c3.jsonl"), record(4).as_bytes());
+    live.wait_for("its append", |o, _| o.contains(&record(4)));
+    let (code, out, err) = live.stop("INT");
+    assert_eq!(code, 130, "{err}");
+    assert_eq!(out, records(1..=4));
+    assert_eq!(
+        err.matches("d/x: the followed folder is back").count(),
+        2,
+        "{err}"
+    );
+}

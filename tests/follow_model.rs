@@ -1,7 +1,8 @@
 //! The model-based test of `--follow`: a writer applies a random (seeded) sequence of
 //! changes to a small tree (appends of whole lines and of lines split across writes,
 //! renames of files and folders, a rename over another file, truncations, deletions,
-//! files written again at the same path, rotations, new files in new folders) while
+//! files written again at the same path, rotations, new files in new folders, folders
+//! removed, the followed root removed and made again) while
 //! `stats --follow -f json`, `filter --follow` and `gaps --follow` follow it, with
 //! notifications and with `--poll`. A model of the tree knows every record ever written
 //! and in which file's life.
@@ -282,7 +283,7 @@ impl Model {
             self.new_file("");
             return;
         };
-        match self.rng.below(13) {
+        match self.rng.below(14) {
             0..=2 => {
                 let n = 1 + self.rng.below(3);
                 self.append(life, n);
@@ -416,6 +417,31 @@ impl Model {
                     }
                 }
                 self.new_file(&folder);
+            }
+            11 => {
+                // A folder removed with all it holds; the followed root is made again at
+                // once, with a new file.
+                let folder = self.pick_folder(false).unwrap_or_default();
+                std::fs::remove_dir_all(self.abs(&folder)).expect("rm -rf");
+                let under = |p: &str| folder.is_empty() || p.starts_with(&format!("{folder}/"));
+                let gone: Vec<usize> = self
+                    .alive
+                    .iter()
+                    .filter(|(p, _)| under(p))
+                    .map(|(_, l)| *l)
+                    .collect();
+                for l in gone {
+                    self.end(l);
+                }
+                self.folders.retain(|f| *f != folder && !under(f));
+                if folder.is_empty() {
+                    std::fs::create_dir(&self.root).expect("mkdir the root again");
+                    self.folders.insert(String::new());
+                    self.log.push("remove the root and make it again".into());
+                    self.new_file("");
+                } else {
+                    self.log.push(format!("remove folder {folder}"));
+                }
             }
             _ => {
                 let folder = self.pick_folder(false).unwrap_or_default();

@@ -131,6 +131,8 @@ struct Named {
     shown: PathBuf,
     /// A followed folder that went away (noted once; taken up again when it comes back).
     gone: bool,
+    /// A followed folder's device and inode: another one is the folder made again.
+    id: Option<(u64, u64)>,
 }
 
 enum Msg {
@@ -180,6 +182,7 @@ pub fn follow<C: Consumer>(
             abs: std::path::absolute(p).unwrap_or_else(|_| p.clone()),
             shown: p.clone(),
             gone: false,
+            id: fs::metadata(p).ok().map(|m| (m.dev(), m.ino())),
         };
         if p.is_dir() {
             f.folders.push(named);
@@ -514,20 +517,31 @@ impl Follower<'_> {
     /// gone away is noted once; one that comes back is noted and watched again.
     fn folder_here(&mut self, i: usize, report: &mut dyn FnMut(&Error)) -> Option<PathBuf> {
         let folder = self.folders.get_mut(i)?;
-        let here = fs::metadata(&folder.abs).is_ok_and(|m| m.is_dir());
+        let here = fs::metadata(&folder.abs)
+            .ok()
+            .filter(|m| m.is_dir())
+            .map(|m| (m.dev(), m.ino()));
         let shown = folder.shown.clone();
-        if !here {
+        let gone_note = |report: &mut dyn FnMut(&Error)| {
+            report(&Error::FollowNote(format!(
+                "{}: the followed folder is gone; it is read again if it comes back",
+                crate::input::path_name(&shown)
+            )))
+        };
+        let Some(id) = here else {
             if !folder.gone {
                 folder.gone = true;
-                report(&Error::FollowNote(format!(
-                    "{}: the followed folder is gone; it is read again if it comes back",
-                    crate::input::path_name(&shown)
-                )));
+                gone_note(report);
             }
             return None;
-        }
-        if folder.gone {
+        };
+        if folder.gone || folder.id != Some(id) {
+            // Back, or removed and made again between two looks (its watch went with it).
+            if !folder.gone {
+                gone_note(report);
+            }
             folder.gone = false;
+            folder.id = Some(id);
             report(&Error::FollowNote(format!(
                 "{}: the followed folder is back; reading it",
                 crate::input::path_name(&shown)
