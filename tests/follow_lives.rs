@@ -240,7 +240,7 @@ fn findings(out: &str) -> Vec<String> {
 /// at a time, in turns, each line read before the next is written: each file's trackers
 /// wait while the other is read, so `gaps --follow` finds what `gaps` finds on the final
 /// files.
-fn two_sessions_in_turns(poll: Option<&str>) {
+fn two_sessions_in_turns(command: &[&str], poll: Option<&str>) {
     let tmp = tempdir();
     let dir = tmp.path();
     std::fs::create_dir(dir.join("d")).expect("mkdir");
@@ -251,10 +251,9 @@ fn two_sessions_in_turns(poll: Option<&str>) {
     let (pa, pb) = (dir.join("d/a.jsonl"), dir.join("d/b.jsonl"));
     append(&pa, a[0].as_bytes());
     append(&pb, b[0].as_bytes());
-    let live = Live::start(
-        dir,
-        &with_poll(&["gaps", "--color", "never", "-f", "json", "-F", "d"], poll),
-    );
+    let mut args = command.to_vec();
+    args.extend(["--color", "never", "-f", "json", "-F", "d"]);
+    let live = Live::start(dir, &with_poll(&args, poll));
     for i in 1..a.len().max(b.len()) {
         for (path, lines, name) in [(&pa, &a, "d/a.jsonl"), (&pb, &b, "d/b.jsonl")] {
             if let Some(line) = lines.get(i) {
@@ -266,11 +265,12 @@ fn two_sessions_in_turns(poll: Option<&str>) {
     }
     let (code, out, err) = live.stop("INT");
     assert_eq!(code, 130, "{err}");
-    let once = ndjq_sub("gaps")
+    let once = ndjq_sub(command[0])
         .current_dir(dir)
+        .args(&command[1..])
         .args(["-f", "json", "d"])
         .output()
-        .expect("gaps");
+        .expect("one-shot run");
     let once = String::from_utf8_lossy(&once.stdout).into_owned();
     assert_eq!(findings(&out), findings(&once), "{err}");
     assert!(!out.contains("TOOL_ORPHAN"), "{out}");
@@ -278,12 +278,17 @@ fn two_sessions_in_turns(poll: Option<&str>) {
 
 #[test]
 fn gaps_follow_keeps_each_files_trackers_while_another_is_read() {
-    two_sessions_in_turns(None);
+    two_sessions_in_turns(&["gaps"], None);
 }
 
 #[test]
 fn gaps_follow_keeps_each_files_trackers_while_another_is_read_by_polling() {
-    two_sessions_in_turns(Some("0.05"));
+    two_sessions_in_turns(&["gaps"], Some("0.05"));
+}
+
+#[test]
+fn validate_gaps_follow_keeps_each_files_trackers_while_another_is_read() {
+    two_sessions_in_turns(&["validate", "--gaps"], None);
 }
 
 /// A followed folder removed and made again: a note when it goes, another when it comes

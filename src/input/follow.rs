@@ -668,7 +668,7 @@ impl Follower<'_> {
             }
         };
         if !meta.is_file() {
-            // A folder under a followed folder is walked (`touch`); anything else that is
+            // A folder under a followed folder is walked (`candidates`); anything else that is
             // not a regular file is never opened: the walk's note, once.
             if !meta.is_dir() {
                 report(&Error::NotRegular {
