@@ -131,8 +131,20 @@ struct Named {
     shown: PathBuf,
     /// A followed folder that went away (noted once; taken up again when it comes back).
     gone: bool,
-    /// A followed folder's device and inode: another one is the folder made again.
-    id: Option<(u64, u64)>,
+    /// A followed folder's device, inode and birth time: another one is the folder made
+    /// again.
+    id: Option<FolderId>,
+    /// A notification said the followed folder was removed or renamed away: what is at
+    /// its path is another folder, to watch again.
+    lost: bool,
+}
+
+/// What tells a folder from one made again at its path: device, inode and birth time
+/// (where the file system keeps one; an inode is often given again at once).
+type FolderId = (u64, u64, Option<std::time::SystemTime>);
+
+fn folder_id(m: &fs::Metadata) -> FolderId {
+    (m.dev(), m.ino(), m.created().ok())
 }
 
 enum Msg {
@@ -182,7 +194,8 @@ pub fn follow<C: Consumer>(
             abs: std::path::absolute(p).unwrap_or_else(|_| p.clone()),
             shown: p.clone(),
             gone: false,
-            id: fs::metadata(p).ok().map(|m| (m.dev(), m.ino())),
+            id: fs::metadata(p).ok().map(|m| folder_id(&m)),
+            lost: false,
         };
         if p.is_dir() {
             f.folders.push(named);
@@ -263,6 +276,18 @@ pub fn follow<C: Consumer>(
                 Msg::Signal => {}
                 Msg::Fs(Ok(event)) => {
                     rescan |= event.need_rescan();
+                    if matches!(
+                        event.kind,
+                        notify::EventKind::Remove(_)
+                            | notify::EventKind::Modify(notify::event::ModifyKind::Name(_))
+                    ) {
+                        // A followed folder removed or renamed away: its watch went with
+                        // it, whatever is at its path when it is looked at (a folder made
+                        // again may have the same inode).
+                        for folder in f.folders.iter_mut() {
+                            folder.lost |= event.paths.contains(&folder.abs);
+                        }
+                    }
                     if !matches!(event.kind, notify::EventKind::Access(_)) {
                         dirty.extend(event.paths);
                     }
@@ -520,32 +545,34 @@ impl Follower<'_> {
         let here = fs::metadata(&folder.abs)
             .ok()
             .filter(|m| m.is_dir())
-            .map(|m| (m.dev(), m.ino()));
+            .map(|m| folder_id(&m));
         let shown = folder.shown.clone();
-        let gone_note = |report: &mut dyn FnMut(&Error)| {
+        let note = |report: &mut dyn FnMut(&Error), what: &str| {
             report(&Error::FollowNote(format!(
-                "{}: the followed folder is gone; it is read again if it comes back",
+                "{}: the followed folder {what}",
                 crate::input::path_name(&shown)
             )))
         };
         let Some(id) = here else {
             if !folder.gone {
                 folder.gone = true;
-                gone_note(report);
+                note(report, "is gone; it is read again if it comes back");
             }
             return None;
         };
-        if folder.gone || folder.id != Some(id) {
-            // Back, or removed and made again between two looks (its watch went with it).
-            if !folder.gone {
-                gone_note(report);
+        let made_again = folder.id != Some(id);
+        if folder.gone || folder.lost || made_again {
+            // Back, or removed (or renamed away) and made again between two looks: the
+            // watch went with the old folder.
+            if !folder.gone && made_again {
+                note(report, "is gone; it is read again if it comes back");
+            }
+            if folder.gone || made_again {
+                note(report, "is back; reading it");
             }
             folder.gone = false;
+            folder.lost = false;
             folder.id = Some(id);
-            report(&Error::FollowNote(format!(
-                "{}: the followed folder is back; reading it",
-                crate::input::path_name(&shown)
-            )));
             let abs = folder.abs.clone();
             if let Some(w) = self.watcher.as_mut() {
                 use notify::Watcher;
