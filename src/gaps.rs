@@ -700,7 +700,9 @@ impl GapTracker {
 
     /// A new input begins: nothing carries over from the one before.
     pub fn begin(&mut self, file: &Arc<str>) {
-        self.paused.remove(file);
+        if !self.paused.is_empty() {
+            self.paused.remove(file);
+        }
         self.following = true;
         self.file = file.clone();
         self.seq = Sequence {
