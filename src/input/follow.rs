@@ -363,7 +363,7 @@ struct Follower<'p> {
     parts: u64,
     /// New folders to walk again, and when: a file written into a new folder before its
     /// watch was set (the watch is set after the folder's notification) has no
-    /// notification of its own.
+    /// notification of its own. Also a file whose part could not be read as it changed.
     later: Vec<(Instant, PathBuf)>,
 }
 
@@ -1031,6 +1031,12 @@ impl Follower<'_> {
                 f.head.matches(&file).unwrap_or(false)
             };
             if !same {
+                // Looked at again soon: the look then sees the change.
+                if let Some(f) = self.files.get_mut(abs) {
+                    f.look = Look::default();
+                }
+                let soon = Instant::now() + NEW_FOLDER_AGAIN[0];
+                self.later.push((soon, PathBuf::from(&*name)));
                 return Ok(Flow::Continue);
             }
             if from == 0 && f.head.grows_to(end) {
