@@ -592,6 +592,25 @@ pub struct GapTracker {
     following: bool,
     /// Reused list of a record's operations, and their strings.
     scratch: (Vec<Op>, String),
+    /// Inputs paused while another is read (`--follow`), by name: what each one tracks,
+    /// set aside until it resumes ([`GapTracker::pause`]).
+    paused: HashMap<Arc<str>, InputState>,
+}
+
+/// What the tracker keeps of one input, set aside while another input is read.
+#[derive(Debug)]
+struct InputState {
+    seq: Sequence,
+    tools: Tracked,
+    answered: Tracked<u64>,
+    items: Tracked,
+    requests: Tracked,
+    uuids: Tracked,
+    last_uuid: Option<String>,
+    sidechain: bool,
+    saw_init: bool,
+    reported_no_init: bool,
+    open_session: Option<Opened>,
 }
 
 impl GapTracker {
@@ -623,11 +642,67 @@ impl GapTracker {
             hasher: Hasher::default(),
             following: false,
             scratch: (Vec::new(), String::new()),
+            paused: HashMap::new(),
+        }
+    }
+
+    /// The current input pauses while another one is read (`--follow`): what it tracks is
+    /// set aside, whole, for [`GapTracker::resume`]; nothing is reported. Two sessions
+    /// written in turns are tracked as if each file were read alone.
+    pub fn pause(&mut self) {
+        if !self.following {
+            return;
+        }
+        self.following = false;
+        let cap = self.cap;
+        let state = InputState {
+            seq: std::mem::take(&mut self.seq),
+            tools: std::mem::replace(&mut self.tools, Tracked::new(cap)),
+            answered: std::mem::replace(&mut self.answered, Tracked::new(cap)),
+            items: std::mem::replace(&mut self.items, Tracked::new(cap)),
+            requests: std::mem::replace(&mut self.requests, Tracked::new(cap)),
+            uuids: std::mem::replace(&mut self.uuids, Tracked::new(cap)),
+            last_uuid: self.last_uuid.take(),
+            sidechain: std::mem::take(&mut self.sidechain),
+            saw_init: std::mem::take(&mut self.saw_init),
+            reported_no_init: std::mem::take(&mut self.reported_no_init),
+            open_session: self.open_session.take(),
+        };
+        self.paused.insert(self.file.clone(), state);
+    }
+
+    /// A paused input goes on where it was; an input never paused begins.
+    pub fn resume(&mut self, file: &Arc<str>) {
+        let Some(s) = self.paused.remove(file) else {
+            return self.begin(file);
+        };
+        self.following = true;
+        self.file = file.clone();
+        self.seq = s.seq;
+        self.tools = s.tools;
+        self.answered = s.answered;
+        self.items = s.items;
+        self.requests = s.requests;
+        self.uuids = s.uuids;
+        self.last_uuid = s.last_uuid;
+        self.sidechain = s.sidechain;
+        self.saw_init = s.saw_init;
+        self.reported_no_init = s.reported_no_init;
+        self.open_session = s.open_session;
+    }
+
+    /// A paused input's file was renamed: it resumes under its new name.
+    pub fn rename(&mut self, from: &Arc<str>, to: &Arc<str>) {
+        if let Some(s) = self.paused.remove(from) {
+            self.paused.insert(to.clone(), s);
         }
     }
 
     /// A new input begins: nothing carries over from the one before.
     pub fn begin(&mut self, file: &Arc<str>) {
+        if !self.paused.is_empty() {
+            self.paused.remove(file);
+        }
         self.following = true;
         self.file = file.clone();
         self.seq = Sequence {

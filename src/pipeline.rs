@@ -83,6 +83,18 @@ pub trait Consumer {
     fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         self.begin_input(file)
     }
+    /// An input pauses while another one is read (`--follow`): [`Consumer::resume_input`]
+    /// goes on with it later, or [`Consumer::resume_input`] then [`Consumer::end_input`]
+    /// end it. By default, as if it ended: a consumer whose findings depend on the records
+    /// before (the gap trackers) keeps its state aside instead.
+    fn pause_input(&mut self, file: &Arc<str>, dialect: Option<Dialect>) -> io::Result<()> {
+        self.end_input(file, dialect)
+    }
+    /// A paused input's file was renamed (`--follow`): it goes on under its new name, as
+    /// the same input. By default nothing is kept per input, so nothing changes.
+    fn rename_input(&mut self, _from: &Arc<str>, _to: &Arc<str>) -> io::Result<()> {
+        Ok(())
+    }
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow>;
     /// More bytes of the overlong record last passed to [`Consumer::record`].
     fn overlong_chunk(&mut self, _bytes: &[u8]) -> io::Result<()> {

@@ -324,7 +324,8 @@ pub struct InputArgs {
 pub struct FollowArgs {
     /// After reading what is there, keep reading as the files grow, like `tail -F`: new
     /// records as they are written, truncated and replaced files from their start, new
-    /// files under the folders. Ends on Ctrl-C (SIGINT) or SIGTERM, with the summary.
+    /// files under the folders, renamed files read on where they were. Ends on Ctrl-C
+    /// (SIGINT), SIGTERM or SIGHUP, with the summary.
     #[arg(short = 'F', long)]
     pub follow: bool,
 

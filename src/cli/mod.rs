@@ -106,7 +106,8 @@ pub(crate) fn run_sources_ticking<P: Parallel>(
 }
 
 /// `--follow`: stdin first when it is named (read to its end: a pipe is live already),
-/// then the files, as they grow, until SIGINT or SIGTERM (exit 130 or 143, as `run`).
+/// then the files, as they grow, until SIGINT, SIGTERM or SIGHUP (exit 130, 143 or 129,
+/// as `run`), each ending with the final output.
 fn follow<P: Parallel>(
     common: &Common,
     options: &FollowOptions,

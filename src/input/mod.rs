@@ -5,6 +5,7 @@
 //! code serves tests and the binary.
 
 pub mod follow;
+pub mod head;
 pub mod opencode_store;
 
 use crate::error::Error;
@@ -505,7 +506,7 @@ fn list(dir: &Path) -> Vec<Entry> {
 }
 
 /// What a file that is not a regular file is, for the note that skips it.
-fn kind_name(kind: fs::FileType) -> &'static str {
+pub(crate) fn kind_name(kind: fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if kind.is_fifo() {
         "FIFO"

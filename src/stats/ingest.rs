@@ -63,6 +63,17 @@ impl Stats {
         }
     }
 
+    /// A paused input's file was renamed (`--follow`): its context goes on under the new
+    /// name (the records read before stay counted under the old one).
+    pub fn rename_input(&mut self, from: &str, to: &str) {
+        let (from, to) = (self.strings.id(from), self.strings.id(to));
+        if let Some(paused) = self.paused.as_mut() {
+            if let Some(ctx) = paused.remove(&from) {
+                paused.insert(to, InputContext { file: to, ..ctx });
+            }
+        }
+    }
+
     /// Keeps each ended input's context for [`Stats::resume_input`] (`--follow`, where an
     /// input pauses while another file grows and resumes later).
     pub fn keep_paused_inputs(&mut self) {

@@ -2,6 +2,8 @@
 //! directories. Only generic helpers live here; each test file keeps its own assertions.
 #![allow(dead_code)]
 
+pub mod live;
+
 use std::path::{Path, PathBuf};
 
 /// Path of the `ndjq` binary Cargo built for these tests.

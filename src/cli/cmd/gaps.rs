@@ -61,7 +61,18 @@ impl<W: Write, R: Write> Consumer for GapsRun<W, R> {
     }
 
     fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
-        self.tracker.begin(file);
+        self.tracker.resume(file);
+        Ok(())
+    }
+
+    /// Another file's records come (`--follow`): this one's trackers wait for it.
+    fn pause_input(&mut self, _file: &Arc<str>, _dialect: Option<Dialect>) -> io::Result<()> {
+        self.tracker.pause();
+        Ok(())
+    }
+
+    fn rename_input(&mut self, from: &Arc<str>, to: &Arc<str>) -> io::Result<()> {
+        self.tracker.rename(from, to);
         Ok(())
     }
 

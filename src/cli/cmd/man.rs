@@ -181,7 +181,8 @@ fn exit_status_section(roff: &mut Roff) {
         (
             "130, 143, 129",
             "ndjq was interrupted (SIGINT, SIGTERM, SIGHUP) while supervising a command, and \
-             passed the signal on.",
+             passed the signal on; with --follow, how a follow ends (output flushed, summary \
+             written).",
         ),
     ];
     for (code, meaning) in rows {

@@ -84,6 +84,11 @@ impl<R: Write> Consumer for StatsRun<R> {
         Ok(())
     }
 
+    fn rename_input(&mut self, from: &Arc<str>, to: &Arc<str>) -> io::Result<()> {
+        self.stats.rename_input(from, to);
+        Ok(())
+    }
+
     fn record(&mut self, record: &Record<'_>) -> io::Result<Flow> {
         self.stats.add(record);
         if let Some(seen) = self.seen.as_mut() {

@@ -59,7 +59,22 @@ impl<W: Write, R: Write> Consumer for Validate<W, R> {
 
     fn resume_input(&mut self, file: &Arc<str>) -> io::Result<()> {
         if let Some(t) = self.tracker.as_mut() {
-            t.begin(file);
+            t.resume(file);
+        }
+        Ok(())
+    }
+
+    /// Another file's records come (`--follow`): this one's trackers wait for it.
+    fn pause_input(&mut self, _file: &Arc<str>, _dialect: Option<Dialect>) -> io::Result<()> {
+        if let Some(t) = self.tracker.as_mut() {
+            t.pause();
+        }
+        Ok(())
+    }
+
+    fn rename_input(&mut self, from: &Arc<str>, to: &Arc<str>) -> io::Result<()> {
+        if let Some(t) = self.tracker.as_mut() {
+            t.rename(from, to);
         }
         Ok(())
     }
