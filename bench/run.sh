@@ -681,7 +681,7 @@ if [[ ${NDJQ_BENCH_TREES:-1} == 1 ]]; then
             env "$ccu_env" "$CCUSAGE" "$ccu_cmd" session --json --offline >"$BENCH_DIR/logs/tree-$shape.ccusage.json" 2>/dev/null || true
             case $shape in codex-*)
                 # What ccusage 20.0.24 reads of a rollout: only the lines that carry its
-                # markers (tests/stats_ccusage.rs shows it never sees damage elsewhere);
+                # markers (tests/it/stats_ccusage.rs shows it never sees damage elsewhere);
                 # ndjq parses and checks every line.
                 read -r ccu_lines all_lines ccu_bytes all_bytes < <(find "$TREE" -type f -name '*.jsonl' -exec cat {} + |
                     LC_ALL=C awk '{ t++; tb += length($0) + 1 }
@@ -875,7 +875,7 @@ fi
 # ---- ccusage comparison: runs when ccusage is installed ------------------------------------------
 # The corpus transcripts and rollouts under testdata/corpus as ccusage reads them
 # (CLAUDE_CONFIG_DIR/projects, CODEX_HOME/sessions), ndjq stats over the same files: token
-# totals must be equal and the cost within 1% (tests/stats_ccusage.rs checks the same
+# totals must be equal and the cost within 1% (tests/it/stats_ccusage.rs checks the same
 # against ccusage's committed output).
 # The same ccusage as the tree cases: NDJQ_BENCH_CCUSAGE, else `ccusage` on PATH.
 CCUSAGE="${NDJQ_BENCH_CCUSAGE:-$(command -v ccusage || true)}"

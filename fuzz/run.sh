@@ -9,7 +9,7 @@
 # by seeds.py from testdata/ (corpus and JSONTestSuite included). A crash or a
 # timeout is saved in fuzz/artifacts/TARGET/; reproduce it with
 # `cargo +nightly fuzz run TARGET fuzz/artifacts/TARGET/FILE` and turn it into a test in
-# tests/regression.rs named after what it found. Needs `cargo install cargo-fuzz` and a
+# tests/it/regression.rs named after what it found. Needs `cargo install cargo-fuzz` and a
 # nightly toolchain.
 set -eu
 cd "$(dirname "$0")"

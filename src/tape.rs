@@ -20,7 +20,7 @@
 //! serde_json reads it (no lone UTF-16 surrogate in a `\u` escape, no number out of the
 //! f64 range, any value at the top). It may refuse what serde_json accepts (a record
 //! over 4 GiB); the decoder then asks serde_json itself, so the verdict is always
-//! serde_json's. The fuzz target `framing_decode` and tests/differential.rs hold it to that.
+//! serde_json's. The fuzz target `framing_decode` and tests/it/differential.rs hold it to that.
 
 use std::cell::OnceCell;
 

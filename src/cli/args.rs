@@ -75,7 +75,7 @@ pub enum Command {
 }
 
 /// One example of a help text: what it does, and the command line(s) that do it. Every
-/// example is run by a test (tests/cli.rs) in a scratch home holding the files it names.
+/// example is run by a test (tests/it/cli.rs) in a scratch home holding the files it names.
 #[derive(Debug)]
 pub struct Example {
     pub does: &'static str,
