@@ -61,13 +61,13 @@ if [[ -n ${NDJQ_BIN:-} ]]; then
 fi
 cd "$REPO_ROOT"
 
-# The data generator: this package's ndjq-gen (src/bin/ndjq-gen/), deterministic from its
+# The data generator: this package's ndjq-gen (examples/ndjq-gen/), deterministic from its
 # seed, built in release mode (also when NDJQ_BIN skips the build of ndjq).
-log "building the generator: cargo build --release --locked --bin ndjq-gen"
-cargo build --release --locked --bin ndjq-gen >&2 || die "cargo build of ndjq-gen failed"
+log "building the generator: cargo build --release --locked --example ndjq-gen"
+cargo build --release --locked --example ndjq-gen >&2 || die "cargo build of ndjq-gen failed"
 gen_dir="${CARGO_TARGET_DIR:-target}"
 [[ $gen_dir = /* ]] || gen_dir="$REPO_ROOT/$gen_dir"
-GEN="$gen_dir/release/ndjq-gen"
+GEN="$gen_dir/release/examples/ndjq-gen"
 [[ -x $GEN ]] || die "generator not found after build: $GEN"
 command -v python3 >/dev/null || die "python3 is required"
 command -v jq >/dev/null || die "jq is required"

@@ -34,7 +34,7 @@ if [[ -z "$CHROMIUM" ]]; then
 fi
 command -v python3 >/dev/null || { echo "browser.sh: python3 is needed to read the net log" >&2; exit 2; }
 if [[ -z "${NDJQ:-}" ]]; then
-    cargo build --locked --quiet --bin ndjq --bin ndjq-gen
+    cargo build --locked --quiet --bin ndjq --example ndjq-gen
     NDJQ=target/debug/ndjq
 fi
 
@@ -101,7 +101,7 @@ sys.exit(0 if log["events"] and not other else 1)
 PY
 
 # The screenshot: a generated tree of 60 sessions over three months (ndjq-gen).
-gen=${NDJQ_GEN:-$(dirname "$NDJQ")/ndjq-gen}
+gen=${NDJQ_GEN:-$(dirname "$NDJQ")/examples/ndjq-gen}
 out=${shot:-$work/report.png}
 if [[ -x "$gen" ]]; then
     "$gen" tree --shape claude-projects --files 60 --total-mb 6 "$work/tree" 2>/dev/null

@@ -239,7 +239,7 @@ fn generated_seq_gaps_match_the_manifest() {
     let dir = tempfile::tempdir().expect("tempdir");
     let data = dir.path().join("f.ndjson");
     let manifest = dir.path().join("m.jsonl");
-    let ok = std::process::Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+    let ok = std::process::Command::new(crate::common::ndjq_gen_path())
         // One gap in about 2000 lines: 8 MB holds some.
         .args([
             "stream",

@@ -17,7 +17,7 @@ const DIALECTS: [&str; 4] = ["claude", "claude-log", "codex", "codex-log"];
 
 /// Runs `ndjq-gen ARGS`, requires success, returns its stderr summary.
 fn gen(args: &[&str]) -> Summary {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+    let out = std::process::Command::new(crate::common::ndjq_gen_path())
         .args(args)
         .env_clear()
         .output()

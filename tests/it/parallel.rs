@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 /// seed).
 fn generate(dir: &Path, name: &str, mb: u32, corrupt: &str) -> PathBuf {
     let out = dir.join(name);
-    let status = Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+    let status = Command::new(crate::common::ndjq_gen_path())
         .args([
             "stream",
             "--dialect",
@@ -477,7 +477,7 @@ fn a_time_range_counts_the_same_records_on_every_thread_count() {
     // last time under --since/--until: blocks cannot know it, so the input is read in
     // order. The summaries sit between every two records, so some start a block.
     let dir = tempfile::tempdir().expect("tempdir");
-    let status = Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+    let status = Command::new(crate::common::ndjq_gen_path())
         .args([
             "tree",
             "--shape",

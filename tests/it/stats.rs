@@ -1424,7 +1424,7 @@ fn threads_do_not_change_the_output_of_a_generated_stream() {
     // Seed 8 at a 2% rate damages lines in all nine ways (ndjq-gen's summary says so).
     let streams = [("clean.ndjson", "0"), ("corrupt.ndjson", "0.02")];
     for (name, corrupt) in streams {
-        let status = std::process::Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+        let status = std::process::Command::new(crate::common::ndjq_gen_path())
             .args(["stream", "--dialect", "claude", "--seed", "8"])
             .args(["--size-mb", "4"])
             .args(["--corrupt-rate", corrupt, "-o"])

@@ -145,7 +145,7 @@ fn codex_rollouts_non_cached_input_cache_read_output_equal_ccusage() {
 
 /// `ndjq-gen tree --shape SHAPE --files N --total-mb 1 --seed 5 DIR`.
 fn gen_tree(shape: &str, files: &str, dir: &std::path::Path) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_ndjq-gen"))
+    let out = std::process::Command::new(crate::common::ndjq_gen_path())
         .args([
             "tree",
             "--shape",

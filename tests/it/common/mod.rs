@@ -11,6 +11,33 @@ pub fn ndjq_path() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_ndjq"))
 }
 
+/// The data generator, an example of the package (examples/ndjq-gen/), beside the `ndjq`
+/// the tests run: `cargo test` builds it with the tests; when only some tests were built
+/// (`cargo test --test it gen::`), it is built here, once.
+pub fn ndjq_gen_path() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let target = ndjq_path();
+            let profile_dir = target.parent().expect("ndjq's folder");
+            let exe = profile_dir.join("examples/ndjq-gen");
+            if !exe.exists() {
+                let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+                let mut build = std::process::Command::new(cargo);
+                build
+                    .args(["build", "--locked", "--example", "ndjq-gen"])
+                    .current_dir(env!("CARGO_MANIFEST_DIR"));
+                if profile_dir.ends_with("release") {
+                    build.arg("--release");
+                }
+                let ok = build.status().is_ok_and(|s| s.success());
+                assert!(ok, "cargo build --example ndjq-gen failed");
+            }
+            exe
+        })
+        .clone()
+}
+
 /// `ndjq` with a clean environment (only `PATH` kept, so NO_COLOR, CLICOLOR_FORCE and the
 /// like cannot leak in) and a fixed working directory.
 pub fn ndjq() -> assert_cmd::Command {
