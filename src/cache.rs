@@ -27,6 +27,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::dialect::Dialect;
 use crate::error::Error;
+use crate::input::head::{Head, HEAD_MAX};
 use crate::input::{self, Source};
 use crate::pipeline::{Consumer, Flow, Pipeline, Record};
 use crate::stats::{Clock, CostMode, Pricing, Report, Stats};
@@ -43,10 +44,10 @@ use std::time::{Duration, SystemTime};
 
 /// The version of the cache's layout: an index of another version is ignored. The
 /// version of ndjq is part of the check too, since the state it holds may change.
-const FORMAT: &str = "ndjq-stats-cache 1";
+const FORMAT: &str = "ndjq-stats-cache 2";
 
 /// The bytes of a file's head its fingerprint covers.
-pub const HEAD_BYTES: usize = 4096;
+pub const HEAD_BYTES: usize = HEAD_MAX as usize;
 
 /// Packs and temporary files no index names are removed once this old (a run going on at
 /// the same time may be about to name the pack it just wrote).
@@ -61,14 +62,19 @@ pub fn default_dir(var: impl Fn(&str) -> Option<std::ffi::OsString>) -> Option<P
         .or_else(|| set("HOME").map(|h| h.join(".cache").join("ndjq")))
 }
 
-/// A fingerprint of a file's head: a hash of its first `len` bytes (at most
-/// [`HEAD_BYTES`]). A file written again at the same path (ext4 gives the new one the old
-/// inode at once) or rewritten in place has another head, so it is read from its start.
+/// A fingerprint of a file's head: the first 64 bits of the [`Head`] `--follow` takes of
+/// its first `len` bytes (at most [`HEAD_BYTES`]), so both know a file the same way. A file
+/// written again at the same path (ext4 gives the new one the old inode at once) or
+/// rewritten in place has another head, so it is read from its start; a file now shorter
+/// than `len` has none.
 pub fn head_fingerprint(file: &File, len: u64) -> io::Result<u64> {
-    let len = len.min(HEAD_BYTES as u64) as usize;
-    let mut buf = vec![0u8; len];
-    file.read_exact_at(&mut buf, 0)?;
-    Ok(hash(&buf))
+    let head = Head::of(file, len)?;
+    if head.len < len.min(HEAD_BYTES as u64) {
+        return Err(io::ErrorKind::UnexpectedEof.into());
+    }
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&head.hash[..8]);
+    Ok(u64::from_le_bytes(first))
 }
 
 /// A hash of `bytes` that stays the same from run to run (a fixed seed).

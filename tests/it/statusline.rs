@@ -385,7 +385,7 @@ fn a_damaged_cache_is_rebuilt_never_trusted() {
         ("garbage", &|_| b"\x00\xffnot a cache at all\n".to_vec()),
         ("another version", &|b| {
             String::from_utf8_lossy(b)
-                .replacen("ndjq-stats-cache 1", "ndjq-stats-cache 0", 1)
+                .replacen("ndjq-stats-cache 2", "ndjq-stats-cache 0", 1)
                 .into_bytes()
         }),
         ("a changed figure", &|b| {
