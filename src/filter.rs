@@ -206,6 +206,12 @@ fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, O
             let data = value.get("data");
             f(s(data, "toolCallId"), s(data, "toolName"));
         }
+        // Gemini CLI's `-o json` document: its calls only counted, by name.
+        None => {
+            if let Some(by_name) = value.path(&["stats", "tools", "byName"]) {
+                by_name.for_each_entry(|name, _| f(None, Some(name)));
+            }
+        }
         Some("gemini") => {
             if let Some(calls) = value.get("toolCalls") {
                 calls.for_each_element(|c| f(s(Some(c), "id"), s(Some(c), "name")));

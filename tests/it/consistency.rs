@@ -619,3 +619,33 @@ fn an_opencode_tool_part_printed_again_is_one_call_everywhere() {
         "{gaps:?}"
     );
 }
+
+/// Gemini CLI's `--output-format json` document names its tool calls only by count
+/// (`stats.tools.byName`), with no record of each call: `events` shows one `tool_use` per
+/// counted call, as many as `stats` counts (a real document with one shell call).
+#[test]
+fn a_gemini_json_document_with_a_tool_call_is_one_call_in_stats_and_events() {
+    let path = testdata().join("other-agents/real-client/gemini-tool-json.ndjson");
+    let stats = ndjq_sub("stats")
+        .args(["-q", "-f", "json"])
+        .arg(&path)
+        .output()
+        .expect("ndjq runs");
+    assert_eq!(stats.status.code(), Some(0), "{stats:?}");
+    let stats: Value = serde_json::from_slice(&stats.stdout).expect("stats JSON");
+    assert_eq!(stats["tools"]["run_shell_command"]["calls"], 1, "{stats}");
+    let events = ndjq_sub("events")
+        .args(["-q", "-f", "json"])
+        .arg(&path)
+        .output()
+        .expect("ndjq runs");
+    let uses: Vec<Value> = events
+        .stdout
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice::<Value>(l).expect("an event"))
+        .filter(|e| e["kind"] == "tool_use")
+        .collect();
+    assert_eq!(uses.len(), 1, "{uses:?}");
+    assert_eq!(uses[0]["name"], "run_shell_command");
+}

@@ -40,6 +40,33 @@ pub(in crate::dialect) fn map(
                 }))?;
             }
             model_usage(o, v.path(&["stats", "models"]), emit)?;
+            // The document names its tool calls only by count (`stats.tools.byName`): one
+            // `tool_use` per call and a failed `tool_result` per failure, without ids, so
+            // `events` shows the calls and errors `stats` counts.
+            let mut tools = Vec::new();
+            if let Some(by_name) = v.path(&["stats", "tools", "byName"]) {
+                by_name.for_each_entry(|name, t| {
+                    let calls = crate::dialect::facts::at(t, &["count"]);
+                    let fails = crate::dialect::facts::at(t, &["fail"]).min(calls);
+                    tools.push((name, calls, fails));
+                });
+            }
+            for (name, calls, fails) in tools {
+                for i in 0..calls {
+                    emit(&o.event(Body::ToolUse {
+                        id: None,
+                        name: Some(name),
+                        input: None,
+                    }))?;
+                    if i < fails {
+                        emit(&o.event(Body::ToolResult {
+                            tool_use_id: None,
+                            is_error: true,
+                            content: None,
+                        }))?;
+                    }
+                }
+            }
             let error = v.get("error").filter(Json::is_object);
             let (input, output) = document_totals(v);
             emit(&o.event(Body::Result(Outcome {
