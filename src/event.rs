@@ -976,10 +976,10 @@ mod tests {
 mod capped_tests {
     use super::{CappedSet, MAX_OPEN_ITEMS};
 
-    /// Issue 25, case 8: millions of Codex items started and never completed are held in
+    /// Millions of Codex items started and never completed are held in
     /// bounded memory (as `gaps` caps its open items), the oldest forgotten first.
     #[test]
-    fn issue25_case8_open_codex_items_are_capped() {
+    fn open_codex_items_are_capped() {
         let mut set = CappedSet::default();
         for i in 0..(3 * MAX_OPEN_ITEMS) {
             assert!(set.insert(&format!("item_{i}")));

@@ -561,7 +561,7 @@ Today      3,400,000 tokens   $40.25
         );
     }
 
-    /// Issue 25 case 16 for the live view: names from a log are escaped (a log cannot
+    /// Names from a log are escaped in the live view too (a log cannot
     /// retitle or clear the terminal, nor forge a row) and columns line up in terminal
     /// cells with a wide name.
     #[test]

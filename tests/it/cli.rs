@@ -539,7 +539,7 @@ fn check_example(example: &str, home: &Home, out: &Output) {
             assert!(!records.is_empty(), "{context}");
             assert!(records.iter().all(|r| r["type"] == "assistant"), "{context}");
         }
-        // Issue 16: the filter predicates, each against what the capture holds.
+        // The filter predicates, each against what the capture holds.
         "ndjq filter --where 'message.usage.output_tokens>100' \\\n  --print timestamp,message.usage.output_tokens,message.content.*.name session.jsonl" => {
             assert_eq!(code, Some(0), "{context}");
             assert_eq!(

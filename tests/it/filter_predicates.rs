@@ -1,4 +1,4 @@
-//! `ndjq filter`'s predicates of issue 16 (`--where` with each operator and `*`, `--grep`,
+//! `ndjq filter`'s predicates (`--where` with each operator and `*`, `--grep`,
 //! `--since`/`--until`, `--print`, `-0`) on two real Claude Code transcripts
 //! (testdata/filter), each against the output of the equivalent jq program.
 //!

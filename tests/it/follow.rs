@@ -354,7 +354,7 @@ fn interleaved_codex_sessions_keep_their_threads() {
     }
 }
 
-/// Issue 25 case 1 under `--follow`: what the run writes into the folder it follows (the
+/// Under `--follow`, what the run writes into the folder it follows (the
 /// `--rejects` file, stdout redirected to a file there) is never read back, however it
 /// grows, or the run would feed itself without end.
 #[test]

@@ -480,7 +480,7 @@ fn thousands_of_open_calls_at_the_end_come_out_in_line_order() {
     assert_eq!(validate_gaps(&path), diags, "validate finds the same gaps");
 }
 
-/// Issue 26: a failed Codex tool is a TOOL_ERROR in `gaps` as in `stats` and `events`: an
+/// A failed Codex tool is a TOOL_ERROR in `gaps` as in `stats` and `events`: an
 /// exec item (status failed, a non-zero exit code, an MCP error), once per item even when
 /// its line is repeated, and ids start again with each thread.
 #[test]
@@ -519,7 +519,7 @@ fn failed_codex_exec_items_are_tool_errors_once_each() {
     );
 }
 
-/// Issue 26: in a Codex rollout, a function call whose output reports a failure (a
+/// In a Codex rollout, a function call whose output reports a failure (a
 /// non-zero `metadata.exit_code`, `Exit code: N`, a sandbox refusal) is a TOOL_ERROR; a
 /// call never answered is an orphan, as in every other agent.
 #[test]
@@ -560,7 +560,7 @@ fn failed_codex_rollout_calls_are_tool_errors() {
     );
 }
 
-/// Issue 26: Claude repeats a tool_result block; its error is reported once, as `stats`
+/// Claude repeats a tool_result block; its error is reported once, as `stats`
 /// counts it once (an answer on a later line to a call no longer open is still an orphan).
 #[test]
 fn a_repeated_error_result_is_one_tool_error() {

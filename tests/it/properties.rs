@@ -592,7 +592,7 @@ fn one_thread_and_three_threads_write_the_same_bytes() {
         .expect("-j 1 = -j 3");
 }
 
-/// Issue 25 case 9: many small files, each without a final newline (its last record
+/// Many small files, each without a final newline (its last record
 /// unterminated), read whole in batches: `-j 1`, `-j 2` and `-j 8` write the same bytes,
 /// output and `--rejects` alike, and a big file without one too.
 #[test]

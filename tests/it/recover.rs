@@ -176,7 +176,7 @@ fn reassembly_is_capped_and_then_swallows_nothing() {
     assert_eq!(summary["valid"], 1);
 }
 
-/// Issue 16: `--recover` takes the object out of a line whatever the line starts with
+/// `--recover` takes the object out of a line whatever the line starts with
 /// (`[log] {...} (done)`, `2025-01-01T00:00:00Z INFO {...}`, ANSI colour, `[date] [INFO]`),
 /// on a real capture wrapped that way: every object comes back byte for byte, each line
 /// keeps a PROTO_TEXT_NOISE, and stats counts the records as in the clean capture.

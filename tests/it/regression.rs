@@ -127,7 +127,7 @@ fn counts_near_u64_max_saturate_instead_of_overflowing() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 25: hostile or unlucky inputs (own outputs, odd names, recover, big documents,
+// Hostile or unlucky inputs (own outputs, odd names, recover, big documents,
 // thread counts, whole-file reads, -j identity, files cut while read).
 
 /// Runs `cmd` with its stdout into `stdout`, killing it after `secs`: `Some(exit code)`,

@@ -1324,7 +1324,7 @@ fn merge_of_random_splits_equals_one_run_over_the_parts() {
     // the same result as one run over all inputs": here the inputs are the parts themselves.
     let mut d = merge_splits(&CLAUDE_MERGE_FILES[..2], 2, Against::Parts, Cuts::AnyLine);
     // A Codex part cut mid-session: `--merge` reads it as continuing the part before (so
-    // the merge equals the whole, issue 25 case 12), while one run over the part files
+    // the merge equals the whole), while one run over the part files
     // reads it as an input of its own with no session or model yet. Where each part
     // begins a session, both agree.
     d.extend(merge_splits(
@@ -1338,7 +1338,7 @@ fn merge_of_random_splits_equals_one_run_over_the_parts() {
 
 #[test]
 fn merge_of_random_splits_equals_the_whole_codex() {
-    // Issue 25 case 12: a Codex part cut anywhere continues the part before it. (Not
+    // A Codex part cut anywhere continues the part before it. (Not
     // codex-exec-tools.jsonl: a part that begins with its `error` line, which no dialect
     // claims, counts that line before the dialect is known, under no session.)
     let d = merge_splits(&CODEX_MERGE_FILES[..3], 3, Against::Whole, Cuts::AnyLine);

@@ -1,4 +1,4 @@
-//! What a person at a terminal sees (issue 27, and case 16 of issue 25):
+//! What a person at a terminal sees:
 //! - with no PATH and stdin a terminal (a real pseudo-terminal here), every reading command
 //!   reads the agents' log folders that exist, names them on stderr, and says where it
 //!   looked when there is none; `-` still reads stdin;
@@ -605,7 +605,7 @@ fn the_top_level_help_names_every_agent_ndjq_reads() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Issue 25, case 16
+// Strings from a log, escaped in every text output
 // ---------------------------------------------------------------------------------------
 
 const EVIL: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\nFAKE 99999";

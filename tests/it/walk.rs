@@ -1,4 +1,4 @@
-//! Folder walks that meet what is not a plain log file (docs/GUIDE.md, "Inputs"; issue 14): a FIFO,
+//! Folder walks that meet what is not a plain log file (docs/GUIDE.md, "Inputs"): a FIFO,
 //! a file that cannot be read, a symlink loop. Each is reported in its place and the rest of
 //! the folder is still read, on one thread and on several. A FIFO found in a folder is never
 //! opened (opening one blocks until a writer comes); one named on the command line is read.
