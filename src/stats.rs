@@ -221,6 +221,10 @@ pub struct Stats {
     /// Codex rollout sessions whose responses are counted one by one (in `messages`): their
     /// cumulative totals and their exec turns are not counted again.
     rollout_sessions: HashSet<u32, BuildHasherDefault<IdHasher>>,
+    /// Codex rollout responses of a part that began mid-session, keyed before it named a
+    /// session (under none): each key with its cumulative counts, for `--merge` to rekey
+    /// under the session the part continues.
+    inherited_responses: Vec<(Key, [u64; 5])>,
     /// Codex exec threads: each new turn's cumulative usage in input order (turn key,
     /// usage, attribution). A thread's usage is what each adds to the one before it
     /// (docs/REFERENCE.md "Lineage"); a turn key seen before is not added.

@@ -6,6 +6,7 @@
 
 use super::calendar::time_of;
 use super::intern::{Attr, INHERIT, NONE};
+use super::store::KeyPrefix;
 use super::tokens::{pack, Tokens, BIG};
 use super::{DeltaEntry, Dim, Key, Link, MessageEntry, RunFacts, Stats, ToolEntry};
 use crate::dialect::facts::{self, Fact, Top};
@@ -396,20 +397,28 @@ impl Ingest<'_> {
         self.stats.recent.message_key(id, req)
     }
 
-    /// The key of one of `session`'s responses: [`Key::of_bytes`] of `tag`, the
-    /// session's name and `last`, the first two hashed once for the records of a session.
-    pub(crate) fn response_key(&mut self, session: u32, tag: &str, last: &[u8]) -> Key {
+    /// The key of one of `session`'s Codex rollout responses: [`Key::of_bytes`] of
+    /// `"codex response"`, the session's name and `counts` (its cumulative total), the
+    /// first two hashed once for the records of a session. A response of a part that
+    /// begins mid-session (no session named yet) is keyed under no name and kept with its
+    /// counts, so `--merge` rekeys it under the session the part continues
+    /// ([`Stats::merge_continued`](super::Stats::merge_continued)).
+    pub(crate) fn codex_response_key(&mut self, session: u32, counts: [u64; 5]) -> Key {
         let prefix = match self.stats.recent.response_prefix {
             Some((s, p)) if s == session => p,
             _ => {
                 let name = self.stats.strings.shared(session);
                 let name: &str = name.as_deref().unwrap_or("");
-                let p = Key::prefix(&[tag.as_bytes(), name.as_bytes()]);
+                let p = codex_response_prefix(name);
                 self.stats.recent.response_prefix = Some((session, p));
                 p
             }
         };
-        Key::then(prefix, last)
+        let key = Key::then(prefix, &counts_bytes(counts));
+        if session == INHERIT {
+            self.stats.inherited_responses.push((key, counts));
+        }
+        key
     }
 
     /// A message's usage snapshot: the last one under a key counts.
@@ -510,4 +519,18 @@ impl Ingest<'_> {
     pub(crate) fn facts(&mut self, dialect: Dialect, v: Json<'_>, ty: Option<&str>) {
         self.stats.add_agent(dialect, v, ty, self.input, self.day);
     }
+}
+
+/// The part of a Codex response's key its session gives.
+pub(super) fn codex_response_prefix(session_name: &str) -> KeyPrefix {
+    Key::prefix(&[b"codex response".as_slice(), session_name.as_bytes()])
+}
+
+/// A cumulative total's counts as bytes: no text to format.
+pub(super) fn counts_bytes(counts: [u64; 5]) -> [u8; 40] {
+    let mut b = [0u8; 40];
+    for (i, n) in counts.iter().enumerate() {
+        b[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
+    }
+    b
 }

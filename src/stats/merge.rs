@@ -2,6 +2,7 @@
 //! the stats of the whole; the serialisable [`State`] a `--mergeable` report carries and
 //! [`Stats::from_report`] reads back.
 
+use super::ingest::{codex_response_prefix, counts_bytes};
 use super::intern::{Attr, INHERIT, NONE};
 use super::report::Report;
 use super::store::{Key, LastWins, View};
@@ -29,7 +30,7 @@ impl Stats {
         self.merge_with(later, true);
     }
 
-    pub(super) fn merge_with(&mut self, later: Stats, continued: bool) {
+    pub(super) fn merge_with(&mut self, mut later: Stats, continued: bool) {
         self.summary.merge(&later.summary);
         self.parts_pricing
             .extend(later.parts_pricing.iter().cloned());
@@ -87,6 +88,23 @@ impl Stats {
             })
             .collect();
         let ra = |i: u32| -> u32 { amap.get(i as usize).copied().unwrap_or(NONE) };
+        // Codex responses the later part keyed before it named a session: under the
+        // session it continues, the keys the whole run makes (a token count repeated
+        // across the cut is then one response).
+        if !later.inherited_responses.is_empty() {
+            let inherited = std::mem::take(&mut later.inherited_responses);
+            if tail_session == INHERIT {
+                self.inherited_responses.extend(inherited);
+            } else {
+                let name = self.strings.shared(tail_session);
+                rekey_inherited(
+                    &mut later.messages,
+                    &mut later.big_tokens,
+                    &inherited,
+                    name.as_deref(),
+                );
+            }
+        }
         self.sessions.extend(later.sessions.into_iter().map(re));
         self.messages
             .extend_later(later.messages, |m| MessageEntry(m.0, m.1, ra(m.2)));
@@ -212,6 +230,7 @@ impl Stats {
             },
             codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
             rollout_sessions: sorted(self.rollout_sessions.iter().copied()),
+            inherited_responses: self.inherited_responses.clone(),
             exec_chains: {
                 let mut v: Vec<(u32, Vec<ExecTurn>)> = self
                     .exec_chains
@@ -289,6 +308,7 @@ impl Stats {
         stats.results = s.results.into_iter().collect();
         stats.codex_turns = s.codex_turns.into_iter().collect();
         stats.rollout_sessions = s.rollout_sessions.into_iter().collect();
+        stats.inherited_responses = s.inherited_responses;
         stats.exec_chains = s.exec_chains.into_iter().collect();
         stats.tool_calls = LastWins::from_entries(s.tool_calls.into_vec());
         stats.tool_errors = LastWins::from_entries(s.tool_errors.into_vec());
@@ -397,6 +417,27 @@ impl State {
     }
 }
 
+/// Rekeys the responses in `inherited` (keyed under no session) under the session named
+/// `name`: their usage entries and exact counts move to the new keys.
+fn rekey_inherited(
+    messages: &mut LastWins<MessageEntry>,
+    big_tokens: &mut std::collections::HashMap<Key, Tokens>,
+    inherited: &[(Key, [u64; 5])],
+    name: Option<&str>,
+) {
+    let prefix = codex_response_prefix(name.unwrap_or(""));
+    let map: std::collections::HashMap<Key, Key> = inherited
+        .iter()
+        .map(|(k, c)| (*k, Key::then(prefix, &counts_bytes(*c))))
+        .collect();
+    messages.rekey(|m| map.get(&m.0).map(|k| MessageEntry(*k, m.1, m.2)));
+    for (old, new) in &map {
+        if let Some(t) = big_tokens.remove(old) {
+            big_tokens.insert(*new, t);
+        }
+    }
+}
+
 pub(super) fn sorted<T: Ord + Copy, I: Iterator<Item = T>>(it: I) -> Vec<T> {
     let mut v: Vec<T> = it.collect();
     v.sort_unstable();
@@ -450,6 +491,11 @@ pub struct State {
     /// `messages`, counted whole).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub(super) exec_chains: Vec<(u32, Vec<ExecTurn>)>,
+    /// Codex rollout responses keyed before their part named a session: `[key, [input,
+    /// cache_read, cache_creation, output, reasoning_output]]` (see
+    /// [`Stats::merge_continued`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(super) inherited_responses: Vec<(Key, [u64; 5])>,
     /// The session and model the last input ended in (see [`Stats::merge_continued`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(super) tail: Option<(u32, u32)>,

@@ -81,6 +81,9 @@ impl State {
             if !self.exec_chains.is_empty() {
                 fields.push(("exec_chains", serde(&self.exec_chains)?));
             }
+            if !self.inherited_responses.is_empty() {
+                fields.push(("inherited_responses", serde(&self.inherited_responses)?));
+            }
             if let Some(tail) = &self.tail {
                 fields.push(("tail", serde(tail)?));
             }

@@ -200,6 +200,25 @@ impl<T: Keyed> LastWins<T> {
         self.fold_if_due();
     }
 
+    /// Replaces each entry `f` gives a replacement for (one under another key, say),
+    /// keeping which entry came last: one pass and a sort of the store, for the rare merge
+    /// that needs it.
+    pub(crate) fn rekey(&mut self, f: impl Fn(&T) -> Option<T>) {
+        let sorted = std::mem::take(&mut self.sorted);
+        let mut all = Arc::try_unwrap(sorted).unwrap_or_else(|v| (*v).clone());
+        for run in std::mem::take(&mut self.runs) {
+            all.extend(run);
+        }
+        all.append(&mut self.pending);
+        for e in &mut all {
+            if let Some(n) = f(e) {
+                *e = n;
+            }
+        }
+        Self::settle(&mut all);
+        self.sorted = Arc::new(all);
+    }
+
     /// Folds the pending entries in now: a worker does it before handing its part over,
     /// so the merge on the calling thread takes runs already in order.
     pub(crate) fn settle_pending(&mut self) {

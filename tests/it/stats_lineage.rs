@@ -494,3 +494,58 @@ fn a_result_whose_model_usage_its_messages_show_continues_nothing() {
         [own[0] + 9000, own[1] + 42000, own[2] + 40000, own[3] + 130]
     );
 }
+
+/// A real Codex rollout whose token count is written again, cut between the two: the part
+/// after the cut names no session (it continues the first part's), and `--merge` must key
+/// its response as the whole run does, so the repeated count is one response.
+#[test]
+fn a_token_count_repeated_across_a_merge_cut_counts_once() {
+    let dir = common::tempdir();
+    let rollout = testdata()
+        .join("codex-log")
+        .join("codex-tool.session-log.jsonl");
+    let text = String::from_utf8(common::read_file(&rollout)).expect("UTF-8");
+    let counts: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("\"token_count\""))
+        .collect();
+    assert!(counts.len() >= 2, "the rollout's token counts");
+    // The whole run: the rollout, then its first and last counts written again.
+    let again = format!("{}\n{}\n", counts[0], counts[counts.len() - 1]);
+    let whole_text = format!("{text}{again}");
+    let whole_path = common::write_file(dir.path(), "whole.jsonl", whole_text.as_bytes());
+    let whole: Value = stats_json(&[], &[&whole_path]);
+    let once: Value = stats_json(&[], &[&rollout]);
+    assert_eq!(tokens(&whole), tokens(&once), "a repeated count in one run");
+    // Cut before the repeats: in two parts, and in three (the middle one naming no
+    // session either).
+    let head = common::write_file(dir.path(), "head.jsonl", text.as_bytes());
+    let first = common::write_file(
+        dir.path(),
+        "first.jsonl",
+        format!("{}\n", counts[0]).as_bytes(),
+    );
+    let last = common::write_file(
+        dir.path(),
+        "last.jsonl",
+        format!("{}\n", counts[counts.len() - 1]).as_bytes(),
+    );
+    let tail = common::write_file(dir.path(), "tail.jsonl", again.as_bytes());
+    let h = part(dir.path(), "head.json", &[head]);
+    let two = [h.clone(), part(dir.path(), "tail.json", &[tail])];
+    let three = [
+        h,
+        part(dir.path(), "first.json", &[first]),
+        part(dir.path(), "last.json", &[last]),
+    ];
+    for parts in [&two[..], &three[..]] {
+        let merged: Value = stats_json(&["--merge"], parts);
+        assert_eq!(tokens(&merged), tokens(&whole), "{} parts", parts.len());
+        assert_eq!(
+            merged["cost_usd"],
+            whole["cost_usd"],
+            "{} parts",
+            parts.len()
+        );
+    }
+}

@@ -28,23 +28,14 @@ fn usage_record(s: &mut Ingest<'_>, session: u32, attr: u32, record: Json<'_>) {
 /// its responses, never its last total.
 fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total: Json<'_>) {
     let t = Tokens::from_codex(total);
-    // The total's counts as bytes: no text to format.
-    let mut counts = [0u8; 40];
-    for (i, n) in [
+    let counts = [
         t.input,
         t.cache_read,
         t.cache_creation,
         t.output,
         t.reasoning_output,
-    ]
-    .iter()
-    .enumerate()
-    {
-        counts[i * 8..i * 8 + 8].copy_from_slice(&n.to_le_bytes());
-    }
-    // `Key::of_bytes(&["codex response", session id, counts])`, the session's part hashed
-    // once.
-    let key = s.response_key(session, "codex response", &counts);
+    ];
+    let key = s.codex_response_key(session, counts);
     s.rollout_usage(session, key, Tokens::from_codex(usage), attr);
 }
 
