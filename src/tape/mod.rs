@@ -27,6 +27,7 @@ use std::cell::OnceCell;
 #[cfg(target_arch = "x86_64")]
 mod utf8;
 
+pub(crate) mod escaped;
 mod escapes;
 #[macro_use]
 mod stage1;
