@@ -412,3 +412,159 @@ pub(crate) fn first_backslash(w: u64) -> usize {
     let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
     zero.trailing_zeros() as usize / 8
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_backslash_of_a_word_is_found() {
+        let pool = [
+            0u8,
+            b'a',
+            b'\\' ^ 0x80,
+            b'\\' + 1,
+            b'\\' - 1,
+            0xff,
+            b'\\',
+            0x80,
+        ];
+        let mut rng = crate::test_rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..100_000 {
+            let x = rng.next_u64();
+            let w: [u8; 8] = std::array::from_fn(|k| pool[(x >> (k * 3)) as usize % pool.len()]);
+            let want = w.iter().position(|&c| c == b'\\').unwrap_or(8);
+            assert_eq!(first_backslash(u64::from_le_bytes(w)), want, "{w:?}");
+        }
+    }
+
+    /// The strings of generated texts, checked byte by byte, a block at a time with the
+    /// portable bits, and with the AVX2 bits when the CPU has them: the same answer, from
+    /// every start, with runs of backslashes across the blocks' edges.
+    #[test]
+    fn string_checks_agree_on_every_path() {
+        const PIECES: [&[u8]; 34] = [
+            b"\\",
+            b"\\\\",
+            b"\\\\\\\\\\\\\\",
+            b"\"",
+            b"/",
+            b"b",
+            b"f",
+            b"n",
+            b"r",
+            b"t",
+            b"u",
+            b"x",
+            b"0",
+            b"9",
+            b"a",
+            b"F",
+            b"g",
+            b"d",
+            b"D",
+            b"8",
+            b"c",
+            b" ",
+            b"\xc3\xa9",
+            b"\\\\u001b",
+            b"\\\\ud83d",
+            b"\\\\uDC00",
+            b"\\\\ud7ff",
+            b"\\\\u00",
+            b"\\\\n",
+            b"\\\\\\\"",
+            b"\\\"",
+            b"\\n",
+            b"\\/",
+            b"plain text without any escape in it at all, long enough to fill a block",
+        ];
+        // the document's `\\`, `\\\\`, `\n`, `\u001b`, `\"`, `/`, `\/`, as the record
+        // writes them, and plain text
+        const VALID: [&[u8]; 11] = [
+            br"\\\\",
+            br"\\\\\\\\",
+            br"\\n",
+            br"\\u001b",
+            br#"\\\""#,
+            br"\/",
+            br"\\\/",
+            b"x",
+            "é".as_bytes(),
+            b" ",
+            b"plain text without any escape in it",
+        ];
+        let mut rng = crate::test_rng::Rng::new(0x853c_49e6_748f_ea9b);
+        let mut next = |n: usize| rng.below(n);
+        let (mut ended, mut refused) = (0, 0);
+        // (Fewer under Miri, which runs the AVX2 path a thousand times slower.)
+        let rounds = if cfg!(miri) { 600 } else { 60_000 };
+        for round in 0..rounds {
+            let mut text = Vec::new();
+            // mostly runs of plain text and escapes, as a command's output has
+            let pieces = 1 + next(if round % 8 == 0 { 200 } else { 60 });
+            for _ in 0..pieces {
+                // valid contents mostly, so that many strings reach their end
+                let piece = match next(8) {
+                    0 => PIECES[next(PIECES.len())],
+                    _ => VALID[next(VALID.len())],
+                };
+                // a quote of the document ends the string: keep most texts going longer
+                if piece == b"\\\"" && next(4) != 0 {
+                    continue;
+                }
+                text.extend_from_slice(piece);
+            }
+            if next(2) == 0 {
+                // the string's end, and what may follow it
+                text.extend_from_slice(br#"\",\"metadata\":{}}"#);
+            }
+            let start = next(text.len().min(70) + 1);
+            let want = checked_string_bytes(&text, start);
+            match want {
+                Some(_) => ended += 1,
+                None => refused += 1,
+            }
+            assert_eq!(
+                checked_string_blocks(&text, start, portable_string_masks),
+                want,
+                "{:?} from {start}",
+                String::from_utf8_lossy(&text)
+            );
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, as just checked.
+                #[allow(unsafe_code)]
+                let avx2 = unsafe { checked_string_avx2(&text, start) };
+                assert_eq!(
+                    avx2,
+                    want,
+                    "{:?} from {start}",
+                    String::from_utf8_lossy(&text)
+                );
+                if let Some(block) = text.first_chunk::<64>() {
+                    // SAFETY: as above.
+                    #[allow(unsafe_code)]
+                    let bits = unsafe { avx2_string_masks(block) };
+                    assert_eq!(bits, portable_string_masks(block));
+                }
+            }
+        }
+        // every byte's bits
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            for k in 0..4u8 {
+                let block = std::array::from_fn(|i| k * 64 + i as u8);
+                // SAFETY: the CPU has AVX2, as just checked.
+                #[allow(unsafe_code)]
+                let bits = unsafe { avx2_string_masks(&block) };
+                assert_eq!(bits, portable_string_masks(&block), "bytes from {}", k * 64);
+            }
+        }
+        // both answers are common, so the comparison means something
+        assert!(
+            ended > rounds / 6 && refused > rounds / 6,
+            "{ended} {refused}"
+        );
+    }
+}
