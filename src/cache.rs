@@ -459,7 +459,9 @@ impl StatsCache {
             ),
             None => (0, 0, None),
         };
-        let cut = match last_newline(&file, start, size).map_err(|e| read_error(&name, e))? {
+        let cut = match crate::input::last_newline(&file, start, size)
+            .map_err(|e| read_error(&name, e))?
+        {
             Some(nl) => nl + 1,
             None => start,
         };
@@ -729,26 +731,6 @@ fn ranged(file: &File, start: u64, end: u64) -> io::Result<impl Read> {
     let mut f = file.try_clone()?;
     f.seek(SeekFrom::Start(start))?;
     Ok(f.take(end.saturating_sub(start)))
-}
-
-/// The offset of the last newline in `start..len`, if any. A log almost always ends with
-/// one: the first look reads a page, later ones more.
-fn last_newline(file: &File, start: u64, len: u64) -> io::Result<Option<u64>> {
-    let mut buf = vec![0u8; 4 << 10];
-    let mut end = len;
-    while end > start {
-        if end < len && buf.len() < 64 << 10 {
-            buf.resize(buf.len() * 4, 0);
-        }
-        let from = end.saturating_sub(buf.len() as u64).max(start);
-        let chunk = &mut buf[..(end - from) as usize];
-        file.read_exact_at(chunk, from)?;
-        if let Some(i) = memchr::memrchr(b'\n', chunk) {
-            return Ok(Some(from + i as u64));
-        }
-        end = from;
-    }
-    Ok(None)
 }
 
 fn read_error(name: &str, source: io::Error) -> Error {

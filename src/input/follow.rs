@@ -1182,7 +1182,7 @@ impl Follower<'_> {
         };
         let end = match (compressed, upto) {
             (true, _) | (_, Upto::End) => len,
-            (false, Upto::LastNewline) => match last_newline(&file, start, len) {
+            (false, Upto::LastNewline) => match crate::input::last_newline(&file, start, len) {
                 Ok(Some(nl)) => nl + 1,
                 // A partial line waits for its newline.
                 Ok(None) => return Ok(Flow::Continue),
@@ -1381,20 +1381,4 @@ fn head_still(path: &Path, head: &Head) -> bool {
 
 fn f_line(files: &BTreeMap<PathBuf, Followed>, abs: &Path) -> u64 {
     files.get(abs).map_or(0, |f| f.line)
-}
-
-/// The offset of the last `\n` in `file` between `start` and `len`, reading backwards.
-fn last_newline(file: &File, start: u64, len: u64) -> io::Result<Option<u64>> {
-    let mut buf = vec![0u8; 64 << 10];
-    let mut end = len;
-    while end > start {
-        let from = end.saturating_sub(buf.len() as u64).max(start);
-        let chunk = &mut buf[..(end - from) as usize];
-        file.read_exact_at(chunk, from)?;
-        if let Some(i) = memchr::memrchr(b'\n', chunk) {
-            return Ok(Some(from + i as u64));
-        }
-        end = from;
-    }
-    Ok(None)
 }

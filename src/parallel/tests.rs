@@ -83,12 +83,12 @@ impl Parallel for Lines {
     }
 }
 
-/// Issue 25 case 11: a file truncated after its ranges were cut (logrotate's
+/// A file truncated after its ranges were cut (logrotate's
 /// copytruncate). The worker whose range reads short says so, its cut line is the
 /// input's unterminated last line, and the merge drops the ranges after it, which a
 /// worker may have read before the file shrank: every `-j` sees the same prefix.
 #[test]
-fn issue25_case11_a_range_read_short_ends_its_input_there() {
+fn a_range_read_short_ends_its_input_there() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("log.jsonl");
     let first = b"{\"n\":1}\n{\"n\":2}\n{\"n\":3,\"pad\":\"xxxxxxxx\"}\n";
