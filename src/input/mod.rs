@@ -668,6 +668,28 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
     }
 }
 
+/// The offset of the last newline of `file` in `start..len`, if any, reading backwards
+/// (`--follow` and the stats cache read through it). A log almost always ends with one:
+/// the first look reads a page, later ones more.
+pub(crate) fn last_newline(file: &std::fs::File, start: u64, len: u64) -> io::Result<Option<u64>> {
+    use std::os::unix::fs::FileExt;
+    let mut buf = vec![0u8; 4 << 10];
+    let mut end = len;
+    while end > start {
+        if end < len && buf.len() < 64 << 10 {
+            buf.resize(buf.len() * 4, 0);
+        }
+        let from = end.saturating_sub(buf.len() as u64).max(start);
+        let chunk = &mut buf[..(end - from) as usize];
+        file.read_exact_at(chunk, from)?;
+        if let Some(i) = memchr::memrchr(b'\n', chunk) {
+            return Ok(Some(from + i as u64));
+        }
+        end = from;
+    }
+    Ok(None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -808,26 +830,4 @@ mod tests {
             assert_eq!(out, text);
         }
     }
-}
-
-/// The offset of the last newline of `file` in `start..len`, if any, reading backwards
-/// (`--follow` and the stats cache read through it). A log almost always ends with one:
-/// the first look reads a page, later ones more.
-pub(crate) fn last_newline(file: &std::fs::File, start: u64, len: u64) -> io::Result<Option<u64>> {
-    use std::os::unix::fs::FileExt;
-    let mut buf = vec![0u8; 4 << 10];
-    let mut end = len;
-    while end > start {
-        if end < len && buf.len() < 64 << 10 {
-            buf.resize(buf.len() * 4, 0);
-        }
-        let from = end.saturating_sub(buf.len() as u64).max(start);
-        let chunk = &mut buf[..(end - from) as usize];
-        file.read_exact_at(chunk, from)?;
-        if let Some(i) = memchr::memrchr(b'\n', chunk) {
-            return Ok(Some(from + i as u64));
-        }
-        end = from;
-    }
-    Ok(None)
 }
