@@ -282,7 +282,7 @@ impl Nested<'_> {
     /// The string at `key` of an object value.
     pub fn str_at(&self, key: &str) -> Option<&str> {
         match self {
-            Nested::Json(j) => j.get(key).and_then(|v| v.as_str()),
+            Nested::Json(j) => j.str(key),
             Nested::Wrapped(k, v) if *k == key => v.as_str(),
             Nested::Wrapped(..) => None,
             Nested::Owned(v) => v.get(key).and_then(|v| v.as_str()),
@@ -321,14 +321,14 @@ impl Nested<'_> {
         let mut out = Vec::new();
         match self {
             Nested::Json(j) => j.for_each_element(|c| {
-                if let Some(p) = c.get("path").and_then(|p| p.as_str()) {
-                    out.push((c.get("kind").and_then(|k| k.as_str()), p));
+                if let Some(p) = c.str("path") {
+                    out.push((c.str("kind"), p));
                 }
             }),
             Nested::Owned(serde_json::Value::Array(items)) => {
                 for c in items {
-                    if let Some(p) = c.get("path").and_then(|p| p.as_str()) {
-                        out.push((c.get("kind").and_then(|k| k.as_str()), p));
+                    if let Some(p) = c.get("path").and_then(|v| v.as_str()) {
+                        out.push((c.get("kind").and_then(|v| v.as_str()), p));
                     }
                 }
             }
@@ -661,7 +661,7 @@ impl Normalizer {
                 if origin.session.is_none() {
                     origin.session = ["session_id", "sessionId", "thread_id"]
                         .iter()
-                        .find_map(|k| value.get(k).and_then(|s| s.as_str()));
+                        .find_map(|k| value.str(k));
                 }
                 emit(&origin.event(Body::Unknown {
                     ty: record.info.ty,
@@ -673,21 +673,6 @@ impl Normalizer {
 }
 
 // ---- Helpers the agents' readers share ----
-
-/// The string at `key` of an object.
-pub(crate) fn str_of<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(|s| s.as_str())
-}
-
-/// A non-negative integer (a whole float counts too: some writers emit `12.0`).
-pub(crate) fn uint(v: Option<Json<'_>>) -> Option<u64> {
-    let v = v?;
-    v.as_u64().or_else(|| {
-        v.as_f64()
-            .filter(|f| *f >= 0.0 && f.fract() == 0.0 && *f < u64::MAX as f64)
-            .map(|f| f as u64)
-    })
-}
 
 /// `a + b` where either is known.
 pub(crate) fn sum_some(a: Option<u64>, b: Option<u64>) -> Option<u64> {
@@ -706,7 +691,7 @@ pub(crate) fn tool_content(c: Json<'_>) -> Nested<'_> {
     }
     let mut texts = Vec::new();
     let mut all_text = true;
-    c.for_each_element(|b| match (str_of(b, "type"), str_of(b, "text")) {
+    c.for_each_element(|b| match (b.str("type"), b.str("text")) {
         (Some("text"), Some(t)) => texts.push(t),
         _ => all_text = false,
     });

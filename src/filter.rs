@@ -147,7 +147,7 @@ impl Matcher {
             return false;
         }
         if !p.time.is_unbounded() {
-            if let Some(t) = timestamp::record_time(info.dialect, value) {
+            if let Some(t) = timestamp::record_time(value) {
                 if !p.time.contains(t) {
                     return false;
                 }
@@ -166,14 +166,14 @@ impl Matcher {
 pub fn session_of<'a>(value: Json<'a>) -> Option<&'a str> {
     ["session_id", "sessionId", "thread_id", "sessionID"]
         .iter()
-        .find_map(|k| value.get(k).and_then(|v| v.as_str()))
+        .find_map(|k| value.str(k))
 }
 
 /// The model of a record: `message.model` (assistant messages), `model` (init lines) or
 /// `message.modelID` (OpenCode's store).
 pub fn model_of<'a>(value: Json<'a>) -> Option<&'a str> {
     let message = value.get("message");
-    let text = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.get(k)).and_then(|m| m.as_str());
+    let text = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.str(k));
     text(message, "model")
         .or_else(|| text(Some(value), "model"))
         .or_else(|| text(message, "modelID"))
@@ -192,7 +192,7 @@ fn for_each_block<'a>(value: Json<'a>, f: impl FnMut(Json<'a>)) {
 /// rollout calls, Qwen log `functionCall`/`functionResponse` parts, each tool by the name
 /// `events` and `stats` give it).
 fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, Option<&'a str>)) {
-    let s = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.get(k)).and_then(|x| x.as_str());
+    let s = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.str(k));
     let v = Some(value);
     match s(v, "type") {
         Some("tool_use") if value.has("tool_id") => f(s(v, "tool_id"), s(v, "tool_name")),
@@ -259,11 +259,8 @@ fn remember_tools(value: Json<'_>, names: &mut HashMap<String, String>) {
         }
     });
     for_each_block(value, |b| {
-        if b.get("type").and_then(|t| t.as_str()) == Some("tool_use") {
-            if let (Some(id), Some(name)) = (
-                b.get("id").and_then(|v| v.as_str()),
-                b.get("name").and_then(|v| v.as_str()),
-            ) {
+        if b.str("type") == Some("tool_use") {
+            if let (Some(id), Some(name)) = (b.str("id"), b.str("name")) {
                 if names.len() >= TOOL_ID_CAP {
                     names.clear();
                 }
@@ -280,11 +277,10 @@ fn holds_tool(value: Json<'_>, tools: &[String], names: &HashMap<String, String>
         hit |= name.is_some_and(|n| tools.iter().any(|t| t == n));
     });
     for_each_block(value, |b| {
-        let name = match b.get("type").and_then(|t| t.as_str()) {
-            Some("tool_use") => b.get("name").and_then(|v| v.as_str()),
+        let name = match b.str("type") {
+            Some("tool_use") => b.str("name"),
             Some("tool_result") => b
-                .get("tool_use_id")
-                .and_then(|v| v.as_str())
+                .str("tool_use_id")
                 .and_then(|id| names.get(id))
                 .map(String::as_str),
             _ => None,

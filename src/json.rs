@@ -385,6 +385,16 @@ impl<'a> Json<'a> {
         found
     }
 
+    /// The string value of `key` in an object (`None`: no such key, or not a string).
+    pub fn str(&self, key: &str) -> Option<&'a str> {
+        self.get(key).and_then(|v| v.as_str())
+    }
+
+    /// The count (see [`Json::as_count`]) under `key` in an object.
+    pub fn count(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(|v| v.as_count())
+    }
+
     /// The values of several keys of an object, found in one walk over it (the last one
     /// when a key repeats, as [`Json::get`]).
     pub fn get_many<const N: usize>(&self, keys: [&str; N]) -> [Option<Json<'a>>; N] {
@@ -520,15 +530,24 @@ impl<'a> Json<'a> {
     /// Follows a path of object keys and array indexes.
     /// A numeric step indexes arrays (`message.content.0.type`).
     pub fn path<S: AsRef<str>>(&self, path: &[S]) -> Option<Json<'a>> {
-        let mut cur = *self;
-        for step in path {
-            let step = step.as_ref();
-            cur = match cur.kind() {
-                Kind::Array => cur.index(step.parse().ok()?)?,
-                _ => cur.get(step)?,
-            };
+        path.iter()
+            .try_fold(*self, |cur, step| cur.step(step.as_ref()))
+    }
+
+    /// [`Json::path`] written with dots (`message.content.0.type`), without allocating.
+    pub fn dotted(&self, path: &str) -> Option<Json<'a>> {
+        path.split('.').try_fold(*self, |cur, step| cur.step(step))
+    }
+
+    /// One step of a path: an array's element when the step is a number, else an
+    /// object's key (`None` on a scalar). Every path ndjq follows (a record's fields, the
+    /// schema checks, `--where` and `--print`) steps with this.
+    pub fn step(&self, step: &str) -> Option<Json<'a>> {
+        match self.kind() {
+            Kind::Array => self.index(step.parse().ok()?),
+            Kind::Object => self.get(step),
+            _ => None,
         }
-        Some(cur)
     }
 
     /// Equality with a JSON value given on the command line: numbers compare by value
@@ -698,11 +717,7 @@ mod tests {
         let text = r#"{"type":"a","n":1,"m":{"x":[1,"two",null,true,2.5]},"type":"b"}"#;
         let serde: serde_json::Value = serde_json::from_str(text).expect("valid");
         for_both(text, &serde, |j| {
-            assert_eq!(
-                j.get("type").and_then(|v| v.as_str()),
-                Some("b"),
-                "last wins"
-            );
+            assert_eq!(j.str("type"), Some("b"), "last wins");
             assert_eq!(j.get("n").and_then(|v| v.as_u64()), Some(1));
             let p = parse_path("m.x.1").expect("path");
             assert_eq!(j.path(&p).and_then(|v| v.as_str()), Some("two"));

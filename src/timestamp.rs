@@ -11,7 +11,6 @@
 //! of milliseconds since the Unix epoch. Claude `stream-json`, `codex exec --json` and
 //! JSON-RPC carry none; such records have no time.
 
-use crate::dialect::Dialect;
 use crate::json::{Json, Kind};
 use std::fmt;
 
@@ -103,8 +102,7 @@ pub fn from_epoch_ms(ms: f64) -> Option<Timestamp> {
 }
 
 /// The time a record carries (see the module docs), if any.
-pub fn record_time(dialect: Option<Dialect>, value: Json<'_>) -> Option<Timestamp> {
-    let _ = dialect; // Every dialect known today keeps it in the same place.
+pub fn record_time(value: Json<'_>) -> Option<Timestamp> {
     let ts = value.get("timestamp")?;
     match ts.kind() {
         Kind::String => ts.as_str().and_then(parse_iso),
@@ -184,7 +182,7 @@ mod tests {
     fn record_times_iso_or_epoch_ms() {
         let time = |line: &str| {
             let v: serde_json::Value = serde_json::from_str(line).expect("json");
-            record_time(Dialect::parse("claude-log"), Json::Serde(&v))
+            record_time(Json::Serde(&v))
         };
         assert_eq!(
             time(r#"{"timestamp":"2025-06-30T14:03:58.123Z"}"#),

@@ -113,10 +113,10 @@ pub(super) fn no_session(_: Json<'_>) -> Option<&str> {
 
 /// A top-level `session_id` (Claude-shaped streams, Gemini's stream).
 pub(super) fn session_id(v: Json<'_>) -> Option<&str> {
-    v.get("session_id").and_then(|s| s.as_str())
+    v.str("session_id")
 }
 
 /// A top-level `sessionId` (the session logs).
 pub(super) fn session_id_camel(v: Json<'_>) -> Option<&str> {
-    v.get("sessionId").and_then(|s| s.as_str())
+    v.str("sessionId")
 }

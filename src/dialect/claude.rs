@@ -122,7 +122,7 @@ pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsStri
 pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> RunFacts<'a> {
     let mut facts = RunFacts::default();
     if ty == "system" && subtype == Some("init") {
-        facts.session = obj.get("session_id").and_then(|s| s.as_str());
+        facts.session = obj.str("session_id");
         facts.begins = true;
     } else if ty == "result" {
         facts.ends = true;
@@ -147,8 +147,7 @@ pub(crate) fn tool_result_failed_given(
     is_error.and_then(|e| e.as_bool()) == Some(true)
         || (text_tells
             && block
-                .get("content")
-                .and_then(|c| c.as_str())
+                .str("content")
                 .is_some_and(super::output_reports_failure))
 }
 

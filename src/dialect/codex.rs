@@ -71,11 +71,7 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
 pub(crate) fn tool_name(item: Json<'_>) -> Option<&str> {
     match item.get("type")?.as_str()? {
         t @ ("command_execution" | "file_change" | "web_search") => Some(t),
-        "mcp_tool_call" => Some(
-            item.get("tool")
-                .and_then(|t| t.as_str())
-                .unwrap_or("mcp_tool_call"),
-        ),
+        "mcp_tool_call" => Some(item.str("tool").unwrap_or("mcp_tool_call")),
         _ => None,
     }
 }
@@ -84,7 +80,7 @@ pub(crate) fn tool_name(item: Json<'_>) -> Option<&str> {
 /// MCP `error` (the one rule every command uses; docs/REFERENCE.md, "One meaning
 /// everywhere").
 pub(crate) fn item_failed(item: Json<'_>) -> bool {
-    item.get("status").and_then(|s| s.as_str()) == Some("failed")
+    item.str("status") == Some("failed")
         || item
             .get("exit_code")
             .and_then(|c| c.as_f64())
@@ -164,7 +160,7 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> 
     let mut facts = RunFacts::default();
     match ty {
         "thread.started" => {
-            facts.session = obj.get("thread_id").and_then(|s| s.as_str());
+            facts.session = obj.str("thread_id");
             facts.begins = true;
         }
         "turn.started" => facts.begins = true,
@@ -182,8 +178,8 @@ pub(super) mod texts;
 
 /// Only `thread.started` names the session (its `thread_id`).
 fn named_session(v: Json<'_>) -> Option<&str> {
-    match v.get("type").and_then(|t| t.as_str()) {
-        Some("thread.started") => v.get("thread_id").and_then(|s| s.as_str()),
+    match v.str("type") {
+        Some("thread.started") => v.str("thread_id"),
         _ => None,
     }
 }

@@ -89,7 +89,7 @@ pub(super) mod texts;
 
 /// Only `session_meta` names the session (its `payload.id`).
 fn named_session(v: Json<'_>) -> Option<&str> {
-    match v.get("type").and_then(|t| t.as_str()) {
+    match v.str("type") {
         Some("session_meta") => v.path(&["payload", "id"]).and_then(|s| s.as_str()),
         _ => None,
     }

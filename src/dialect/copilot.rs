@@ -13,7 +13,7 @@ pub(super) mod events;
 
 use super::agent::{Agent, StatsReader};
 use super::check_value;
-use super::facts::{num, str_of, Fact};
+use super::facts::Fact;
 use super::texts;
 use super::Head;
 use super::{expect, SchemaProblem, Want};
@@ -131,7 +131,7 @@ pub(crate) fn facts<'a>(
     f: &mut dyn FnMut(Fact<'a>),
 ) {
     let data = v.get("data");
-    let data_str = |k: &str| data.and_then(|d| str_of(d, k));
+    let data_str = |k: &str| data.and_then(|d| d.str(k));
     match ty {
         Some("session.tools_updated" | "session.model_change" | "session.start") => {
             if let Some(m) = data_str("model")
@@ -144,7 +144,7 @@ pub(crate) fn facts<'a>(
         Some("assistant.message") => {
             if let (Some(id), Some(out)) = (
                 data_str("messageId"),
-                num(data.and_then(|d| d.get("outputTokens"))),
+                data.and_then(|d| d.count("outputTokens")),
             ) {
                 f(Fact::Usage {
                     key: Key::of(&["copilot message", id]),
@@ -173,12 +173,14 @@ pub(crate) fn facts<'a>(
             }
         }
         Some("result") => {
-            if let Some(s) = str_of(v, "sessionId") {
+            if let Some(s) = v.str("sessionId") {
                 f(Fact::Session(s));
             }
             f(Fact::Result {
                 tokens: None,
-                duration_ms: num(v.path(&["usage", "sessionDurationMs"])),
+                duration_ms: v
+                    .path(&["usage", "sessionDurationMs"])
+                    .and_then(|v| v.as_count()),
                 turns: None,
             });
         }
@@ -191,8 +193,8 @@ pub(super) mod gaps;
 
 /// Only the final `result` names the session (its `sessionId`).
 fn named_session(v: Json<'_>) -> Option<&str> {
-    match v.get("type").and_then(|t| t.as_str()) {
-        Some("result") => v.get("sessionId").and_then(|s| s.as_str()),
+    match v.str("type") {
+        Some("result") => v.str("sessionId"),
         _ => None,
     }
 }

@@ -11,7 +11,7 @@
 pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
-use super::facts::{at, claude_shaped, num, str_of, Fact};
+use super::facts::{at, claude_shaped, Fact};
 use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
@@ -43,7 +43,7 @@ pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
     }
     own_type(ty)
         || (ty == Some("system")
-            && obj.get("subtype").and_then(|s| s.as_str()) == Some("init")
+            && obj.str("subtype") == Some("init")
             && obj.has("apiKeySource")
             && !obj.has("tools")
             && !obj.has("qwen_code_version")
@@ -108,7 +108,7 @@ pub(crate) fn facts<'a>(
     if ty != Some("tool_call") {
         return;
     }
-    let Some(id) = str_of(v, "call_id") else {
+    let Some(id) = v.str("call_id") else {
         return;
     };
     let key = Key::of(&[id]);
@@ -120,7 +120,7 @@ pub(crate) fn facts<'a>(
         if !std::mem::take(&mut first) {
             return;
         }
-        match str_of(v, "subtype") {
+        match v.str("subtype") {
             Some("started") => f(Fact::ToolCall {
                 key,
                 name: name.strip_suffix("ToolCall").unwrap_or(name),
@@ -135,7 +135,7 @@ pub(crate) fn facts<'a>(
 
 /// A Cursor `result`'s `usage`, where newer versions print it.
 fn result_tokens(u: Json<'_>) -> Option<Tokens> {
-    num(u.get("inputTokens"))?;
+    u.count("inputTokens")?;
     Some(Tokens {
         input: at(u, &["inputTokens"]),
         output: at(u, &["outputTokens"]),

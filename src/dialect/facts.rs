@@ -194,16 +194,8 @@ pub(crate) fn read_stats(dialect: Option<Dialect>, v: Json<'_>, top: &Top<'_>, s
     }
 }
 
-pub(super) fn str_of<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(|s| s.as_str())
-}
-
-pub(super) fn num(v: Option<Json<'_>>) -> Option<u64> {
-    v?.as_count()
-}
-
 pub(super) fn at(v: Json<'_>, path: &[&str]) -> u64 {
-    num(v.path(path)).unwrap_or(0)
+    v.path(path).and_then(|v| v.as_count()).unwrap_or(0)
 }
 
 /// Tokens from a whole prompt that includes its cached part.
@@ -226,7 +218,7 @@ pub(super) fn claude_shaped<'a>(
     result_tokens: fn(Json<'_>) -> Option<Tokens>,
     f: &mut dyn FnMut(Fact<'a>),
 ) {
-    if let Some(s) = str_of(v, "session_id") {
+    if let Some(s) = v.str("session_id") {
         f(Fact::Session(s));
     }
     match ty {
@@ -235,7 +227,7 @@ pub(super) fn claude_shaped<'a>(
                 return;
             };
             if let (Some(id), Some(u)) = (
-                str_of(message, "id"),
+                message.str("id"),
                 message.get("usage").filter(Json::is_object),
             ) {
                 let cached = at(u, &["cache_read_input_tokens"]);
@@ -244,17 +236,17 @@ pub(super) fn claude_shaped<'a>(
                 tokens.cache_creation = at(u, &["cache_creation_input_tokens"]);
                 f(Fact::Usage {
                     key: Key::of(&[id, ""]),
-                    model: str_of(message, "model"),
+                    model: message.str("model"),
                     tokens,
                 });
             }
             if let Some(content) = message.get("content") {
                 content.for_each_element(|b| {
-                    if str_of(b, "type") == Some("tool_use") {
-                        if let Some(id) = str_of(b, "id") {
+                    if b.str("type") == Some("tool_use") {
+                        if let Some(id) = b.str("id") {
                             f(Fact::ToolCall {
                                 key: Key::of(&[id]),
-                                name: str_of(b, "name").unwrap_or("(unknown)"),
+                                name: b.str("name").unwrap_or("(unknown)"),
                             });
                         }
                     }
@@ -266,12 +258,12 @@ pub(super) fn claude_shaped<'a>(
                 return;
             };
             content.for_each_element(|b| {
-                if str_of(b, "type") != Some("tool_result") {
+                if b.str("type") != Some("tool_result") {
                     return;
                 }
                 // Qwen Code and Cursor: the text tells too.
                 let failed = super::claude::tool_result_failed(b, true);
-                if let (true, Some(id)) = (failed, str_of(b, "tool_use_id")) {
+                if let (true, Some(id)) = (failed, b.str("tool_use_id")) {
                     f(Fact::ToolError {
                         key: Key::of(&[id]),
                     });
@@ -285,8 +277,8 @@ pub(super) fn claude_shaped<'a>(
                 .and_then(result_tokens);
             f(Fact::Result {
                 tokens,
-                duration_ms: num(v.get("duration_ms")),
-                turns: num(v.get("num_turns")),
+                duration_ms: v.count("duration_ms"),
+                turns: v.count("num_turns"),
             });
         }
         _ => {}

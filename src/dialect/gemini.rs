@@ -16,7 +16,7 @@ pub(super) mod events;
 
 use super::agent::{self, Agent, StatsReader};
 use super::check_value;
-use super::facts::{at, from_prompt, num, str_of, Fact};
+use super::facts::{at, from_prompt, Fact};
 use super::texts;
 use super::Head;
 use super::RunFacts;
@@ -116,8 +116,7 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
 /// that says its command failed ([`super::output_reports_failure`]). The rule `stats`,
 /// `events` and `gaps` all use.
 pub(crate) fn tool_result_failed(v: Json<'_>) -> bool {
-    super::str_field(v, "status") == Some("error")
-        || super::str_field(v, "output").is_some_and(super::output_reports_failure)
+    v.str("status") == Some("error") || v.str("output").is_some_and(super::output_reports_failure)
 }
 
 // ---- CLI knowledge: the `gemini` program ----
@@ -136,7 +135,7 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> 
     let mut facts = RunFacts::default();
     match ty {
         "init" => {
-            facts.session = obj.get("session_id").and_then(|s| s.as_str());
+            facts.session = obj.str("session_id");
             facts.begins = true;
         }
         "result" => facts.ends = true,
@@ -148,11 +147,10 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> 
 /// A Gemini `tokens` object (-o json model tokens, session-log message tokens): `input` or
 /// `prompt` is the whole prompt, `candidates` or `output` the answer, `thoughts` apart.
 pub(super) fn model_tokens(t: Json<'_>) -> Tokens {
-    let prompt = num(t.get("prompt"))
-        .or_else(|| num(t.get("input")))
-        .unwrap_or(0);
-    let answer = num(t.get("candidates"))
-        .or_else(|| num(t.get("output")))
+    let prompt = t.count("prompt").or_else(|| t.count("input")).unwrap_or(0);
+    let answer = t
+        .count("candidates")
+        .or_else(|| t.count("output"))
         .unwrap_or(0);
     let thoughts = at(t, &["thoughts"]);
     let cached = at(t, &["cached"]);
@@ -178,7 +176,7 @@ pub(crate) fn facts<'a>(
 ) {
     match ty {
         None if is_document(v) => {
-            let own = str_of(v, "session_id");
+            let own = v.str("session_id");
             if let Some(s) = own {
                 f(Fact::Session(s));
             }
@@ -214,26 +212,26 @@ pub(crate) fn facts<'a>(
             });
         }
         Some("init") => {
-            if let Some(s) = str_of(v, "session_id") {
+            if let Some(s) = v.str("session_id") {
                 f(Fact::Session(s));
             }
             // A real model (not an alias such as `auto` or `pro`) names the tokens of a
             // result without `stats.models` (older versions), so they can be priced.
-            if let Some(m) = str_of(v, "model").filter(|m| m.starts_with("gemini-")) {
+            if let Some(m) = v.str("model").filter(|m| m.starts_with("gemini-")) {
                 f(Fact::Model(m));
             }
         }
         Some("tool_use") => {
-            if let Some(id) = str_of(v, "tool_id") {
+            if let Some(id) = v.str("tool_id") {
                 f(Fact::ToolCall {
                     key: Key::of(&[id]),
-                    name: str_of(v, "tool_name").unwrap_or("(unknown)"),
+                    name: v.str("tool_name").unwrap_or("(unknown)"),
                 });
             }
         }
         Some("tool_result") => {
             let failed = tool_result_failed(v);
-            if let (true, Some(id)) = (failed, str_of(v, "tool_id")) {
+            if let (true, Some(id)) = (failed, v.str("tool_id")) {
                 f(Fact::ToolError {
                     key: Key::of(&[id]),
                 });
@@ -243,10 +241,11 @@ pub(crate) fn facts<'a>(
             let Some(stats) = v.get("stats") else {
                 return;
             };
-            let when = str_of(v, "timestamp").unwrap_or("");
+            let when = v.str("timestamp").unwrap_or("");
             let tokens_of = |s: Json<'_>| {
                 let cached = at(s, &["cached"]);
-                let input = num(s.get("input"))
+                let input = s
+                    .count("input")
                     .unwrap_or_else(|| at(s, &["input_tokens"]).saturating_sub(cached));
                 Tokens {
                     input,
@@ -271,7 +270,7 @@ pub(crate) fn facts<'a>(
             }
             f(Fact::Result {
                 tokens: None,
-                duration_ms: num(stats.get("duration_ms")),
+                duration_ms: stats.count("duration_ms"),
                 turns: None,
             });
         }

@@ -14,7 +14,7 @@ pub(super) mod gaps;
 
 use super::agent::{self, Agent, StatsReader};
 use super::check_value;
-use super::facts::{str_of, Fact};
+use super::facts::Fact;
 use super::texts;
 use super::Head;
 use super::{expect, SchemaProblem, Want};
@@ -49,13 +49,11 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
 /// function response's output says the command failed. The rule `stats`, `events` and
 /// `gaps` all use.
 pub(crate) fn tool_call_failed(call: Json<'_>) -> bool {
-    matches!(
-        super::str_field(call, "status"),
-        Some("error" | "cancelled")
-    ) || call
-        .path(&["result", "0", "functionResponse", "response", "output"])
-        .and_then(|o| o.as_str())
-        .is_some_and(super::output_reports_failure)
+    matches!(call.str("status"), Some("error" | "cancelled"))
+        || call
+            .path(&["result", "0", "functionResponse", "response", "output"])
+            .and_then(|o| o.as_str())
+            .is_some_and(super::output_reports_failure)
 }
 
 /// Whether a session log's tool call has ended: its status is final (`success`, `error`,
@@ -64,7 +62,7 @@ pub(crate) fn tool_call_failed(call: Json<'_>) -> bool {
 /// response is there. A call not ended has no result yet. The rule `events` and `gaps`
 /// use.
 pub(crate) fn tool_call_ended(call: Json<'_>) -> bool {
-    match super::str_field(call, "status") {
+    match call.str("status") {
         Some(s) => !matches!(
             s,
             "validating" | "scheduled" | "awaiting_approval" | "executing"
@@ -87,26 +85,26 @@ pub(crate) fn facts<'a>(
 ) {
     match ty {
         None if v.has("projectHash") => {
-            if let Some(s) = str_of(v, "sessionId") {
+            if let Some(s) = v.str("sessionId") {
                 f(Fact::Session(s));
             }
         }
         Some("gemini") => {
-            let id = str_of(v, "id").unwrap_or("");
+            let id = v.str("id").unwrap_or("");
             if let Some(t) = v.get("tokens").filter(Json::is_object) {
                 f(Fact::Usage {
                     key: Key::of(&["gemini message", session, id]),
-                    model: str_of(v, "model"),
+                    model: v.str("model"),
                     tokens: super::gemini::model_tokens(t),
                 });
             }
             if let Some(calls) = v.get("toolCalls") {
                 calls.for_each_element(|c| {
-                    let Some(cid) = str_of(c, "id") else { return };
+                    let Some(cid) = c.str("id") else { return };
                     let key = Key::of(&[cid]);
                     f(Fact::ToolCall {
                         key,
-                        name: str_of(c, "name").unwrap_or("(unknown)"),
+                        name: c.str("name").unwrap_or("(unknown)"),
                     });
                     if tool_call_failed(c) {
                         f(Fact::ToolError { key });

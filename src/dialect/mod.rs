@@ -45,18 +45,14 @@ fn nonzero(v: Option<Json<'_>>) -> bool {
     v.and_then(|c| c.as_f64()).is_some_and(|c| c != 0.0)
 }
 
-/// A string field of `v`.
-fn str_field<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(|s| s.as_str())
-}
 mod copilot;
 mod cursor;
 pub(crate) mod facts;
-pub mod gemini;
+mod gemini;
 mod gemini_log;
 mod generic;
 mod jsonrpc;
-pub mod opencode;
+mod opencode;
 mod qwen;
 mod texts;
 
@@ -437,29 +433,13 @@ pub(crate) fn expect(
     // A missing parent is reported by its own check; its children are not reported again.
     // The paths are short: a plain loop finds the dot sooner than a string search.
     let (parent, field) = match path.bytes().rposition(|c| c == b'.') {
-        Some(at) => match (walk(obj, path.get(..at).unwrap_or("")), path.get(at + 1..)) {
+        Some(at) => match (obj.dotted(path.get(..at).unwrap_or("")), path.get(at + 1..)) {
             (Some(p), Some(field)) => (p, field),
             _ => return,
         },
         None => (obj, path),
     };
-    check_value(step(parent, field), path, want, required, problems);
-}
-
-/// One step of a dotted path: an object key, or an array index.
-fn step<'a>(cur: Json<'a>, s: &str) -> Option<Json<'a>> {
-    match cur.kind() {
-        Kind::Array => cur.index(s.parse().ok()?),
-        _ => cur.get(s),
-    }
-}
-
-/// Follows a dotted path without allocating.
-fn walk<'a>(obj: Json<'a>, dotted: &str) -> Option<Json<'a>> {
-    match dotted.bytes().any(|c| c == b'.') {
-        true => dotted.split('.').try_fold(obj, step),
-        false => step(obj, dotted),
-    }
+    check_value(parent.step(field), path, want, required, problems);
 }
 
 /// The check of [`expect`] on a field already looked up (`found`, at `path`), for a

@@ -20,7 +20,7 @@ pub(super) mod events;
 
 use super::agent::{Agent, StatsReader};
 use super::check_value;
-use super::facts::{at, str_of, Fact};
+use super::facts::{at, Fact};
 use super::texts;
 use super::Head;
 use super::RunFacts;
@@ -55,11 +55,7 @@ pub(super) const KNOWN_TYPES: &[&str] = &[
 
 /// Decisive: an OpenCode session id (`ses_…`) under `sessionID`.
 pub(super) fn recognises(obj: Json<'_>, ty: Option<&str>) -> bool {
-    ty.is_some()
-        && obj
-            .get("sessionID")
-            .and_then(|s| s.as_str())
-            .is_some_and(|s| s.starts_with("ses_"))
+    ty.is_some() && obj.str("sessionID").is_some_and(|s| s.starts_with("ses_"))
 }
 
 pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) {
@@ -124,7 +120,7 @@ pub(crate) fn store_error(obj: Json<'_>) -> Option<Json<'_>> {
 /// Whether a tool part's `state` reports a failure: status `error`, or a non-zero
 /// `metadata.exit`. The rule `stats`, `events` and `gaps` all use.
 pub(crate) fn tool_failed(state: Option<Json<'_>>) -> bool {
-    state.and_then(|s| super::str_field(s, "status")) == Some("error")
+    state.and_then(|s| s.str("status")) == Some("error")
         || super::nonzero(state.and_then(|s| s.path(&["metadata", "exit"])))
 }
 
@@ -154,7 +150,7 @@ pub(super) fn resume(program: &OsStr, args: &[OsString], id: &str) -> Vec<OsStri
 /// `step_start` after that begins another.
 pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, _subtype: Option<&str>) -> RunFacts<'a> {
     let mut facts = RunFacts {
-        session: obj.get("sessionID").and_then(|s| s.as_str()),
+        session: obj.str("sessionID"),
         ..RunFacts::default()
     };
     if ends_run(obj, ty) {
@@ -176,7 +172,7 @@ pub(crate) fn facts<'a>(
     _session: &str,
     f: &mut dyn FnMut(Fact<'a>),
 ) {
-    if let Some(s) = str_of(v, "sessionID") {
+    if let Some(s) = v.str("sessionID") {
         f(Fact::Session(s));
     }
     if ty == Some("assistant") {
@@ -184,17 +180,17 @@ pub(crate) fn facts<'a>(
             return;
         };
         // The model the message's cost and the records after it go under.
-        if let Some(model) = str_of(message, "modelID") {
+        if let Some(model) = message.str("modelID") {
             f(Fact::Model(model));
         }
         if let Some(cwd) = message.path(&["path", "cwd"]).and_then(|c| c.as_str()) {
             f(Fact::Cwd(cwd));
         }
-        let key = Key::of(&["opencode message", str_of(message, "id").unwrap_or("")]);
+        let key = Key::of(&["opencode message", message.str("id").unwrap_or("")]);
         if let Some(t) = message.get("tokens").filter(Json::is_object) {
             f(Fact::Usage {
                 key,
-                model: str_of(message, "modelID"),
+                model: message.str("modelID"),
                 tokens: tokens_of(t),
             });
         }
@@ -211,20 +207,20 @@ pub(crate) fn facts<'a>(
     };
     match ty {
         Some("tool_use" | "tool") => {
-            let Some(id) = str_of(part, "callID") else {
+            let Some(id) = part.str("callID") else {
                 return;
             };
             let key = Key::of(&[id]);
             f(Fact::ToolCall {
                 key,
-                name: str_of(part, "tool").unwrap_or("(unknown)"),
+                name: part.str("tool").unwrap_or("(unknown)"),
             });
             if tool_failed(part.get("state")) {
                 f(Fact::ToolError { key });
             }
         }
         Some("step_finish") => {
-            let id = str_of(part, "id").unwrap_or("");
+            let id = part.str("id").unwrap_or("");
             if let Some(t) = part.get("tokens").filter(Json::is_object) {
                 f(Fact::Usage {
                     key: Key::of(&["opencode step", id]),
@@ -263,7 +259,7 @@ pub(super) mod gaps;
 
 /// `sessionID`, on every record.
 fn named_session(v: Json<'_>) -> Option<&str> {
-    v.get("sessionID").and_then(|s| s.as_str())
+    v.str("sessionID")
 }
 
 /// The `opencode` agent, as the registry reads it ([`super::Dialect::agent`]).

@@ -19,7 +19,7 @@ pub(super) mod gaps;
 
 use super::agent::{self, Agent, StatsReader};
 use super::check_value;
-use super::facts::{at, claude_shaped, from_prompt, num, str_of, Fact};
+use super::facts::{at, claude_shaped, from_prompt, Fact};
 use super::texts;
 use super::Head;
 use super::{claude, expect, SchemaProblem, Want};
@@ -72,7 +72,7 @@ pub(super) fn check_log(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProble
 /// other than `success`, or a non-zero `resultDisplay.exitCode`. The rule `stats`,
 /// `events` and `gaps` all use.
 pub(crate) fn log_tool_result_failed(result: Json<'_>) -> bool {
-    super::str_field(result, "status").is_some_and(|s| s != "success")
+    result.str("status").is_some_and(|s| s != "success")
         || super::nonzero(result.path(&["resultDisplay", "exitCode"]))
 }
 
@@ -104,7 +104,7 @@ pub(crate) fn facts<'a>(
 
 /// A Qwen `result`'s `usage`, where it has integer input tokens.
 fn result_tokens(u: Json<'_>) -> Option<Tokens> {
-    num(u.get("input_tokens"))?;
+    u.count("input_tokens")?;
     let cached = at(u, &["cache_read_input_tokens"]);
     Some(from_prompt(
         at(u, &["input_tokens"]),
@@ -124,19 +124,19 @@ pub(crate) fn log_facts<'a>(
 ) {
     // The per-session usage summary (no type) repeats the chats' totals: not counted.
     let Some(ty) = ty else { return };
-    if let Some(s) = str_of(v, "sessionId") {
+    if let Some(s) = v.str("sessionId") {
         f(Fact::Session(s));
     }
     match ty {
         "assistant" => {
             if let (Some(id), Some(u)) = (
-                str_of(v, "uuid"),
+                v.str("uuid"),
                 v.get("usageMetadata").filter(Json::is_object),
             ) {
                 let thoughts = at(u, &["thoughtsTokenCount"]);
                 f(Fact::Usage {
                     key: Key::of(&["qwen message", id]),
-                    model: str_of(v, "model"),
+                    model: v.str("model"),
                     tokens: Tokens {
                         reasoning_output: thoughts,
                         ..from_prompt(
@@ -152,10 +152,10 @@ pub(crate) fn log_facts<'a>(
                     let Some(call) = p.get("functionCall") else {
                         return;
                     };
-                    if let Some(id) = str_of(call, "id") {
+                    if let Some(id) = call.str("id") {
                         f(Fact::ToolCall {
                             key: Key::of(&[id]),
-                            name: str_of(call, "name").unwrap_or("(unknown)"),
+                            name: call.str("name").unwrap_or("(unknown)"),
                         });
                     }
                 });
@@ -166,7 +166,7 @@ pub(crate) fn log_facts<'a>(
                 return;
             };
             let failed = log_tool_result_failed(r);
-            if let (true, Some(id)) = (failed, str_of(r, "callId")) {
+            if let (true, Some(id)) = (failed, r.str("callId")) {
                 f(Fact::ToolError {
                     key: Key::of(&[id]),
                 });

@@ -7,7 +7,7 @@ use crate::json::{Json, Kind};
 
 /// The string at `key` of `v`.
 pub(super) fn str_at<'a>(v: Json<'a>, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(|s| s.as_str())
+    v.str(key)
 }
 
 /// `f` on the value at `key`, if there is one.

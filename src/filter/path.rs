@@ -178,11 +178,7 @@ fn walk<'a>(
     };
     match step {
         Step::Key(key) => {
-            let next = value.and_then(|v| match v.kind() {
-                Kind::Object => v.get(key),
-                Kind::Array => key.parse().ok().and_then(|i| v.index(i)),
-                _ => None,
-            });
+            let next = value.and_then(|v| v.step(key));
             if next.is_none() && rest.contains(&Step::Any) {
                 return false;
             }

@@ -107,7 +107,7 @@ impl SessionLog {
         let Some(value) = record.value else {
             return;
         };
-        let time = timestamp::record_time(record.info.dialect, value);
+        let time = timestamp::record_time(value);
         if time.is_some() {
             self.last_time = time;
         }

@@ -15,7 +15,7 @@
 //! carries the result `text` (or the joined `errors`).
 
 use crate::dialect::Dialect;
-use crate::event::{str_of, tool_content, uint, Body, Context, Emit, EventReader};
+use crate::event::{tool_content, Body, Context, Emit, EventReader};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::{Json, Kind};
 use std::borrow::Cow;
@@ -47,7 +47,7 @@ pub(in crate::dialect) fn map(
     dialect: Dialect,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    match str_of(v, "type").unwrap_or_default() {
+    match v.str("type").unwrap_or_default() {
         "assistant" => assistant(cx, o, v, dialect.input_includes_cache(), emit),
         "user" => user(o, v, dialect.result_text_tells_failure(), emit),
         "result" => {
@@ -56,19 +56,21 @@ pub(in crate::dialect) fn map(
             if dialect.input_includes_cache() {
                 // The billed totals, in the usage events' meaning (docs/REFERENCE.md,
                 // "Normalized events": `input` is the input not read from cache).
-                let cached = uint(v.path(&["usage", "cache_read_input_tokens"]));
+                let cached = v
+                    .path(&["usage", "cache_read_input_tokens"])
+                    .and_then(|v| v.as_count());
                 outcome.input = outcome.input.map(|i| i.saturating_sub(cached.unwrap_or(0)));
             }
             emit(&o.event(Body::Result(outcome)))
         }
-        "system" if str_of(v, "subtype") == Some("init") => emit(&o.event(Body::Init {
-            model: str_of(v, "model"),
-            cwd: str_of(v, "cwd"),
+        "system" if v.str("subtype") == Some("init") => emit(&o.event(Body::Init {
+            model: v.str("model"),
+            cwd: v.str("cwd"),
             tools: v.get("tools").filter(|t| t.kind() != Kind::Null),
-            permission_mode: str_of(v, "permissionMode").or_else(|| str_of(v, "permission_mode")),
+            permission_mode: v.str("permissionMode").or_else(|| v.str("permission_mode")),
         })),
         "system" => emit(&o.event(Body::System {
-            subtype: str_of(v, "subtype"),
+            subtype: v.str("subtype"),
             message: system_message(v),
             model: None,
         })),
@@ -93,11 +95,11 @@ fn assistant(
     let Some(message) = v.get("message") else {
         return Ok(());
     };
-    let id = str_of(message, "id");
+    let id = message.str("id");
     if cx.holds_usage_other_than(id) {
         cx.flush_usage(emit)?;
     }
-    let uuid = str_of(v, "uuid");
+    let uuid = v.str("uuid");
     let mut result = Ok(());
     if let Some(content) = message.get("content") {
         content.for_each_element(|block| {
@@ -112,9 +114,9 @@ fn assistant(
     let Some(usage) = message.get("usage").filter(Json::is_object) else {
         return Ok(());
     };
-    let model = str_of(message, "model");
-    let cache_read = uint(usage.get("cache_read_input_tokens"));
-    let mut input = uint(usage.get("input_tokens"));
+    let model = message.str("model");
+    let cache_read = usage.count("cache_read_input_tokens");
+    let mut input = usage.count("input_tokens");
     if input_includes_cache {
         input = input.map(|i| i.saturating_sub(cache_read.unwrap_or(0)));
     }
@@ -122,8 +124,8 @@ fn assistant(
         message_id: id,
         model,
         input,
-        output: uint(usage.get("output_tokens")),
-        cache_creation: uint(usage.get("cache_creation_input_tokens")),
+        output: usage.count("output_tokens"),
+        cache_creation: usage.count("cache_creation_input_tokens"),
         cache_read,
     };
     match id {
@@ -148,7 +150,7 @@ pub(in crate::dialect) fn system_message(v: Json<'_>) -> Option<&str> {
         "operation",
     ]
     .iter()
-    .find_map(|k| str_of(v, k))
+    .find_map(|k| v.str(k))
     .or_else(|| {
         v.path(&["rate_limit_info", "status"])
             .and_then(|s| s.as_str())
@@ -161,7 +163,7 @@ fn content_block<'a>(
     uuid: Option<&'a str>,
     message_id: Option<&'a str>,
 ) -> Option<Body<'a>> {
-    match str_of(block, "type")? {
+    match block.str("type")? {
         "text" => Some(Body::Text {
             uuid,
             message_id,
@@ -174,8 +176,8 @@ fn content_block<'a>(
             text: Text::from(""),
         }),
         "tool_use" | "server_tool_use" | "mcp_tool_use" => Some(Body::ToolUse {
-            id: str_of(block, "id"),
-            name: str_of(block, "name"),
+            id: block.str("id"),
+            name: block.str("name"),
             input: block.get("input").map(Nested::Json),
         }),
         // Server tool results (web search, code execution) answer a server_tool_use.
@@ -187,7 +189,7 @@ fn content_block<'a>(
 /// A tool result block; `text_tells`: see [`Dialect::result_text_tells_failure`].
 fn result_block(block: Json<'_>, text_tells: bool) -> Body<'_> {
     Body::ToolResult {
-        tool_use_id: str_of(block, "tool_use_id"),
+        tool_use_id: block.str("tool_use_id"),
         is_error: super::tool_result_failed(block, text_tells),
         content: block
             .get("content")
@@ -198,7 +200,7 @@ fn result_block(block: Json<'_>, text_tells: bool) -> Body<'_> {
 
 /// The events of a Claude user message: its text, and the tool results it carries.
 fn user(o: Origin<'_>, v: Json<'_>, text_tells: bool, emit: &mut Emit<'_>) -> io::Result<()> {
-    let uuid = str_of(v, "uuid");
+    let uuid = v.str("uuid");
     let Some(content) = v.path(&["message", "content"]) else {
         return Ok(());
     };
@@ -213,7 +215,7 @@ fn user(o: Origin<'_>, v: Json<'_>, text_tells: bool, emit: &mut Emit<'_>) -> io
         if result.is_err() {
             return;
         }
-        let body = match str_of(block, "type") {
+        let body = match block.str("type") {
             Some("text") => Body::User {
                 uuid,
                 text: Text::of(block.get("text")),
@@ -228,14 +230,14 @@ fn user(o: Origin<'_>, v: Json<'_>, text_tells: bool, emit: &mut Emit<'_>) -> io
 
 /// How a `result` record says the session ended (Cursor's adds its own token fields).
 pub(in crate::dialect) fn result(v: Json<'_>) -> Outcome<'_> {
-    let subtype = str_of(v, "subtype");
+    let subtype = v.str("subtype");
     let error_subtype = subtype.is_some_and(|s| s.starts_with("error"));
     // Claude reports API failures as subtype `success` with is_error: the flag decides.
     let is_error = v
         .get("is_error")
         .and_then(|e| e.as_bool())
         .unwrap_or(error_subtype);
-    let text = match str_of(v, "result") {
+    let text = match v.str("result") {
         Some(t) => Some(Cow::Borrowed(t)),
         None => {
             let mut errors = Vec::new();
@@ -260,10 +262,10 @@ pub(in crate::dialect) fn result(v: Json<'_>) -> Outcome<'_> {
         cost_usd: ["total_cost_usd", "cost_usd", "costUSD"]
             .iter()
             .find_map(|k| v.get(k).and_then(|c| c.as_f64())),
-        duration_ms: uint(v.get("duration_ms")),
-        turns: uint(v.get("num_turns")),
-        input: uint(usage.and_then(|u| u.get("input_tokens"))),
-        output: uint(usage.and_then(|u| u.get("output_tokens"))),
+        duration_ms: v.count("duration_ms"),
+        turns: v.count("num_turns"),
+        input: usage.and_then(|u| u.count("input_tokens")),
+        output: usage.and_then(|u| u.count("output_tokens")),
         per_turn: false,
         text,
     }

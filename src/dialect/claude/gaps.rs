@@ -32,7 +32,7 @@ fn session(info: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut
     let subtype = info.subtype.unwrap_or_default();
     if ty == "system" && subtype == "init" {
         ops.push(Op::Init);
-        if let Some(id) = value.get("session_id").and_then(|s| s.as_str()) {
+        if let Some(id) = value.str("session_id") {
             ops.push(Op::SessionStart { id: put(text, id) });
         }
         ops.push(Op::Open { replace: false });

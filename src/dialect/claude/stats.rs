@@ -38,7 +38,7 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
             let (attr, content) = message_usage(s, message, request, owner);
             if let Some(cost) = top.cost_usd().and_then(|c| c.as_cost()) {
                 // Old transcripts: a cost per message, repeated on its lines.
-                let id = message.get("id").and_then(|i| i.as_str());
+                let id = message.str("id");
                 let req = request.and_then(|(r, _)| r.as_str()).unwrap_or("");
                 let key = match id {
                     Some(id) => s.message_key(id, req),
@@ -124,18 +124,12 @@ fn message_usage<'a>(
 /// A `stream_event` `message_delta`: its cumulative usage, for the message its
 /// `api_message_id` names (docs/REFERENCE.md "Token and cost rules").
 fn message_delta(s: &mut Ingest<'_>, v: Json<'_>, event: Json<'_>) {
-    if event.get("type").and_then(|t| t.as_str()) != Some("message_delta") {
+    if event.str("type") != Some("message_delta") {
         return;
     }
     let id = v
-        .get("api_message_id")
-        .and_then(|i| i.as_str())
-        .or_else(|| {
-            event
-                .get("message")
-                .and_then(|m| m.get("id"))
-                .and_then(|i| i.as_str())
-        });
+        .str("api_message_id")
+        .or_else(|| event.get("message").and_then(|m| m.str("id")));
     let (Some(id), Some(usage)) = (id, event.get("usage").filter(|u| u.is_object())) else {
         return;
     };

@@ -9,7 +9,7 @@
 //! the item type as subtype. `turn.completed` gives a `usage` and a `result`; `turn.failed`
 //! a failed `result` whose `text` is the error message.
 
-use crate::event::{str_of, tool_content, uint, Body, Context, Emit};
+use crate::event::{tool_content, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::{Json, Kind};
 use std::borrow::Cow;
@@ -22,7 +22,7 @@ pub(in crate::dialect) fn map(
     v: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    match str_of(v, "type").unwrap_or_default() {
+    match v.str("type").unwrap_or_default() {
         "thread.started" => {
             // Item ids restart with every process, and so with every thread.started.
             cx.open_items.clear();
@@ -40,7 +40,7 @@ pub(in crate::dialect) fn map(
             let Some((name, input)) = tool(item) else {
                 return Ok(());
             };
-            let id = str_of(item, "id");
+            let id = item.str("id");
             if let Some(id) = id {
                 if !cx.open_items.insert(id) {
                     return Ok(());
@@ -54,7 +54,7 @@ pub(in crate::dialect) fn map(
         },
         "turn.completed" => {
             let usage = v.get("usage");
-            let at = |k: &str| uint(usage.and_then(|u| u.get(k)));
+            let at = |k: &str| usage.and_then(|u| u.count(k));
             emit(&o.event(Body::Usage(Usage {
                 message_id: None,
                 model: None,
@@ -84,7 +84,7 @@ pub(in crate::dialect) fn map(
         ),
         "error" => emit(&o.event(Body::System {
             subtype: Some("error"),
-            message: str_of(v, "message"),
+            message: v.str("message"),
             model: None,
         })),
         _ => Ok(()),
@@ -97,8 +97,8 @@ fn item_completed(
     item: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    let id = str_of(item, "id");
-    let ty = str_of(item, "type").unwrap_or_default();
+    let id = item.str("id");
+    let ty = item.str("type").unwrap_or_default();
     if let Some((name, input)) = tool(item) {
         let started = id.is_some_and(|id| cx.open_items.remove(id));
         if !started {
@@ -136,7 +136,7 @@ fn item_completed(
         },
         "error" => Body::System {
             subtype: Some("error"),
-            message: str_of(item, "message"),
+            message: item.str("message"),
             model: None,
         },
         "" => return Ok(()),
@@ -152,7 +152,7 @@ fn item_completed(
 /// The name and input of a Codex exec tool item, or `None` for other items.
 fn tool(item: Json<'_>) -> Option<(Option<&str>, Option<Nested<'_>>)> {
     let name = super::tool_name(item)?;
-    Some(match str_of(item, "type")? {
+    Some(match item.str("type")? {
         "command_execution" => (
             Some(name),
             item.get("command").map(|c| Nested::Wrapped("command", c)),

@@ -43,8 +43,7 @@ pub(in crate::dialect) fn ops(
         "turn.failed" => {
             let message = value
                 .get("error")
-                .and_then(|e| e.get("message"))
-                .and_then(|m| m.as_str())
+                .and_then(|e| e.str("message"))
                 .map(|m| format!(": {}", printable(&m.chars().take(120).collect::<String>())))
                 .unwrap_or_default();
             let message = put(text, &format!("the turn failed{message}"));
@@ -52,12 +51,9 @@ pub(in crate::dialect) fn ops(
         }
         "item.started" => {
             let item = value.get("item");
-            let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
+            let id = item.and_then(|i| i.str("id"));
             if let Some(id) = id {
-                let kind = item
-                    .and_then(|i| i.get("type"))
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?");
+                let kind = item.and_then(|i| i.str("type")).unwrap_or("?");
                 ops.push(Op::OpenItem {
                     id: put(text, id),
                     kind: put(text, kind),
@@ -66,7 +62,7 @@ pub(in crate::dialect) fn ops(
         }
         "item.completed" => {
             let item = value.get("item");
-            let id = item.and_then(|i| i.get("id")).and_then(|v| v.as_str());
+            let id = item.and_then(|i| i.str("id"));
             if let Some(id) = id {
                 let failed = item
                     .filter(|&i| super::item_failed(i))

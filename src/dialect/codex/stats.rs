@@ -13,7 +13,7 @@ use crate::stats::{Ingest, Key, Tokens, NONE};
 pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
     let ty = top.ty();
     if ty == Some("thread.started") {
-        if let Some(t) = v.get("thread_id").and_then(|t| t.as_str()) {
+        if let Some(t) = v.str("thread_id") {
             let thread = s.session(t);
             let input = &mut s.input;
             input.process = if thread == input.session {
@@ -56,7 +56,7 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
             let Some(name) = super::tool_name(item) else {
                 return;
             };
-            let Some(id) = item.get("id").and_then(|i| i.as_str()) else {
+            let Some(id) = item.str("id") else {
                 return;
             };
             let digest = fnv1a(item.to_compact_string().as_bytes());

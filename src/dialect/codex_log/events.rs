@@ -18,7 +18,7 @@
 //! is read alike. A call's tool is named as the record names it ([`tool_name`]).
 
 use crate::dialect::codex::events::input as codex_input;
-use crate::event::{str_of, uint, Body, Context, Emit, EventReader};
+use crate::event::{Body, Context, Emit, EventReader};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::Json;
 use std::borrow::Cow;
@@ -70,15 +70,15 @@ fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io:
     let Some(p) = v.get("payload") else {
         return Ok(());
     };
-    match str_of(v, "type").unwrap_or_default() {
+    match v.str("type").unwrap_or_default() {
         "session_meta" => emit(&o.event(Body::Init {
-            model: str_of(p, "model"),
-            cwd: str_of(p, "cwd"),
+            model: p.str("model"),
+            cwd: p.str("cwd"),
             tools: None,
             permission_mode: None,
         })),
         "turn_context" => {
-            let Some(model) = str_of(p, "model") else {
+            let Some(model) = p.str("model") else {
                 return Ok(());
             };
             if cx.model.as_deref() == Some(model) {
@@ -92,12 +92,12 @@ fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io:
             }))
         }
         "response_item" => item(o, p, emit),
-        "event_msg" => match str_of(p, "type").unwrap_or_default() {
+        "event_msg" => match p.str("type").unwrap_or_default() {
             "token_count" => {
                 let Some(last) = p.path(&["info", "last_token_usage"]) else {
                     return Ok(());
                 };
-                let at = |k: &str| uint(last.get(k));
+                let at = |k: &str| last.count(k);
                 emit(&o.event(Body::Usage(Usage {
                     message_id: None,
                     model: cx.model.as_deref(),
@@ -109,25 +109,25 @@ fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io:
             }
             "task_complete" => emit(&o.event(Body::Result(Outcome {
                 success: true,
-                duration_ms: uint(p.get("duration_ms")),
+                duration_ms: p.count("duration_ms"),
                 ..Outcome::default()
             }))),
             "turn_aborted" => emit(&o.event(Body::Result(Outcome {
                 success: false,
                 subtype: Some("aborted"),
-                text: str_of(p, "reason").map(Cow::Borrowed),
+                text: p.str("reason").map(Cow::Borrowed),
                 ..Outcome::default()
             }))),
             "error" | "stream_error" => emit(&o.event(Body::System {
                 subtype: Some("error"),
-                message: str_of(p, "message"),
+                message: p.str("message"),
                 model: None,
             })),
             _ => Ok(()),
         },
         "compacted" => emit(&o.event(Body::System {
             subtype: Some("compacted"),
-            message: str_of(p, "message"),
+            message: p.str("message"),
             model: None,
         })),
         _ => Ok(()),
@@ -136,18 +136,18 @@ fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io:
 
 /// The events of a rollout `response_item`.
 fn item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
-    let ty = str_of(p, "type").unwrap_or_default();
+    let ty = p.str("type").unwrap_or_default();
     match ty {
         "message" => {
-            let role = str_of(p, "role");
-            let id = str_of(p, "id");
+            let role = p.str("role");
+            let id = p.str("id");
             let mut result = Ok(());
             if let Some(content) = p.get("content") {
                 content.for_each_element(|block| {
                     if result.is_err() {
                         return;
                     }
-                    let Some(text) = str_of(block, "text") else {
+                    let Some(text) = block.str("text") else {
                         return;
                     };
                     let body = match role {
@@ -172,7 +172,7 @@ fn item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
             let mut texts = Vec::new();
             for key in ["summary", "content"] {
                 if let Some(list) = p.get(key) {
-                    list.for_each_element(|b| texts.extend(str_of(b, "text")));
+                    list.for_each_element(|b| texts.extend(b.str("text")));
                 }
             }
             if texts.is_empty() {
@@ -195,23 +195,23 @@ fn item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
                 None => Nested::Json(a),
             });
             emit(&o.event(Body::ToolUse {
-                id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
-                name: tool_name(ty, str_of(p, "name")),
+                id: p.str("call_id").or_else(|| p.str("id")),
+                name: tool_name(ty, p.str("name")),
                 input,
             }))
         }
         "custom_tool_call" => emit(&o.event(Body::ToolUse {
-            id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
-            name: tool_name(ty, str_of(p, "name")),
+            id: p.str("call_id").or_else(|| p.str("id")),
+            name: tool_name(ty, p.str("name")),
             input: p.get("input").map(Nested::Json),
         })),
         "local_shell_call" => emit(&o.event(Body::ToolUse {
-            id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
+            id: p.str("call_id").or_else(|| p.str("id")),
             name: tool_name(ty, None),
             input: p.get("action").map(Nested::Json),
         })),
         "web_search_call" => emit(&o.event(Body::ToolUse {
-            id: str_of(p, "call_id").or_else(|| str_of(p, "id")),
+            id: p.str("call_id").or_else(|| p.str("id")),
             name: tool_name(ty, None),
             input: p.get("action").map(Nested::Json),
         })),
@@ -221,7 +221,7 @@ fn item(o: Origin<'_>, p: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
                 None => (None, false),
             };
             emit(&o.event(Body::ToolResult {
-                tool_use_id: str_of(p, "call_id"),
+                tool_use_id: p.str("call_id"),
                 is_error,
                 content,
             }))

@@ -69,7 +69,7 @@ pub(crate) fn failed_exact(output: Json<'_>) -> bool {
     let text: std::borrow::Cow<'_, str> = match output.as_str() {
         Some(t) if t.starts_with(SANDBOX_FAILED) => return true,
         Some(t) => t.into(),
-        None => match output.get("content").and_then(|c| c.as_str()) {
+        None => match output.str("content") {
             Some(t) => t.into(),
             None => output.to_compact_string().into(),
         },

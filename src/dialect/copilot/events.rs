@@ -2,7 +2,7 @@
 //! messages, tool requests and executions (an execution an error by
 //! [`super::execution_failed`]), its `result`.
 
-use crate::event::{str_of, uint, Body, Context, Emit};
+use crate::event::{Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::Json;
 use std::io;
@@ -14,9 +14,9 @@ pub(in crate::dialect) fn map(
     v: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    let ty = str_of(v, "type").unwrap_or_default();
+    let ty = v.str("type").unwrap_or_default();
     let data = v.get("data");
-    let at = |k: &str| data.and_then(|d| str_of(d, k));
+    let at = |k: &str| data.and_then(|d| d.str(k));
     match ty {
         "session.start" | "session.resume" => emit(
             &o.event(Body::Init {
@@ -29,14 +29,14 @@ pub(in crate::dialect) fn map(
             }),
         ),
         "user.message" => emit(&o.event(Body::User {
-            uuid: str_of(v, "id"),
+            uuid: v.str("id"),
             text: Text::from(at("content").unwrap_or_default()),
         })),
         "assistant.message" => {
             let message_id = at("messageId");
             if let Some(text) = at("content").filter(|t| !t.is_empty()) {
                 emit(&o.event(Body::Text {
-                    uuid: str_of(v, "id"),
+                    uuid: v.str("id"),
                     message_id,
                     text: Text::from(text),
                 }))?;
@@ -46,15 +46,15 @@ pub(in crate::dialect) fn map(
                 requests.for_each_element(|r| {
                     if result.is_ok() {
                         result = emit(&o.event(Body::ToolUse {
-                            id: str_of(r, "toolCallId"),
-                            name: str_of(r, "name"),
+                            id: r.str("toolCallId"),
+                            name: r.str("name"),
                             input: r.get("arguments").map(Nested::Json),
                         }));
                     }
                 });
                 result?;
             }
-            match uint(data.and_then(|d| d.get("outputTokens"))) {
+            match data.and_then(|d| d.count("outputTokens")) {
                 Some(output) => emit(&o.event(Body::Usage(Usage {
                     message_id,
                     model: at("model"),
@@ -93,13 +93,17 @@ pub(in crate::dialect) fn map(
         "result" => {
             let code = v.get("exitCode").and_then(|c| c.as_f64());
             let failed = code.is_none_or(|c| c != 0.0);
-            emit(&o.event(Body::Result(Outcome {
-                success: !failed,
-                is_error: failed,
-                subtype: Some(if failed { "error" } else { "success" }),
-                duration_ms: uint(v.path(&["usage", "sessionDurationMs"])),
-                ..Outcome::default()
-            })))
+            emit(
+                &o.event(Body::Result(Outcome {
+                    success: !failed,
+                    is_error: failed,
+                    subtype: Some(if failed { "error" } else { "success" }),
+                    duration_ms: v
+                        .path(&["usage", "sessionDurationMs"])
+                        .and_then(|v| v.as_count()),
+                    ..Outcome::default()
+                })),
+            )
         }
         // Deltas repeat the message that follows; turn marks and the rest are framing.
         _ => Ok(()),

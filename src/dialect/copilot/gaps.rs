@@ -16,7 +16,7 @@ pub(in crate::dialect) fn ops(
     let ty = info.ty.unwrap_or_default();
     session_record(info.ty, None, ops, text);
     let data = value.get("data");
-    let data_str = |k: &str| data.and_then(|d| d.get(k)).and_then(|v| v.as_str());
+    let data_str = |k: &str| data.and_then(|d| d.str(k));
     match ty {
         "tool.execution_start" => {
             if let Some(id) = data_str("toolCallId") {

@@ -4,7 +4,7 @@
 
 use crate::dialect::claude::events as claude;
 use crate::dialect::Dialect;
-use crate::event::{str_of, uint, Body, Context, Emit};
+use crate::event::{Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome};
 use crate::json::Json;
 use std::io;
@@ -16,12 +16,12 @@ pub(in crate::dialect) fn map(
     v: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    let ty = str_of(v, "type").unwrap_or_default();
+    let ty = v.str("type").unwrap_or_default();
     if ty == "thinking" {
-        if let Some(chunk) = str_of(v, "text") {
+        if let Some(chunk) = v.str("text") {
             cx.push_text(o, true, chunk, emit)?;
         }
-        if str_of(v, "subtype") == Some("completed") {
+        if v.str("subtype") == Some("completed") {
             cx.flush_text(emit)?;
         }
         return Ok(());
@@ -43,8 +43,8 @@ pub(in crate::dialect) fn map(
                 return Ok(());
             };
             let name = key.strip_suffix("ToolCall").unwrap_or(key);
-            let id = str_of(v, "call_id");
-            match str_of(v, "subtype") {
+            let id = v.str("call_id");
+            match v.str("subtype") {
                 Some("started") => emit(&o.event(Body::ToolUse {
                     id,
                     name: Some(name),
@@ -65,7 +65,7 @@ pub(in crate::dialect) fn map(
         }
         "connection" | "retry" => emit(&o.event(Body::System {
             subtype: Some(ty),
-            message: claude::system_message(v).or_else(|| str_of(v, "subtype")),
+            message: claude::system_message(v).or_else(|| v.str("subtype")),
             model: None,
         })),
         "result" => emit(&o.event(Body::Result(result(v)))),
@@ -79,9 +79,9 @@ fn result(v: Json<'_>) -> Outcome<'_> {
     let usage = v.get("usage");
     outcome.input = outcome
         .input
-        .or_else(|| uint(usage.and_then(|u| u.get("inputTokens"))));
+        .or_else(|| usage.and_then(|u| u.count("inputTokens")));
     outcome.output = outcome
         .output
-        .or_else(|| uint(usage.and_then(|u| u.get("outputTokens"))));
+        .or_else(|| usage.and_then(|u| u.count("outputTokens")));
     outcome
 }

@@ -16,7 +16,7 @@ pub(in crate::dialect) fn tool_call(
     if info.ty != Some("tool_call") {
         return;
     }
-    let Some(id) = value.get("call_id").and_then(|v| v.as_str()) else {
+    let Some(id) = value.str("call_id") else {
         return;
     };
     let mut name = None;

@@ -8,7 +8,7 @@
 //! `result` gives one `usage` per model of `stats.models` and a `result`. The `-o json`
 //! document gives its `response` as text, its models' usage and a result.
 
-use crate::event::{str_of, sum_some, uint, Body, Context, Emit};
+use crate::event::{sum_some, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::Json;
 use std::borrow::Cow;
@@ -21,18 +21,18 @@ pub(in crate::dialect) fn map(
     v: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    let ty = str_of(v, "type");
+    let ty = v.str("type");
     if ty == Some("message")
-        && str_of(v, "role") == Some("assistant")
+        && v.str("role") == Some("assistant")
         && v.get("delta").and_then(|d| d.as_bool()) == Some(true)
     {
-        let chunk = str_of(v, "content").unwrap_or_default();
+        let chunk = v.str("content").unwrap_or_default();
         return cx.push_text(o, false, chunk, emit);
     }
     cx.flush_text(emit)?;
     match ty {
         None if super::is_document(v) => {
-            if let Some(text) = str_of(v, "response") {
+            if let Some(text) = v.str("response") {
                 emit(&o.event(Body::Text {
                     uuid: None,
                     message_id: None,
@@ -75,19 +75,19 @@ pub(in crate::dialect) fn map(
                 subtype: Some(if error.is_some() { "error" } else { "success" }),
                 input,
                 output,
-                text: error.and_then(|e| str_of(e, "message")).map(Cow::Borrowed),
+                text: error.and_then(|e| e.str("message")).map(Cow::Borrowed),
                 ..Outcome::default()
             })))
         }
         Some("init") => emit(&o.event(Body::Init {
-            model: str_of(v, "model"),
+            model: v.str("model"),
             cwd: None,
             tools: None,
             permission_mode: None,
         })),
         Some("message") => {
             let text = Text::of(v.get("content"));
-            emit(&o.event(match str_of(v, "role") {
+            emit(&o.event(match v.str("role") {
                 Some("assistant") => Body::Text {
                     uuid: None,
                     message_id: None,
@@ -97,13 +97,13 @@ pub(in crate::dialect) fn map(
             }))
         }
         Some("tool_use") => emit(&o.event(Body::ToolUse {
-            id: str_of(v, "tool_id"),
-            name: str_of(v, "tool_name"),
+            id: v.str("tool_id"),
+            name: v.str("tool_name"),
             input: v.get("parameters").map(Nested::Json),
         })),
         Some("tool_result") => emit(
             &o.event(Body::ToolResult {
-                tool_use_id: str_of(v, "tool_id"),
+                tool_use_id: v.str("tool_id"),
                 is_error: super::tool_result_failed(v),
                 content: v
                     .path(&["error", "message"])
@@ -113,12 +113,12 @@ pub(in crate::dialect) fn map(
         ),
         Some("error") => emit(&o.event(Body::System {
             subtype: Some("error"),
-            message: str_of(v, "message"),
+            message: v.str("message"),
             model: None,
         })),
         Some("result") => {
             let stats = v.get("stats");
-            let at = |k: &str| uint(stats.and_then(|s| s.get(k)));
+            let at = |k: &str| stats.and_then(|s| s.count(k));
             match stats.and_then(|s| s.get("models")) {
                 Some(models) => model_usage(o, Some(models), emit)?,
                 None if stats.is_some() => {
@@ -132,7 +132,7 @@ pub(in crate::dialect) fn map(
                 }
                 None => {}
             }
-            let status = str_of(v, "status");
+            let status = v.str("status");
             let failed = status != Some("success");
             emit(
                 &o.event(Body::Result(Outcome {
@@ -157,7 +157,7 @@ pub(in crate::dialect) fn map(
 /// Non-cached input and cache reads of Gemini stream stats (or one of its models): `input`
 /// is the non-cached part where the CLI gives it, else `input_tokens - cached`.
 fn stream_input(stats: Option<Json<'_>>) -> (Option<u64>, Option<u64>) {
-    let at = |k: &str| uint(stats.and_then(|s| s.get(k)));
+    let at = |k: &str| stats.and_then(|s| s.count(k));
     let cached = at("cached");
     let input =
         at("input").or_else(|| at("input_tokens").map(|i| i.saturating_sub(cached.unwrap_or(0))));
@@ -167,8 +167,8 @@ fn stream_input(stats: Option<Json<'_>>) -> (Option<u64>, Option<u64>) {
 /// Non-cached input and cache reads of a session-log `tokens` (or `-o json` model
 /// tokens): `input` there is the whole prompt.
 pub(in crate::dialect) fn log_input(tokens: Json<'_>) -> (Option<u64>, Option<u64>) {
-    let cached = uint(tokens.get("cached"));
-    let prompt = uint(tokens.get("input")).or_else(|| uint(tokens.get("prompt")));
+    let cached = tokens.count("cached");
+    let prompt = tokens.count("input").or_else(|| tokens.count("prompt"));
     (
         prompt.map(|p| p.saturating_sub(cached.unwrap_or(0))),
         cached,
@@ -178,8 +178,10 @@ pub(in crate::dialect) fn log_input(tokens: Json<'_>) -> (Option<u64>, Option<u6
 /// Output tokens of a session-log `tokens`: the answer and the thoughts.
 pub(in crate::dialect) fn log_output(tokens: Json<'_>) -> Option<u64> {
     sum_some(
-        uint(tokens.get("output")).or_else(|| uint(tokens.get("candidates"))),
-        uint(tokens.get("thoughts")),
+        tokens
+            .count("output")
+            .or_else(|| tokens.count("candidates")),
+        tokens.count("thoughts"),
     )
 }
 
@@ -208,7 +210,7 @@ fn model_usage(o: Origin<'_>, models: Option<Json<'_>>, emit: &mut Emit<'_>) -> 
                 Usage {
                     model: Some(model),
                     input,
-                    output: uint(m.get("output_tokens")),
+                    output: m.count("output_tokens"),
                     cache_read: cached,
                     ..Usage::default()
                 }

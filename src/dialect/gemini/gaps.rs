@@ -14,16 +14,14 @@ pub(in crate::dialect) fn ops(
     ops: &mut Vec<Op>,
     text: &mut String,
 ) -> bool {
-    let str_at = |k: &str| value.get(k).and_then(|v| v.as_str());
+    let str_at = |k: &str| value.str(k);
     let Some(ty) = info.ty else {
         // The `-o json` document: a whole session in one record.
         if super::is_document(value) {
             let error = value
                 .get("error")
                 .filter(|e| e.kind() == Kind::Object)
-                .map(|e| {
-                    session_error(e.get("message").and_then(|m| m.as_str()).unwrap_or("error"))
-                });
+                .map(|e| session_error(e.str("message").unwrap_or("error")));
             ops.push(Op::Init);
             ops.push(Op::Open { replace: false });
             ops.push(Op::End(error.map(|e| put(text, &e))));

@@ -4,7 +4,7 @@
 //! an error by [`super::tool_call_failed`].
 
 use crate::dialect::gemini::events::{log_input, log_output};
-use crate::event::{str_of, Body, Context, Emit};
+use crate::event::{Body, Context, Emit};
 use crate::event::{Nested, Origin, Text, Usage};
 use crate::json::Json;
 use std::io;
@@ -16,7 +16,7 @@ pub(in crate::dialect) fn map(
     v: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    let Some(ty) = str_of(v, "type") else {
+    let Some(ty) = v.str("type") else {
         if v.has("projectHash") {
             return emit(&o.event(Body::Init {
                 model: None,
@@ -34,7 +34,7 @@ pub(in crate::dialect) fn map(
         }
         return Ok(());
     };
-    let id = str_of(v, "id");
+    let id = v.str("id");
     match ty {
         "user" => {
             let Some(content) = v.get("content") else {
@@ -49,7 +49,7 @@ pub(in crate::dialect) fn map(
             // Function responses repeat the tool results of the `gemini` line before.
             let mut result = Ok(());
             content.for_each_element(|part| {
-                if let (Ok(()), Some(text)) = (&result, str_of(part, "text")) {
+                if let (Ok(()), Some(text)) = (&result, part.str("text")) {
                     result = emit(&o.event(Body::User {
                         uuid: id,
                         text: Text::from(text),
@@ -65,7 +65,7 @@ pub(in crate::dialect) fn map(
                 if let Some(thoughts) = v.get("thoughts") {
                     let mut result = Ok(());
                     thoughts.for_each_element(|t| {
-                        let text = str_of(t, "description").or_else(|| str_of(t, "subject"));
+                        let text = t.str("description").or_else(|| t.str("subject"));
                         if let (Ok(()), Some(text)) = (&result, text) {
                             result = emit(&o.event(Body::Thinking {
                                 text: Text::from(text),
@@ -74,7 +74,7 @@ pub(in crate::dialect) fn map(
                     });
                     result?;
                 }
-                if let Some(text) = str_of(v, "content").filter(|t| !t.is_empty()) {
+                if let Some(text) = v.str("content").filter(|t| !t.is_empty()) {
                     emit(&o.event(Body::Text {
                         uuid: id,
                         message_id: id,
@@ -85,7 +85,7 @@ pub(in crate::dialect) fn map(
                     let (input, cached) = log_input(tokens);
                     emit(&o.event(Body::Usage(Usage {
                         message_id: id,
-                        model: str_of(v, "model"),
+                        model: v.str("model"),
                         input,
                         output: log_output(tokens),
                         cache_creation: None,
@@ -100,7 +100,7 @@ pub(in crate::dialect) fn map(
             // where it has ended).
             let mut fresh = Vec::new();
             calls.for_each_element(|c| {
-                let cid = str_of(c, "id");
+                let cid = c.str("id");
                 let new = cid.is_none_or(|cid| cx.seen.insert(&format!("t:{cid}")));
                 let ended = super::tool_call_ended(c)
                     && cid.is_none_or(|cid| cx.seen.insert(&format!("r:{cid}")));
@@ -109,11 +109,11 @@ pub(in crate::dialect) fn map(
                 }
             });
             for (call, new, ended) in fresh {
-                let cid = str_of(call, "id");
+                let cid = call.str("id");
                 if new {
                     emit(&o.event(Body::ToolUse {
                         id: cid,
-                        name: str_of(call, "name"),
+                        name: call.str("name"),
                         input: call.get("args").map(Nested::Json),
                     }))?;
                 }
@@ -141,7 +141,7 @@ pub(in crate::dialect) fn map(
         }
         other => emit(&o.event(Body::System {
             subtype: Some(other),
-            message: str_of(v, "content"),
+            message: v.str("content"),
             model: None,
         })),
     }

@@ -23,10 +23,10 @@ pub(in crate::dialect) fn ops(
         return false;
     };
     calls.for_each_element(|call| {
-        let Some(id) = crate::dialect::str_field(call, "id") else {
+        let Some(id) = call.str("id") else {
             return;
         };
-        let name = crate::dialect::str_field(call, "name").unwrap_or("?");
+        let name = call.str("name").unwrap_or("?");
         let ended = super::tool_call_ended(call).then(|| super::tool_call_failed(call));
         ops.push(Op::ToolState {
             id: put(text, id),

@@ -5,7 +5,7 @@
 //! `params.thread.id`, `result.thread.id`, or the legacy `params.conversationId`).
 
 use crate::event::MAX_PENDING_REQUESTS;
-use crate::event::{str_of, Body, Context, Direction, Emit, EventReader, Origin};
+use crate::event::{Body, Context, Direction, Emit, EventReader, Origin};
 use crate::json::{Json, Kind};
 use std::io;
 
@@ -23,7 +23,7 @@ impl EventReader for Rpc {
         o.session = super::session(v);
         let id = v.get("id");
         let error = v.get("error").filter(|e| e.kind() != Kind::Null);
-        if let Some(method) = str_of(v, "method") {
+        if let Some(method) = v.str("method") {
             let direction = match id {
                 Some(id) => {
                     if cx.requests.len() >= MAX_PENDING_REQUESTS {

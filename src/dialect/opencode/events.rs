@@ -6,7 +6,7 @@
 //! assistant message gives its usage (with its model), and a failed one a failed result;
 //! a `step-finish` with reason `stop` gives the result, its usage counted at its message.
 
-use crate::event::{str_of, sum_some, uint, Body, Context, Emit};
+use crate::event::{sum_some, Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::Json;
 use std::borrow::Cow;
@@ -20,10 +20,10 @@ pub(in crate::dialect) fn map(
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
     let part = v.get("part");
-    let at = |k: &str| part.and_then(|p| str_of(p, k));
-    let ty = str_of(v, "type").unwrap_or_default();
+    let at = |k: &str| part.and_then(|p| p.str(k));
+    let ty = v.str("type").unwrap_or_default();
     match ty {
-        "text" if str_of(v, "role") == Some("user") => emit(&o.event(Body::User {
+        "text" if v.str("role") == Some("user") => emit(&o.event(Body::User {
             uuid: at("id"),
             text: Text::from(at("text").unwrap_or_default()),
         })),
@@ -38,13 +38,13 @@ pub(in crate::dialect) fn map(
         "tool_use" | "tool" => {
             let Some(part) = part else { return Ok(()) };
             let state = part.get("state");
-            let id = str_of(part, "callID");
+            let id = part.str("callID");
             emit(&o.event(Body::ToolUse {
                 id,
-                name: str_of(part, "tool"),
+                name: part.str("tool"),
                 input: state.and_then(|s| s.get("input")).map(Nested::Json),
             }))?;
-            let status = state.and_then(|s| str_of(s, "status"));
+            let status = state.and_then(|s| s.str("status"));
             if matches!(status, Some("completed" | "error")) {
                 emit(
                     &o.event(Body::ToolResult {
@@ -64,8 +64,8 @@ pub(in crate::dialect) fn map(
             if tokens.is_some() {
                 emit(&o.event(Body::Usage(usage(
                     tokens,
-                    message.and_then(|m| str_of(m, "id")),
-                    message.and_then(|m| str_of(m, "modelID")),
+                    message.and_then(|m| m.str("id")),
+                    message.and_then(|m| m.str("modelID")),
                 ))))?;
             }
             match super::store_error(v) {
@@ -108,7 +108,7 @@ fn usage<'a>(
     message_id: Option<&'a str>,
     model: Option<&'a str>,
 ) -> Usage<'a> {
-    let t = |path: &[&str]| uint(tokens.and_then(|t| t.path(path)));
+    let t = |path: &[&str]| tokens.and_then(|t| t.path(path)).and_then(|v| v.as_count());
     Usage {
         message_id,
         model,
@@ -124,11 +124,11 @@ fn failed(o: &Origin<'_>, error: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()
     let message = error
         .path(&["data", "message"])
         .and_then(|m| m.as_str())
-        .or_else(|| str_of(error, "name"));
+        .or_else(|| error.str("name"));
     emit(&o.event(Body::Result(Outcome {
         success: false,
         is_error: true,
-        subtype: str_of(error, "name").or(Some("error")),
+        subtype: error.str("name").or(Some("error")),
         text: message.map(Cow::Borrowed),
         ..Outcome::default()
     })))

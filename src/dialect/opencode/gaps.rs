@@ -20,14 +20,11 @@ pub(in crate::dialect) fn ops(
     match ty {
         "tool_use" | "tool" => {
             let part = value.get("part");
-            let id = part.and_then(|p| p.get("callID")).and_then(|v| v.as_str());
+            let id = part.and_then(|p| p.str("callID"));
             let Some(id) = id else { return false };
-            let name = part
-                .and_then(|p| p.get("tool"))
-                .and_then(|v| v.as_str())
-                .unwrap_or("?");
+            let name = part.and_then(|p| p.str("tool")).unwrap_or("?");
             let state = part.and_then(|p| p.get("state"));
-            let status = state.and_then(|s| s.get("status")).and_then(|v| v.as_str());
+            let status = state.and_then(|s| s.str("status"));
             // A part is printed again as its state changes: each line states the call
             // whole, opened once and closed once (as Gemini's rewritten messages).
             let ended =
@@ -43,7 +40,7 @@ pub(in crate::dialect) fn ops(
             let message = e
                 .and_then(|e| e.path(&["data", "message"]))
                 .and_then(|m| m.as_str())
-                .or_else(|| e.and_then(|e| e.get("name")).and_then(|n| n.as_str()))
+                .or_else(|| e.and_then(|e| e.str("name")))
                 .unwrap_or("error");
             ops.push(Op::End(Some(put(text, &session_error(message)))));
         }

@@ -5,7 +5,7 @@
 //! [`super::log_tool_result_failed`].
 
 use crate::dialect::Dialect;
-use crate::event::{str_of, sum_some, uint, Body, Context, Emit};
+use crate::event::{sum_some, Body, Context, Emit};
 use crate::event::{Nested, Origin, Text, Usage};
 use crate::json::Json;
 use std::io;
@@ -27,10 +27,10 @@ pub(in crate::dialect) fn map(
     v: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    let uuid = str_of(v, "uuid");
-    let ty = str_of(v, "type").unwrap_or_default();
+    let uuid = v.str("uuid");
+    let ty = v.str("type").unwrap_or_default();
     if ty == "system" {
-        return match str_of(v, "subtype") {
+        return match v.str("subtype") {
             // Telemetry and snapshots are bookkeeping, not the conversation.
             Some("ui_telemetry" | "attribution_snapshot") | None => Ok(()),
             sub => emit(&o.event(Body::System {
@@ -51,7 +51,7 @@ pub(in crate::dialect) fn map(
         if result.is_err() {
             return;
         }
-        let body = if let Some(text) = str_of(part, "text") {
+        let body = if let Some(text) = part.str("text") {
             let thought = part.get("thought").and_then(|t| t.as_bool()) == Some(true);
             match ty {
                 _ if thought => Body::Thinking {
@@ -70,8 +70,8 @@ pub(in crate::dialect) fn map(
             }
         } else if let Some(call) = part.get("functionCall") {
             Body::ToolUse {
-                id: str_of(call, "id"),
-                name: str_of(call, "name"),
+                id: call.str("id"),
+                name: call.str("name"),
                 input: call.get("args").map(Nested::Json),
             }
         } else if let Some(resp) = part.get("functionResponse") {
@@ -84,7 +84,7 @@ pub(in crate::dialect) fn map(
                 .or_else(|| resp.path(&["response", "error"]))
                 .or_else(|| resp.get("response"));
             Body::ToolResult {
-                tool_use_id: str_of(resp, "id"),
+                tool_use_id: resp.str("id"),
                 is_error: failed,
                 content: content.map(Nested::Json),
             }
@@ -95,11 +95,11 @@ pub(in crate::dialect) fn map(
     });
     result?;
     if let Some(u) = v.get("usageMetadata").filter(Json::is_object) {
-        let at = |k: &str| uint(u.get(k));
+        let at = |k: &str| u.count(k);
         let cached = at("cachedContentTokenCount");
         emit(&o.event(Body::Usage(Usage {
             message_id: uuid,
-            model: str_of(v, "model"),
+            model: v.str("model"),
             input: at("promptTokenCount").map(|p| p.saturating_sub(cached.unwrap_or(0))),
             output: sum_some(at("candidatesTokenCount"), at("thoughtsTokenCount")),
             cache_creation: None,

@@ -22,15 +22,15 @@ pub(in crate::dialect) fn log_ops(
         .is_some_and(super::log_tool_result_failed);
     parts.for_each_element(|part| {
         if let Some(call) = part.get("functionCall") {
-            if let Some(id) = crate::dialect::str_field(call, "id") {
-                let name = crate::dialect::str_field(call, "name").unwrap_or("?");
+            if let Some(id) = call.str("id") {
+                let name = call.str("name").unwrap_or("?");
                 ops.push(Op::OpenTool {
                     id: put(text, id),
                     name: put(text, name),
                 });
             }
         } else if let Some(response) = part.get("functionResponse") {
-            if let Some(id) = crate::dialect::str_field(response, "id") {
+            if let Some(id) = response.str("id") {
                 ops.push(Op::CloseTool {
                     id: put(text, id),
                     failed,

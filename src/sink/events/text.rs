@@ -235,8 +235,7 @@ impl EventWriter {
                     crate::event::Direction::Response => match error {
                         Some(e) => {
                             let why = e
-                                .get("message")
-                                .and_then(|m| m.as_str())
+                                .str("message")
                                 .map(str::to_string)
                                 .unwrap_or_else(|| e.to_compact_string());
                             (

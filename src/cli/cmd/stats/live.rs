@@ -31,8 +31,7 @@ impl Seen {
     pub(super) fn record(&mut self, record: &ndjq::pipeline::Record<'_>) {
         let time = record
             .value
-            .and_then(|v| v.get("timestamp"))
-            .and_then(|t| t.as_str())
+            .and_then(|v| v.str("timestamp"))
             .and_then(ndjq::timestamp::parse_iso);
         let entry = match self.files.get_mut(&**record.file) {
             Some(e) => e,
