@@ -4,11 +4,14 @@
 pub(crate) mod live;
 
 use super::{Rejects, StderrDiagnostics};
-use crate::cli::args::{CostArg, FigureArgs, GroupBy as GroupArg, StatsArgs, TableFormat};
+use crate::cli::args::{
+    Cli, Command, CostArg, FigureArgs, GroupBy as GroupArg, StatsArgs, TableFormat,
+};
 use crate::cli::config::Common;
 use crate::cli::exit::Outcome;
 use crate::cli::Ran;
 use anyhow::{bail, Context, Result};
+use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ndjq::diagnostic::Diagnostic;
 use ndjq::dialect::Dialect;
@@ -20,6 +23,7 @@ use ndjq::sink::{Format, Reporter};
 use ndjq::stats::{Clock, CostMode, GroupBy, Pricing, Report, Stats};
 use ndjq::timestamp::{self, Edge, TimeRange, TimeZone};
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 pub(crate) struct StatsRun<R: Write> {
@@ -336,7 +340,7 @@ fn cached_stats(common: &Common, clock: Clock) -> Result<(Stats, Ran)> {
             crate::cli::report_error(e);
         })?;
     if !stores.is_empty() {
-        stats.merge(super::statusline::uncached_stats(&stores, clock)?);
+        stats.merge(stats_of(&stores, clock)?);
     }
     if !common.quiet {
         eprintln!(
@@ -532,4 +536,19 @@ pub fn run(args: &StatsArgs) -> Result<i32> {
     }
     out.flush()?;
     Ok(ran.exit_code(Outcome::Success))
+}
+
+/// The stats of `folders` as `ndjq stats -q FOLDERS` reads them, without the cache: what
+/// `stats --cache` and the status line read of a store, which does not grow at its end,
+/// and the status line's `--no-cache`.
+pub(crate) fn stats_of(folders: &[PathBuf], clock: Clock) -> Result<Stats> {
+    let mut argv: Vec<std::ffi::OsString> = vec!["ndjq".into(), "stats".into(), "-q".into()];
+    argv.extend(folders.iter().map(|f| f.as_os_str().to_owned()));
+    let Command::Stats(args) = Cli::try_parse_from(argv)?.command else {
+        bail!("not the stats command");
+    };
+    let common = Common::resolve(&args.input, &args.output, &args.child)?;
+    let mut run = StatsRun::new(clock, &common)?;
+    crate::cli::run_sources(&common, &mut run, true)?;
+    Ok(run.stats)
 }

@@ -10,11 +10,9 @@
 //! stderr).
 
 use super::stats::live::{block_start, total};
-use super::stats::StatsRun;
-use crate::cli::args::{Cli, ColorArg, Command, StatuslineArgs};
-use crate::cli::config::{self, Common};
+use crate::cli::args::{ColorArg, StatuslineArgs};
+use crate::cli::config;
 use anyhow::{bail, Result};
-use clap::Parser;
 use jiff::{SignedDuration, Timestamp};
 use ndjq::cache::{self, StatsCache};
 use ndjq::input::{Source, Walk};
@@ -169,7 +167,7 @@ fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
         tz: tz.clone(),
     };
     let Some(dir) = cache_dir else {
-        return Ok(Figures::of(&uncached_stats(&folders, clock)?));
+        return Ok(Figures::of(&super::stats::stats_of(&folders, clock)?));
     };
     let options = ndjq::pipeline::Options::default();
     let key = ndjq::cache::config_key(&clock, &options);
@@ -201,7 +199,7 @@ fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
         eprintln!("ndjq statusline: {e}");
     })?;
     if !stores.is_empty() {
-        stats.merge(uncached_stats(&stores, clock)?);
+        stats.merge(super::stats::stats_of(&stores, clock)?);
     }
     let figures = Figures::of(&stats);
     cache.set_derived(serde_json::to_value(&figures)?);
@@ -212,19 +210,6 @@ fn log_figures(tz: &TimeZone, cache_dir: Option<PathBuf>) -> Result<Figures> {
         );
     }
     Ok(figures)
-}
-
-/// The stats of `folders` read by `stats`' own code, without the cache (`--no-cache`).
-pub(crate) fn uncached_stats(folders: &[PathBuf], clock: Clock) -> Result<Stats> {
-    let mut argv: Vec<std::ffi::OsString> = vec!["ndjq".into(), "stats".into(), "-q".into()];
-    argv.extend(folders.iter().map(|f| f.as_os_str().to_owned()));
-    let Command::Stats(args) = Cli::try_parse_from(argv)?.command else {
-        bail!("not the stats command");
-    };
-    let common = Common::resolve(&args.input, &args.output, &args.child)?;
-    let mut run = StatsRun::new(clock, &common)?;
-    crate::cli::run_sources(&common, &mut run, true)?;
-    Ok(run.stats)
 }
 
 /// The text of each placeholder, painted.
