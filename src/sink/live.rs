@@ -7,6 +7,7 @@
 //! place (cursor home, clear each line's rest and below: no scrolling, no flicker), and
 //! [`snapshot_line`] writes the JSON objects of `stats --follow -f json`.
 
+use super::fit;
 use super::{cut, display_width, pad, safe, thousands};
 use crate::stats::Report;
 use jiff::tz::TimeZone;
@@ -303,60 +304,6 @@ fn table(title: &str, rows: &[Row], width: usize) -> String {
 /// whole line is cut at the edge instead ([`fit`]).
 const MIN_NAME_CELLS: usize = 8;
 
-/// A line of the view in at most `width` terminal cells, colour codes (`ESC [ … m`, the
-/// only escapes a frame holds: what a log holds is escaped) kept and not counted; a line
-/// cut short ends with `…` and a colour reset.
-pub fn fit(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
-    let mut cells = 0;
-    let mut chars = line.chars().peekable();
-    let mut plain = true;
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            plain = false;
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-            continue;
-        }
-        cells += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if cells > width {
-            break;
-        }
-    }
-    if cells <= width {
-        return std::borrow::Cow::Borrowed(line);
-    }
-    let mut out = String::with_capacity(line.len());
-    let mut used = 0;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            out.push(c);
-            for c in chars.by_ref() {
-                out.push(c);
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-            continue;
-        }
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        out.push(c);
-        used += w;
-    }
-    if width > 0 {
-        out.push('…');
-    }
-    if !plain {
-        out.push_str("\x1b[0m");
-    }
-    std::borrow::Cow::Owned(out)
-}
 
 /// `[#####.....]`: a share of `width` cells, full at 1 and beyond.
 fn bar(share: f64, width: usize) -> String {

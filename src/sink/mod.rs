@@ -77,9 +77,54 @@ pub(crate) fn cut(text: &str, width: usize) -> String {
     if display_width(text) <= width {
         return text.to_string();
     }
-    let mut out = String::new();
+    cut_cells(text, width, false)
+}
+
+/// A line in at most `width` terminal cells, colour codes (`ESC [ … m`, the only escapes
+/// a painted line holds: what a log holds is escaped by [`sanitize`]) kept and not
+/// counted; a line cut short ends with `…` and a colour reset. The live views' lines.
+pub fn fit(line: &str, width: usize) -> std::borrow::Cow<'_, str> {
+    let mut cells = 0;
+    let mut chars = line.chars().peekable();
+    let mut plain = true;
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            plain = false;
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
+        cells += unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if cells > width {
+            break;
+        }
+    }
+    if cells <= width {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    std::borrow::Cow::Owned(cut_cells(line, width, !plain))
+}
+
+/// The cut of [`cut`] and [`fit`]: the characters of `line` that fit in `width - 1`
+/// cells, colour codes kept and not counted, then `…` (and a colour reset when `reset`).
+fn cut_cells(line: &str, width: usize, reset: bool) -> String {
+    let mut out = String::with_capacity(line.len());
     let mut used = 0;
-    for c in text.chars() {
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            out.push(c);
+            for c in chars.by_ref() {
+                out.push(c);
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
         let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
         if used + w + 1 > width {
             break;
@@ -89,6 +134,9 @@ pub(crate) fn cut(text: &str, width: usize) -> String {
     }
     if width > 0 {
         out.push('…');
+    }
+    if reset {
+        out.push_str("\x1b[0m");
     }
     out
 }
