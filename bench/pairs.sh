@@ -26,6 +26,8 @@
 #   NDJQ_PAIRS_TREES    tree shapes (default claude-projects; `none` for none)
 #   NDJQ_PAIRS_ONLY     a regex: only the commands whose label matches
 #   NDJQ_GEN            the ndjq-gen binary (skips its cargo build)
+#   NDJQ_PAIRS_AA=1     time OLD_BIN against itself instead of NEW_BIN: how far the ratios of
+#                       this machine stray from 1 with no change at all
 #   NDJQ_PAIRS_HYPERFINE=1  also run hyperfine (when on PATH) on each command, both builds,
 #                       ROUNDS runs each, and append its table. hyperfine runs all the runs of
 #                       one command before the next (not interleaved): a cross-check only.
@@ -76,7 +78,7 @@ fi
 CLEAN="$BENCH_DIR/clean-$MB.ndjson"
 if [[ ! -s $CLEAN ]]; then
     log "generating $CLEAN ($MB MiB) ..."
-    "$GEN" stream --dialect claude --size-mb "$MB" -o "$CLEAN.tmp" || die "ndjq-gen stream failed"
+    "$GEN" stream --dialect claude --size-mb "$MB" -o "$CLEAN.tmp" >&2 || die "ndjq-gen stream failed"
     mv "$CLEAN.tmp" "$CLEAN"
 fi
 INPUTS=("$CLEAN")
@@ -99,6 +101,7 @@ python3 - "$OLD" "$NEW" "$ROUNDS" "${NDJQ_PAIRS_ONLY:-}" "${INPUTS[@]}" <<'PYEOF
 import os, re, statistics, subprocess, sys, time
 
 OLD, NEW, ROUNDS, ONLY = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+AA = os.environ.get("NDJQ_PAIRS_AA") == "1"  # old against old: the noise floor of this machine
 INPUTS = sys.argv[5:]
 COMMANDS = [
     "validate --format json",
@@ -148,6 +151,13 @@ def q(xs, f):
     hi = min(lo + 1, len(xs) - 1)
     return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
 
+def loadavg():
+    try:
+        return open("/proc/loadavg").read().split()[:3]
+    except OSError:
+        return ["?"]
+
+load0 = loadavg()
 rows, failed = [], 0
 t_start = time.monotonic()
 for inp in INPUTS:
@@ -165,7 +175,7 @@ for inp in INPUTS:
         if ONLY and not re.search(ONLY, f"{shape} {label}"):
             continue
         words = cmd.split()
-        argvs = ([OLD] + words + [inp], [NEW] + words + [inp])
+        argvs = ([OLD] + words + [inp], [OLD if AA else NEW] + words + [inp])
         run(argvs[0]); run(argvs[1])  # one warm-up run each
         walls, cpus, ratios, bad = ([], []), ([], []), [], None
         for n in range(ROUNDS):
@@ -186,26 +196,33 @@ for inp in INPUTS:
             continue
         mo, mn, r = statistics.median(walls[0]), statistics.median(walls[1]), statistics.median(ratios)
         lo, hi = q(ratios, 0.25), q(ratios, 0.75)
-        co, cn = statistics.median(cpus[0]), statistics.median(cpus[1])
+        cpu_ratios = [b / a if a > 0 else 1.0 for a, b in zip(cpus[0], cpus[1])]
+        cr = statistics.median(cpu_ratios)
         # A slowdown beyond noise: the median ratio over 1.03 and three pairs in four slower.
-        verdict = "slower" if r > 1.03 and lo > 1.0 else ("faster" if r < 0.97 and hi < 1.0 else "same")
-        rows.append(f"| {shape_label} | `{label}` | {mo:.3f} | {mn:.3f} | **{r:.3f}** | {lo:.3f} - {hi:.3f} | {cn / co:.3f} | {verdict} |")
+        if ROUNDS < 7:
+            verdict = "- (under 7 pairs)"
+        else:
+            verdict = "slower" if r > 1.03 and lo > 1.0 else ("faster" if r < 0.97 and hi < 1.0 else "same")
+            if verdict != "same" and 0.97 <= cr <= 1.03:
+                verdict += " (wall only, CPU the same: the load?)"
+        rows.append(f"| {shape_label} | `{label}` | {mo:.3f} | {mn:.3f} | **{r:.3f}** | {lo:.3f} - {hi:.3f} | {cr:.3f} | {verdict} |")
         log(f"  {shape} {label}: old {mo:.3f} s, new {mn:.3f} s, new/old {r:.3f} (IQR {lo:.3f}-{hi:.3f}), {verdict}")
 
 elapsed = time.monotonic() - t_start
-try:
-    load = open("/proc/loadavg").read().split()[:3]
-except OSError:
-    load = ["?"]
-print(f"### Interleaved pairs: new build / old build ({ROUNDS} pairs per command)")
+load = loadavg()
+if AA:
+    print(f"### Interleaved pairs: old build / old build, the noise floor (NDJQ_PAIRS_AA=1; {ROUNDS} pairs per command)")
+else:
+    print(f"### Interleaved pairs: new build / old build ({ROUNDS} pairs per command)")
 print()
 print(f"- old: `{OLD}` ({version(OLD)})")
-print(f"- new: `{NEW}` ({version(NEW)})")
-print(f"- {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, load average at the end {' '.join(load)}, "
+print(f"- new: `{OLD if AA else NEW}` ({version(OLD if AA else NEW)})")
+print(f"- {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, load average at the start {' '.join(load0)}, at the end {' '.join(load)}, "
       f"{elapsed:.0f} s; every run after one warm-up run of each, the inputs in the page cache, stdout to /dev/null")
 print("- ratio: median of the per-pair ratios new wall / old wall (below 1: new is faster); IQR: their 25th to 75th "
-      "percentile; CPU ratio: median user+system time new/old; verdict `slower` when the ratio is over 1.03 "
-      "and the 25th percentile over 1 (three pairs in four slower)")
+      "percentile; CPU new/old: median of the per-pair ratios of user+system time (steadier than wall time "
+      "on a loaded machine); verdict `slower` when the wall ratio is over 1.03 and its 25th percentile over 1 "
+      "(three pairs in four slower), none under 7 pairs")
 print()
 print("| input | command | old median s | new median s | new/old | IQR of ratios | CPU new/old | verdict |")
 print("|---|---|---:|---:|---:|---|---:|---|")
