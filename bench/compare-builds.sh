@@ -12,8 +12,9 @@
 #             (git worktree remove /tmp/ndjq-old when done)
 #   NEW_BIN   the build under test, e.g. target/release/ndjq of this tree
 #   DATA_DIR  where the generated inputs go (default: a new temporary folder, removed at the end).
-#             Inputs already there are reused (ndjq-gen is deterministic from its seed), so give
-#             a DATA_DIR to run again without generating ~2 GB again.
+#             Inputs already there are reused when made with the same arguments (ndjq-gen is
+#             deterministic from its seed; remove DATA_DIR/gen when the generator changed), so
+#             give a DATA_DIR to run again without generating ~2 GB again.
 #
 # Inputs: every file and every folder under testdata/, each alone, and testdata/ whole; then
 # what this tree's generator (ndjq-gen, built with `cargo build --release --locked --example
