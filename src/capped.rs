@@ -7,7 +7,7 @@ use std::collections::{HashMap, VecDeque};
 
 /// The hasher of the sets' keys (tool-call ids, uuids, request ids) and of the gap
 /// trackers' labels: foldhash, seeded per process. SipHash, the standard library's default, took a fifth of
-/// the merging thread's time on a Claude stream (every tool call's id goes in twice and
+/// the merging thread's time on an agent's stream (every tool call's id goes in twice and
 /// out once); the per-process seed still keeps a crafted input from aiming at one bucket.
 /// See docs/PERFORMANCE.md.
 pub(crate) type Hasher = foldhash::fast::RandomState;

@@ -64,7 +64,7 @@ struct Known {
 impl Facts {
     /// Takes the facts collected so far, leaving room for as many: the next block's are
     /// about as many as this one's, so they are not grown from empty again (reallocating
-    /// and copying as they grow was 2% of a worker's time on a Claude stream; see
+    /// and copying as they grow was 2% of a worker's time on an agent's stream; see
     /// docs/PERFORMANCE.md, "Context across blocks").
     pub fn take(&mut self) -> Facts {
         let room = Facts {
@@ -102,9 +102,9 @@ impl Facts {
     }
 
     /// Leaves out of `ops[from..]`, a record's operations, those that change nothing after
-    /// the ones before them. On a Claude stream every message says that a session start
-    /// should have come and that the session is open from here, which after the first
-    /// record of a block says nothing: two of a record's three or four operations, which
+    /// the ones before them. On a stream whose every message says that a session start
+    /// should have come and that the session is open from here, that says nothing after the
+    /// first record of a block: two of a record's three or four operations, which
     /// the merging thread read and applied one by one (docs/PERFORMANCE.md, "validate
     /// --gaps on the calling thread").
     fn redundant(&mut self, from: usize) {

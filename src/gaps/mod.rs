@@ -52,6 +52,8 @@ mod tracked;
 mod tracker;
 
 #[cfg(test)]
+pub(crate) mod testing;
+#[cfg(test)]
 mod tests;
 
 pub use batch::Facts;

@@ -82,7 +82,7 @@ pub(crate) enum Op {
 }
 
 /// A record of type `ty` came before any session start, the record named `start`
-/// (`system/init`, `thread.started`, `init`).
+/// (as the agent's records name it).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct NoInit {
     pub(crate) ty: Name,

@@ -56,11 +56,11 @@ pub struct GapTracker {
     /// The uuid last added to `uuids` in this input.
     pub(super) last_uuid: Option<String>,
     pub(super) sidechain: bool,
-    /// A session start (system/init, thread.started) was seen in this input.
+    /// A session start ([`Op::Init`], [`Op::ProcessStart`]) was seen in this input.
     pub(super) saw_init: bool,
     /// SESS_NO_INIT was reported in this input.
     pub(super) reported_no_init: bool,
-    /// The open Claude session or codex turn: where it began.
+    /// The open session (or a process's turn): where it began.
     pub(super) open_session: Option<Opened>,
     /// Diagnostics found and not yet taken (the [`Consumer`] use).
     pub(super) found: Vec<Diagnostic>,
@@ -231,9 +231,14 @@ impl GapTracker {
     /// then gives in line order, a chunk at a time, so a full set of open calls (100,000)
     /// is never held as that many diagnostics at once.
     pub fn ending(&mut self, dialect: Option<Dialect>) -> Ending {
+        self.ending_as(dialect.map_or(InputEnd::Nothing, Dialect::input_end))
+    }
+
+    /// [`GapTracker::ending`] of an input whose end leaves `owed` unfinished.
+    pub(super) fn ending_as(&mut self, owed: InputEnd) -> Ending {
         self.following = false;
         let mut first = Vec::new();
-        match dialect.map_or(InputEnd::Nothing, Dialect::input_end) {
+        match owed {
             InputEnd::SessionResult => {
                 if let Some(s) = self.open_session.take() {
                     first.push(self.at_opened(
@@ -363,8 +368,8 @@ impl GapTracker {
 
     /// The record's facts, pushed onto `ops` in the order the trackers take them: its
     /// sequence candidates first (when it has any), then what its dialect says. A reader
-    /// that walks every record's keys anyway (the Claude-shaped ones) finds the sequence
-    /// candidates in that walk ([`seq_op`]); for the others they are looked up here.
+    /// that walks every record's keys anyway finds the sequence candidates in that walk
+    /// ([`seq_op`](super::seq_op)) and says so; for the others they are looked up here.
     pub(super) fn extract(
         &self,
         info: &RecordInfo<'_>,
