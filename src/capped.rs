@@ -1,7 +1,9 @@
-//! A set with a cap: keyed entries in the order they came, in bounded memory. When the set
-//! is full its oldest entry leaves (and [`Capped::insert`] says when that first happened).
-//! The gap trackers' sets of open tool calls, requests and uuids are these
-//! (`src/gaps/tracked.rs`).
+//! A set with a cap: keyed entries in the order they came, in bounded memory, one
+//! implementation for every such set. How a full set makes room is its [`Evict`]: its
+//! oldest entry leaves (the gap trackers' sets of open tool calls, requests and uuids,
+//! `src/gaps/tracked.rs`, where [`Capped::insert`] says when that first happened), or its
+//! older half, all at once ([`IdSet`]: the ids the events' readers remember,
+//! `src/event.rs`).
 
 use std::collections::{HashMap, VecDeque};
 
@@ -51,7 +53,7 @@ impl KeyText {
 }
 
 /// One entry of a set.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Slot<V> {
     key: KeyText,
     /// The index's key of it ([`Key::short`]).
@@ -105,7 +107,8 @@ impl std::hash::Hasher for Rehash {
 /// Short hash → the low 32 bits of an age (see [`age_of`]).
 type ByHash = HashMap<u32, u32, std::hash::BuildHasherDefault<Rehash>>;
 
-/// A set with a cap: the oldest entry is dropped when it is full.
+/// A set with a cap: the oldest entry (or the older half, [`Evict`]) is dropped when it is
+/// full.
 ///
 /// Entries sit in a queue in the order they came, each key kept once, in its slot;
 /// the index maps 32 bits of a key's hash to the entry's age, and a key whose hash another
@@ -116,7 +119,7 @@ type ByHash = HashMap<u32, u32, std::hash::BuildHasherDefault<Rehash>>;
 /// the index for every entry added, a cache miss on a long stream; stale entries are swept
 /// when they are an eighth of the live ones. So memory stays bounded by the cap whatever stays
 /// open. See docs/PERFORMANCE.md, "Context across blocks".
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Capped<V> {
     /// Short hash → age (its low 32 bits); the entry of age `a` is `slots[a - base]`.
     by_hash: ByHash,
@@ -130,6 +133,23 @@ pub(crate) struct Capped<V> {
     cap: usize,
     /// The cap was hit in this input (reported once).
     capped: bool,
+    evict: Evict,
+    /// The age at which the newer generation begins ([`Evict::Generations`]): every
+    /// entry before it is of the older one.
+    split: u64,
+    /// Live entries of the newer generation.
+    newer: usize,
+}
+
+/// How a full set makes room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Evict {
+    /// Its oldest entry leaves, one at a time: the set holds the newest `cap`.
+    Oldest,
+    /// Two generations of `cap / 2` entries: when the newer is full it becomes the older,
+    /// and the older leaves, all at once. Which entries are kept depends only on the order
+    /// they came in.
+    Generations,
 }
 
 /// Where a key is indexed.
@@ -160,7 +180,13 @@ fn age_of(base: u64, low: u32) -> u64 {
 }
 
 impl<V> Capped<V> {
+    /// A set of at most `cap` entries whose oldest leaves when it is full.
     pub(crate) fn new(cap: usize) -> Self {
+        Capped::evicting(cap, Evict::Oldest)
+    }
+
+    /// A set of at most `cap` entries that makes room as `evict` says.
+    pub(crate) fn evicting(cap: usize, evict: Evict) -> Self {
         Capped {
             by_hash: ByHash::default(),
             spill: HashMap::default(),
@@ -169,6 +195,9 @@ impl<V> Capped<V> {
             live: 0,
             cap: cap.max(1),
             capped: false,
+            evict,
+            split: 0,
+            newer: 0,
         }
     }
 
@@ -188,6 +217,8 @@ impl<V> Capped<V> {
         self.base = 0;
         self.live = 0;
         self.capped = false;
+        self.split = 0;
+        self.newer = 0;
     }
 
     fn slot(&self, age: u64) -> Option<&Slot<V>> {
@@ -239,8 +270,9 @@ impl<V> Capped<V> {
         self.slot(age).map(|s| &s.value)
     }
 
-    /// Adds (or replaces) an entry. Returns true when this insertion hit the cap for the
-    /// first time in the input (the oldest entry was dropped).
+    /// Adds (or replaces) an entry; one added again is new again (the newest, of the newer
+    /// generation). Returns true when this insertion hit the cap for the first time in the
+    /// input (the oldest entry was dropped; never with [`Evict::Generations`]).
     ///
     /// One probe of the index finds where the key is and claims its short hash for it
     /// (the set of answered calls takes every call's id once and is full on a long stream:
@@ -249,7 +281,10 @@ impl<V> Capped<V> {
         use std::collections::hash_map::Entry;
         // The new entry goes to the back, then the old one of the same key, or the oldest
         // when the set was full, leaves the front.
-        let full = self.live >= self.cap;
+        if self.evict == Evict::Generations && self.newer >= self.cap / 2 {
+            self.next_generation();
+        }
+        let full = self.evict == Evict::Oldest && self.live >= self.cap;
         let age = self.base + self.slots.len() as u64;
         let (slots, base, spill) = (&self.slots, self.base, &mut self.spill);
         // The age of the key's entry in `spill`, when it is there and live; the entry then
@@ -320,7 +355,11 @@ impl<V> Capped<V> {
                 to.copy_from_slice(key.text.as_bytes());
             }
         }
+        self.newer += 1;
         if let Some(old) = old {
+            if old >= self.split {
+                self.newer -= 1;
+            }
             self.take(old);
             return false;
         }
@@ -341,6 +380,9 @@ impl<V> Capped<V> {
             Found::Spill(_) => self.spill.remove(key.text).map(|_| ()),
         };
         self.live -= 1;
+        if found.age() >= self.split {
+            self.newer -= 1;
+        }
         self.take(found.age()).map(|s| s.value)
     }
 
@@ -355,6 +397,8 @@ impl<V> Capped<V> {
         while let Some(None) = self.slots.back() {
             self.slots.pop_back();
         }
+        // The newer generation begins at the latest where the next entry will go.
+        self.split = self.split.min(self.base + self.slots.len() as u64);
         if self.slots.len() > 2 * self.live + 64 {
             self.compact();
         }
@@ -368,6 +412,9 @@ impl<V> Capped<V> {
             self.base += 1;
             let Some(s) = slot else { continue };
             self.live -= 1;
+            if age >= self.split {
+                self.newer -= 1;
+            }
             if s.spilled && self.spill.get(s.key.as_str()) == Some(&age) {
                 self.spill.remove(s.key.as_str());
             }
@@ -378,6 +425,32 @@ impl<V> Capped<V> {
                 self.sweep();
             }
             return;
+        }
+    }
+
+    /// The newer generation becomes the older, and the older leaves ([`Evict::Generations`]).
+    /// The index entries of those that leave stay, stale, as in [`Capped::drop_oldest`].
+    fn next_generation(&mut self) {
+        while self.base < self.split {
+            let Some(slot) = self.slots.pop_front() else {
+                break;
+            };
+            let age = self.base;
+            self.base += 1;
+            let Some(s) = slot else { continue };
+            self.live -= 1;
+            if s.spilled && self.spill.get(s.key.as_str()) == Some(&age) {
+                self.spill.remove(s.key.as_str());
+            }
+        }
+        while let Some(None) = self.slots.front() {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+        self.split = self.base + self.slots.len() as u64;
+        self.newer = 0;
+        if self.by_hash.len() > self.live + self.live / 8 + 64 {
+            self.sweep();
         }
     }
 
@@ -396,9 +469,13 @@ impl<V> Capped<V> {
         let old = std::mem::take(&mut self.slots);
         self.slots.reserve(self.live);
         let mut next = self.base;
+        let mut split = None;
         for (i, slot) in old.into_iter().enumerate() {
             let Some(s) = slot else { continue };
             let age = self.base + i as u64;
+            if age >= self.split && split.is_none() {
+                split = Some(next);
+            }
             match self.by_hash.get_mut(&s.short) {
                 Some(low) if age_of(self.base, *low) == age => *low = next as u32,
                 _ => {
@@ -410,6 +487,7 @@ impl<V> Capped<V> {
             self.slots.push_back(Some(s));
             next += 1;
         }
+        self.split = split.unwrap_or(next);
     }
 
     /// Every entry, oldest first, leaving the set empty.
@@ -418,11 +496,85 @@ impl<V> Capped<V> {
         self.spill.clear();
         self.base = 0;
         self.live = 0;
+        self.split = 0;
+        self.newer = 0;
         self.slots
             .drain(..)
             .flatten()
             .map(|s| (s.key, s.value))
             .collect()
+    }
+
+    /// Every live entry's key, and whether it is of the newer generation.
+    fn generations(&self) -> impl Iterator<Item = (&str, bool)> {
+        let (base, split) = (self.base, self.split);
+        self.slots.iter().enumerate().filter_map(move |(i, slot)| {
+            let s = slot.as_ref()?;
+            Some((s.key.as_str(), base + i as u64 >= split))
+        })
+    }
+
+    /// Whether `key`'s entry is of the newer generation, when it is there.
+    fn generation(&self, key: Key<'_>) -> Option<bool> {
+        self.find(key).map(|f| f.age() >= self.split)
+    }
+}
+
+/// A set of ids in bounded memory: two generations of at most `CAP / 2` ids
+/// ([`Evict::Generations`]); when the newer is full it becomes the older, and the older
+/// is dropped. Which ids are kept depends only on the order they came in (the same on
+/// every `-j`). Two sets are equal when they hold the same ids in the same generations:
+/// they then keep the same ids whatever comes next.
+#[derive(Debug, Clone)]
+pub(crate) struct IdSet<const CAP: usize> {
+    set: Capped<()>,
+    hasher: Hasher,
+}
+
+impl<const CAP: usize> Default for IdSet<CAP> {
+    fn default() -> Self {
+        IdSet {
+            set: Capped::evicting(CAP, Evict::Generations),
+            hasher: Hasher::default(),
+        }
+    }
+}
+
+impl<const CAP: usize> IdSet<CAP> {
+    /// Adds `id`; false when it is already there.
+    pub(crate) fn insert(&mut self, id: &str) -> bool {
+        let key = Key::new(id, &self.hasher);
+        if self.set.contains(key) {
+            return false;
+        }
+        self.set.insert(key, ());
+        true
+    }
+
+    /// Removes `id`; false when it was not there.
+    pub(crate) fn remove(&mut self, id: &str) -> bool {
+        self.set.remove(Key::new(id, &self.hasher)).is_some()
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.set.clear();
+    }
+
+    /// How many ids it holds.
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.set.len()
+    }
+}
+
+impl<const CAP: usize> PartialEq for IdSet<CAP> {
+    fn eq(&self, other: &Self) -> bool {
+        self.set.live == other.set.live
+            && self.set.newer == other.set.newer
+            && self
+                .set
+                .generations()
+                .all(|(id, newer)| other.set.generation(Key::new(id, &other.hasher)) == Some(newer))
     }
 }
 
@@ -497,5 +649,79 @@ mod tests {
     #[test]
     fn capped_set_with_colliding_hashes_matches_a_plain_list() {
         capped_set_against_a_plain_list(|k| k.len() as u64 % 3);
+    }
+
+    /// The set of ids as it was written before it was one of these sets: two hash sets.
+    #[derive(Debug, Default, Clone, PartialEq)]
+    struct TwoGenerations {
+        newer: std::collections::HashSet<String>,
+        older: std::collections::HashSet<String>,
+    }
+
+    impl TwoGenerations {
+        fn insert(&mut self, id: &str, cap: usize) -> bool {
+            if self.newer.contains(id) || self.older.contains(id) {
+                return false;
+            }
+            if self.newer.len() >= cap / 2 {
+                self.older = std::mem::take(&mut self.newer);
+            }
+            self.newer.insert(id.to_string())
+        }
+
+        fn remove(&mut self, id: &str) -> bool {
+            self.newer.remove(id) || self.older.remove(id)
+        }
+    }
+
+    /// The set of ids against two hash sets, through random inserts, removals and
+    /// clears: the same answers, the same ids kept, and equal exactly when they are. Some
+    /// keys long enough to be kept apart from their slot, and a cap small enough that
+    /// generations turn often and the queue is compacted.
+    #[test]
+    fn id_set_keeps_what_two_generations_keep() {
+        const CAP: usize = 12;
+        let mut rng = crate::test_rng::Rng::new(0x51_7cc1_b727_220a);
+        let (mut a, mut b) = (IdSet::<CAP>::default(), IdSet::<CAP>::default());
+        let (mut ma, mut mb) = (TwoGenerations::default(), TwoGenerations::default());
+        let mut equal_seen = 0;
+        for step in 0..200_000u64 {
+            let x = rng.next_u64();
+            let id = if x.is_multiple_of(7) {
+                format!("{}-{}", "long".repeat(12), x % 23)
+            } else {
+                format!("id{}", x % 23)
+            };
+            // To one of the sets, or to both (so they are equal at times, after different
+            // histories).
+            let sides = match (x >> 8) % 4 {
+                0 => vec![(&mut a, &mut ma)],
+                1 => vec![(&mut b, &mut mb)],
+                _ => vec![(&mut a, &mut ma), (&mut b, &mut mb)],
+            };
+            for (set, model) in sides {
+                match x % 11 {
+                    0..=5 => assert_eq!(set.insert(&id), model.insert(&id, CAP), "{step}"),
+                    6..=9 => assert_eq!(set.remove(&id), model.remove(&id), "{step}"),
+                    _ if (x >> 16).is_multiple_of(50) => {
+                        set.clear();
+                        *model = TwoGenerations::default();
+                    }
+                    _ => {}
+                }
+                assert_eq!(set.len(), model.newer.len() + model.older.len(), "{step}");
+                assert!(set.len() <= CAP);
+                assert!(
+                    set.set.slots.len() <= 2 * set.set.live + 65,
+                    "holes are compacted"
+                );
+            }
+            assert_eq!(a == b, ma == mb, "{step}");
+            equal_seen += usize::from(ma == mb);
+        }
+        assert!(equal_seen > 100, "{equal_seen}");
+        for id in (0..23).map(|i| format!("id{i}")) {
+            assert_eq!(a.clone().insert(&id), ma.clone().insert(&id, CAP));
+        }
     }
 }
