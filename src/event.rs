@@ -21,7 +21,7 @@ use crate::json::{write_str, Json, Kind};
 use crate::pipeline::{Record, Status};
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -36,36 +36,9 @@ pub const MAX_PENDING_REQUESTS: usize = 10_000;
 pub const MAX_OPEN_ITEMS: usize = 100_000;
 
 /// A set of ids in bounded memory: two generations of at most [`MAX_OPEN_ITEMS`] / 2; when
-/// the newer is full it becomes the older, and the older is dropped. Which ids are kept
-/// depends only on the order they came in (the same on every `-j`).
-#[derive(Debug, Default, Clone, PartialEq)]
-pub(crate) struct CappedSet {
-    newer: HashSet<String>,
-    older: HashSet<String>,
-}
-
-impl CappedSet {
-    /// Adds `id`; false when it is already there.
-    pub(crate) fn insert(&mut self, id: &str) -> bool {
-        if self.newer.contains(id) || self.older.contains(id) {
-            return false;
-        }
-        if self.newer.len() >= MAX_OPEN_ITEMS / 2 {
-            self.older = std::mem::take(&mut self.newer);
-        }
-        self.newer.insert(id.to_string())
-    }
-
-    /// Removes `id`; false when it was not there.
-    pub(crate) fn remove(&mut self, id: &str) -> bool {
-        self.newer.remove(id) || self.older.remove(id)
-    }
-
-    pub(crate) fn clear(&mut self) {
-        self.newer.clear();
-        self.older.clear();
-    }
-}
+/// the newer is full it becomes the older, and the older is dropped (the capped set of
+/// `src/capped.rs`).
+pub(crate) type CappedSet = crate::capped::IdSet<MAX_OPEN_ITEMS>;
 
 /// One normalized event.
 #[derive(Debug, Clone)]
@@ -968,7 +941,7 @@ mod capped_tests {
         let mut set = CappedSet::default();
         for i in 0..(3 * MAX_OPEN_ITEMS) {
             assert!(set.insert(&format!("item_{i}")));
-            assert!(set.newer.len() + set.older.len() <= MAX_OPEN_ITEMS);
+            assert!(set.len() <= MAX_OPEN_ITEMS);
         }
         // The newest are kept, the oldest gone.
         assert!(!set.insert(&format!("item_{}", 3 * MAX_OPEN_ITEMS - 1)));

@@ -17,6 +17,7 @@
 //! nothing of the command line: the `ndjq` binary chooses consumers and sinks.
 
 pub mod cache;
+pub(crate) mod capped;
 pub mod decode;
 pub mod diagnostic;
 pub mod dialect;

@@ -121,3 +121,110 @@ pub(in crate::dialect) fn tools(
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    //! The stream reader through the trackers, in one pass and in blocks.
+
+    use crate::diagnostic::Code;
+    use crate::gaps::testing::{replayed, tracked};
+
+    /// Facts collected in blocks of any size and replayed give the findings of one pass,
+    /// excerpts included: the operations a block leaves out (a session start checked
+    /// again, a session opened again) and the records without any (only counted, for the
+    /// detection window of the sequence field) change nothing.
+    #[test]
+    fn facts_replayed_in_blocks_find_what_one_pass_finds() {
+        let claude =
+            |ty: &str, rest: &str| format!("{{\"type\":\"{ty}\",\"session_id\":\"s\"{rest}}}\n");
+        let tool_use = |id: &str| {
+            claude(
+                "assistant",
+                &format!(
+                    ",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"{id}\",\"name\":\"Bash\",\"input\":{{}}}}]}}"
+                ),
+            )
+        };
+        let tool_result = |id: &str, error: bool| {
+            claude(
+                "user",
+                &format!(
+                    ",\"message\":{{\"role\":\"user\",\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"{id}\",\"is_error\":{error},\"content\":\"{}\"}}]}}",
+                    "out ".repeat(80)
+                ),
+            )
+        };
+        let text_message = claude(
+            "assistant",
+            ",\"message\":{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}",
+        );
+        // A stream without its init, sessions ended in errors, orphans, repeated answers.
+        let mut stream = String::new();
+        for i in 0..40 {
+            stream += &text_message;
+            stream += &tool_use(&format!("toolu_{i}"));
+            match i % 5 {
+                0 => stream += &tool_result(&format!("toolu_{i}"), true),
+                1 => stream += &tool_result(&format!("toolu_x{i}"), false),
+                2 => {
+                    stream += &tool_result(&format!("toolu_{i}"), false);
+                    stream += &tool_result(&format!("toolu_{i}"), true);
+                }
+                3 => {}
+                _ => stream += &tool_result(&format!("toolu_{i}"), false),
+            }
+            // Sessions ended, then begun again by an init or by the next message.
+            if i % 7 == 6 {
+                stream += &claude("result", ",\"subtype\":\"error_during_execution\"");
+            }
+            if i % 14 == 6 {
+                stream += &claude(
+                    "system",
+                    &format!(",\"subtype\":\"init\",\"session_id\":\"s{i}\""),
+                );
+            }
+        }
+        // Ended, then begun again by a message: open at the end.
+        stream += &claude("result", ",\"subtype\":\"success\"");
+        stream += &text_message;
+        stream += &text_message;
+        // Sequence numbers after records without any: within the detection window, and
+        // past it (not looked for any more).
+        let numbered = |skip: usize| {
+            let mut t = "{\"a\":1}\n".repeat(skip);
+            for n in [1, 2, 5, 5, 3, 9] {
+                t += &format!("{{\"seq\":{n}}}\n");
+            }
+            t
+        };
+        let inputs = [
+            (stream, None),
+            (numbered(10), None),
+            (numbered(63), None),
+            (numbered(64), None),
+            (numbered(70), None),
+            (numbered(70), Some("seq")),
+        ];
+        for (text, seq_field) in &inputs {
+            let want = tracked(text, *seq_field);
+            for chunk in [1, 2, 3, 5, 8, 13, 64, 1000] {
+                assert_eq!(replayed(text, chunk, *seq_field), want, "blocks of {chunk}");
+            }
+        }
+        // The stream's findings carry excerpts cut from the facts' copy of each record.
+        let stream = tracked(&inputs[0].0, None);
+        assert!(stream.iter().any(|f| f.3.ends_with('…')), "{stream:?}");
+        assert!(stream.len() > 40, "{stream:?}");
+        let last = inputs[0].0.lines().count() as u64 - 1;
+        assert!(stream.contains(&(
+            last,
+            Code::SessNoResult,
+            format!("session that began at line {last} has no result (stream ended)"),
+            String::new()
+        )));
+        // Found within the window, not past it, and always with the field named.
+        assert_eq!(tracked(&inputs[2].0, None).len(), 4);
+        assert!(tracked(&inputs[3].0, None).is_empty());
+        assert_eq!(tracked(&inputs[5].0, Some("seq")).len(), 4);
+    }
+}

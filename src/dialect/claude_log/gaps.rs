@@ -51,3 +51,35 @@ fn chain(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Transcript records through the trackers.
+
+    use crate::diagnostic::Code;
+    use crate::gaps::testing::gaps;
+
+    /// Once the uuid set is full (reported once, as info), later parents are not checked
+    /// and later uuids not kept: a parent that would be a broken chain below the cap is
+    /// not one after it, and the cap is never reported twice.
+    #[test]
+    fn a_full_uuid_set_reports_once_and_checks_no_more_parents() {
+        let log = |uuid: &str, parent: &str| {
+            format!(
+                "{{\"parentUuid\":{parent},\"isSidechain\":false,\"sessionId\":\"s\",\
+                 \"type\":\"user\",\"uuid\":\"{uuid}\",\"timestamp\":\"t\",\
+                 \"message\":{{\"role\":\"user\",\"content\":\"x\"}}}}\n"
+            )
+        };
+        let mut text = log("a", "null");
+        text += &log("b", "\"gone\""); // line 2: broken chain, below the cap
+        text += &log("c", "\"b\""); // line 3: the third uuid fills the set of 2
+        text += &log("d", "\"gone\""); // not checked any more
+        text += &log("e", "\"a\"");
+        let found = gaps(&text, 2);
+        let codes: Vec<(u64, Code)> = found.iter().map(|(l, c, _)| (*l, *c)).collect();
+        assert_eq!(codes, [(2, Code::SeqGap), (3, Code::SeqGap)], "{found:?}");
+        assert!(found[0].2.contains("broken chain"), "{found:?}");
+        assert!(found[1].2.contains("uuids"), "{found:?}");
+    }
+}
