@@ -27,6 +27,10 @@ pub(crate) type ResumeFn = fn(&OsStr, &[OsString], &str) -> Vec<OsString>;
 /// What a valid record (its type and subtype) tells the supervisor of a run.
 pub(crate) type RunFactsFn = for<'a> fn(Json<'a>, &str, Option<&str>) -> RunFacts<'a>;
 
+/// A reader of the tool calls a record holds (`filter --tool`): calls `f` with each call's
+/// id and, where the record names it, its tool (the name `events` and `stats` give it).
+pub(crate) type ToolsFn = for<'a> fn(Json<'a>, &mut dyn FnMut(Option<&'a str>, Option<&'a str>));
+
 /// How `stats` reads an agent's records (docs/DESIGN.md "The stats rooms").
 #[derive(Clone, Copy)]
 pub(crate) enum StatsReader {
@@ -89,6 +93,9 @@ pub(crate) struct Agent {
     /// Calls `f` on each piece of a record's human text until it returns true
     /// (`filter --grep`); whether it did.
     pub(super) texts: for<'a> fn(Json<'a>, &mut dyn FnMut(Json<'a>) -> bool) -> bool,
+    /// The tool calls a record holds, each by its id and, where the record names it, its
+    /// tool (`filter --tool`, which remembers the names by id to attribute results).
+    pub(super) tools: ToolsFn,
 
     // ---- its CLI, for `ndjq run` ----
     /// The program names its CLI runs as (empty: no CLI ndjq knows).
@@ -105,6 +112,9 @@ pub(crate) struct Agent {
 pub(super) fn no_gap_ops(_: &RecordInfo<'_>, _: Json<'_>, _: &mut Vec<Op>, _: &mut String) -> bool {
     false
 }
+
+/// The `tools` of an agent whose records hold no tool call ndjq reads.
+pub(super) fn no_tools<'a>(_: Json<'a>, _: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {}
 
 /// The `named_session` of an agent whose records name no session.
 pub(super) fn no_session(_: Json<'_>) -> Option<&str> {

@@ -225,6 +225,26 @@ impl ClaudeTop {
         record.at_place(*self.0.get(field)?)
     }
 }
+/// The tool calls of a Claude message (`message.content[]`): a `tool_use` block by its id
+/// and name, a `tool_result` block by the id of the call it answers (`filter --tool`).
+/// Qwen Code's and Cursor's messages, and Claude's transcripts, share the shape.
+pub(super) fn tool_blocks<'a>(
+    value: Json<'a>,
+    f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>),
+) {
+    let Some(content) = value.get("message").and_then(|m| m.get("content")) else {
+        return;
+    };
+    content.for_each_element(|b| match b.str("type") {
+        // A call without a name is not looked up by its id.
+        Some("tool_use") => {
+            let name = b.str("name");
+            f(name.and(b.str("id")), name);
+        }
+        Some("tool_result") => f(b.str("tool_use_id"), None),
+        _ => {}
+    });
+}
 
 /// The `claude` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
@@ -245,6 +265,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: texts::messages,
+    tools: tool_blocks,
     programs: PROGRAMS,
     resume: Some(resume),
     run_facts: Some(run_facts),

@@ -91,6 +91,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: super::claude::texts::messages,
+    tools: super::claude::tool_blocks,
     programs: &[],
     resume: None,
     run_facts: None,

@@ -183,6 +183,17 @@ fn named_session(v: Json<'_>) -> Option<&str> {
         _ => None,
     }
 }
+/// The tool call of an exec item (`item.started`, `item.completed`), by the name `events`
+/// and `stats` give it (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if matches!(value.str("type"), Some("item.started" | "item.completed")) {
+        if let Some(item) = value.get("item") {
+            if let Some(name) = tool_name(item) {
+                f(item.str("id"), Some(name));
+            }
+        }
+    }
+}
 
 /// The `codex` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
@@ -205,6 +216,7 @@ pub(super) static AGENT: Agent = Agent {
         turn_ends: gaps::TURN_ENDS,
     },
     texts: texts::each,
+    tools,
     programs: PROGRAMS,
     resume: Some(resume),
     run_facts: Some(run_facts),

@@ -94,6 +94,22 @@ fn named_session(v: Json<'_>) -> Option<&str> {
         _ => None,
     }
 }
+/// The tool call of a rollout's `response_item`: a call by its `call_id` and tool, an
+/// `*_output` by the `call_id` it answers (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if value.str("type") != Some("response_item") {
+        return;
+    }
+    let Some(payload) = value.get("payload") else {
+        return;
+    };
+    let ptype = payload.str("type").unwrap_or_default();
+    match events::tool_name(ptype, payload.str("name")) {
+        Some(name) => f(payload.str("call_id"), Some(name)),
+        None if ptype.ends_with("_output") => f(payload.str("call_id"), None),
+        None => {}
+    }
+}
 
 /// The `codex-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
@@ -114,6 +130,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: texts::each,
+    tools,
     programs: &[],
     resume: None,
     run_facts: None,

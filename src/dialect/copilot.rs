@@ -198,6 +198,20 @@ fn named_session(v: Json<'_>) -> Option<&str> {
         _ => None,
     }
 }
+/// The tool call of a tool execution's start or end, by its `toolCallId` and
+/// `toolName` (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if matches!(
+        value.str("type"),
+        Some("tool.execution_start" | "tool.execution_complete")
+    ) {
+        let data = value.get("data");
+        f(
+            data.and_then(|d| d.str("toolCallId")),
+            data.and_then(|d| d.str("toolName")),
+        );
+    }
+}
 
 /// The `copilot` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
@@ -218,6 +232,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
+    tools,
     programs: &[],
     resume: None,
     run_facts: None,

@@ -170,6 +170,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: super::claude::stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: texts::each,
+    tools: super::claude::tool_blocks,
     programs: PROGRAMS,
     resume: Some(resume),
     // Claude's stream shape: its init and result tell a supervisor the same.

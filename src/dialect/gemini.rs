@@ -280,6 +280,21 @@ pub(crate) fn facts<'a>(
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+/// The tool calls of Gemini's stream (`filter --tool`): a `tool_use` by its `tool_id` and
+/// `tool_name`, a `tool_result` by the `tool_id` it answers; the `-o json` document's
+/// calls are only counted, by name.
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    match value.str("type") {
+        Some("tool_use") if value.has("tool_id") => f(value.str("tool_id"), value.str("tool_name")),
+        Some("tool_result") if value.has("tool_id") => f(value.str("tool_id"), None),
+        None => {
+            if let Some(by_name) = value.path(&["stats", "tools", "byName"]) {
+                by_name.for_each_entry(|name, _| f(None, Some(name)));
+            }
+        }
+        _ => {}
+    }
+}
 
 /// The `gemini` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
@@ -300,6 +315,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
+    tools,
     programs: PROGRAMS,
     resume: Some(resume),
     run_facts: Some(run_facts),

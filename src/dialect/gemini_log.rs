@@ -115,6 +115,14 @@ pub(crate) fn facts<'a>(
         _ => {}
     }
 }
+/// The tool calls of a `gemini` message's `toolCalls`, by id and name (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if value.str("type") == Some("gemini") {
+        if let Some(calls) = value.get("toolCalls") {
+            calls.for_each_element(|c| f(c.str("id"), c.str("name")));
+        }
+    }
+}
 
 /// The `gemini-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
@@ -135,6 +143,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
+    tools,
     programs: &[],
     resume: None,
     run_facts: None,

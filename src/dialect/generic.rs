@@ -4,6 +4,7 @@
 
 use super::agent::{self, Agent, StatsReader};
 use super::texts;
+use super::Dialect;
 use super::Head;
 use super::SchemaProblem;
 use crate::gaps::InputEnd;
@@ -16,8 +17,21 @@ pub(super) fn check(_obj: Json<'_>, _head: &Head<'_>, _problems: &mut Vec<Schema
 fn recognises(_obj: Json<'_>, _ty: Option<&str>) -> bool {
     false
 }
+/// A record of an input no agent was recognised in may hold any agent's tool calls: each
+/// agent's reader is asked, once (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    let mut asked: Vec<usize> = Vec::with_capacity(Dialect::LISTED.len());
+    for d in Dialect::LISTED {
+        let reader = d.agent().tools;
+        // Agents that share a reader (Claude's messages) are asked once.
+        let at = reader as usize;
+        if *d != Dialect::Generic && !asked.contains(&at) {
+            asked.push(at);
+            reader(value, f);
+        }
+    }
+}
 
-/// The `generic` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "generic",
     known_types: &[],
@@ -36,6 +50,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: agent::no_gap_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
+    tools,
     programs: &[],
     resume: None,
     run_facts: None,

@@ -98,6 +98,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
+    tools: agent::no_tools,
     programs: &[],
     resume: None,
     run_facts: None,

@@ -14,8 +14,6 @@ mod claude;
 mod claude_log;
 mod codex;
 mod codex_log;
-pub(crate) use codex::tool_name as codex_tool_name;
-pub(crate) use codex_log::events::tool_name as codex_log_tool_name;
 
 /// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
 /// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.
@@ -207,6 +205,17 @@ impl Dialect {
     /// `session_meta`.
     pub fn named_session<'a>(self, value: Json<'a>) -> Option<&'a str> {
         (self.agent().named_session)(value)
+    }
+
+    /// Calls `f` with each tool call a record holds: its id and, where the record names
+    /// it, its tool (`filter --tool`), read as the record's agent writes them. A record of
+    /// an input whose agent is not decided (or is `generic`) is read as any agent's.
+    pub fn tool_calls<'a>(
+        dialect: Option<Dialect>,
+        value: Json<'a>,
+        f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>),
+    ) {
+        (dialect.unwrap_or(Dialect::Generic).agent().tools)(value, f)
     }
 
     // ---- CLI knowledge: the agent programs `ndjq run` supervises ----

@@ -261,6 +261,15 @@ pub(super) mod gaps;
 fn named_session(v: Json<'_>) -> Option<&str> {
     v.str("sessionID")
 }
+/// The tool call of a tool part, in the stream (`tool_use`) and the store (`tool`): its
+/// `callID` and tool (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if matches!(value.str("type"), Some("tool_use" | "tool")) {
+        if let Some(part) = value.get("part") {
+            f(part.str("callID"), part.str("tool"));
+        }
+    }
+}
 
 /// The `opencode` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
@@ -281,6 +290,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
+    tools,
     programs: PROGRAMS,
     resume: Some(resume),
     run_facts: Some(run_facts),

@@ -195,11 +195,26 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: claude::stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: claude::texts::messages,
+    tools: claude::tool_blocks,
     programs: PROGRAMS,
     resume: Some(resume),
     // Claude's stream shape: its init and result tell a supervisor the same.
     run_facts: Some(super::claude::run_facts),
 };
+/// The tool calls of a session log's Gemini-style `message.parts`: a call's `functionCall`
+/// and its `functionResponse`, each by id and tool (`filter --tool`).
+fn log_tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if let Some(parts) = value.get("message").and_then(|m| m.get("parts")) {
+        parts.for_each_element(|part| {
+            if let Some(call) = part
+                .get("functionCall")
+                .or_else(|| part.get("functionResponse"))
+            {
+                f(call.str("id"), call.str("name"));
+            }
+        });
+    }
+}
 
 /// The `qwen-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static LOG_AGENT: Agent = Agent {
@@ -220,6 +235,7 @@ pub(super) static LOG_AGENT: Agent = Agent {
     gap_ops: gaps::log_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
+    tools: log_tools,
     programs: &[],
     resume: None,
     run_facts: None,
