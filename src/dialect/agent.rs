@@ -13,9 +13,11 @@ use super::Head;
 use super::{RecordInfo, RunFacts, SchemaProblem};
 use crate::event::EventReader;
 use crate::gaps::{InputEnd, Op};
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::Ingest;
 use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
 /// A reader of records into [`Fact`]s: the record, its type, the session its input is in
 /// so far, and where the facts go.
@@ -30,6 +32,12 @@ pub(crate) type RunFactsFn = for<'a> fn(Json<'a>, &str, Option<&str>) -> RunFact
 /// A reader of the tool calls a record holds (`filter --tool`): calls `f` with each call's
 /// id and, where the record names it, its tool (the name `events` and `stats` give it).
 pub(crate) type ToolsFn = for<'a> fn(Json<'a>, &mut dyn FnMut(Option<&'a str>, Option<&'a str>));
+
+/// Where an agent keeps its logs (`ndjq` given no path on a terminal): pushes its folders
+/// to `out`, given a reader of the environment variables that are set (not empty) and the
+/// home folder.
+pub(crate) type LogFoldersFn =
+    fn(&dyn Fn(&str) -> Option<OsString>, Option<&Path>, &mut Vec<LogFolder>);
 
 /// How `stats` reads an agent's records (docs/DESIGN.md "The stats rooms").
 #[derive(Clone, Copy)]
@@ -96,6 +104,9 @@ pub(crate) struct Agent {
     /// The tool calls a record holds, each by its id and, where the record names it, its
     /// tool (`filter --tool`, which remembers the names by id to attribute results).
     pub(super) tools: ToolsFn,
+    /// Where the agent keeps its NDJSON logs by default, whether they exist or not
+    /// ([`no_log_folders`]: none ndjq reads).
+    pub(super) log_folders: LogFoldersFn,
 
     // ---- its CLI, for `ndjq run` ----
     /// The program names its CLI runs as (empty: no CLI ndjq knows).
@@ -115,6 +126,14 @@ pub(super) fn no_gap_ops(_: &RecordInfo<'_>, _: Json<'_>, _: &mut Vec<Op>, _: &m
 
 /// The `tools` of an agent whose records hold no tool call ndjq reads.
 pub(super) fn no_tools<'a>(_: Json<'a>, _: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {}
+
+/// The `log_folders` of an agent whose logs ndjq does not look for.
+pub(super) fn no_log_folders(
+    _: &dyn Fn(&str) -> Option<OsString>,
+    _: Option<&Path>,
+    _: &mut Vec<LogFolder>,
+) {
+}
 
 /// The `named_session` of an agent whose records name no session.
 pub(super) fn no_session(_: Json<'_>) -> Option<&str> {

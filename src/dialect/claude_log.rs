@@ -9,7 +9,10 @@ use super::agent::{self, Agent, StatsReader};
 use super::{check_value, expect, SchemaProblem, Want};
 use super::{ClaudeTop, Head};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "user",
@@ -72,6 +75,42 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
 
+/// Where Claude Code keeps its transcripts, as ccusage looks for them: each entry of a
+/// comma-separated `CLAUDE_CONFIG_DIR` has a `projects` folder, else
+/// `$XDG_CONFIG_HOME/claude` (or `~/.config/claude`) and `~/.claude` do.
+fn log_folders(
+    set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    match set("CLAUDE_CONFIG_DIR") {
+        Some(dirs) => {
+            for dir in dirs.to_string_lossy().split(',').map(str::trim) {
+                if !dir.is_empty() {
+                    out.push(LogFolder::whole(
+                        "Claude Code",
+                        Path::new(dir).join("projects"),
+                    ));
+                }
+            }
+        }
+        None => {
+            let config = set("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".config")));
+            if let Some(config) = config {
+                out.push(LogFolder::whole(
+                    "Claude Code",
+                    config.join("claude/projects"),
+                ));
+            }
+            if let Some(h) = home {
+                out.push(LogFolder::whole("Claude Code", h.join(".claude/projects")));
+            }
+        }
+    }
+}
+
 /// The `claude-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "claude-log",
@@ -92,6 +131,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::Nothing,
     texts: super::claude::texts::messages,
     tools: super::claude::tool_blocks,
+    log_folders,
     programs: &[],
     resume: None,
     run_facts: None,

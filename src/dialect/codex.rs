@@ -2,7 +2,7 @@
 
 pub(super) mod events;
 
-use super::agent::{Agent, StatsReader};
+use super::agent::{self, Agent, StatsReader};
 use super::Head;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
@@ -217,6 +217,7 @@ pub(super) static AGENT: Agent = Agent {
     },
     texts: texts::each,
     tools,
+    log_folders: agent::no_log_folders,
     programs: PROGRAMS,
     resume: Some(resume),
     run_facts: Some(run_facts),

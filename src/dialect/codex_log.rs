@@ -10,7 +10,10 @@ pub(crate) mod events;
 /// `stats`: rollout records into the stats store.
 pub(super) mod stats;
 pub(crate) mod tool_output;
+use crate::input::LogFolder;
 use crate::json::Json;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "session_meta",
@@ -111,6 +114,25 @@ fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>
     }
 }
 
+/// Where Codex keeps its rollouts: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+fn log_folders(
+    set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    match set("CODEX_HOME") {
+        Some(dir) => out.push(LogFolder::whole(
+            "Codex",
+            PathBuf::from(dir).join("sessions"),
+        )),
+        None => {
+            if let Some(h) = home {
+                out.push(LogFolder::whole("Codex", h.join(".codex/sessions")));
+            }
+        }
+    }
+}
+
 /// The `codex-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "codex-log",
@@ -131,6 +153,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::Nothing,
     texts: texts::each,
     tools,
+    log_folders,
     programs: &[],
     resume: None,
     run_facts: None,

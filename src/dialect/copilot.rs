@@ -18,8 +18,11 @@ use super::texts;
 use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "session.start",
@@ -213,6 +216,29 @@ fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>
     }
 }
 
+/// Where Copilot CLI keeps its sessions: `$COPILOT_HOME/session-state`, else
+/// `~/.copilot/session-state`.
+fn log_folders(
+    set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    match set("COPILOT_HOME") {
+        Some(dir) => out.push(LogFolder::whole(
+            "Copilot CLI",
+            PathBuf::from(dir).join("session-state"),
+        )),
+        None => {
+            if let Some(h) = home {
+                out.push(LogFolder::whole(
+                    "Copilot CLI",
+                    h.join(".copilot/session-state"),
+                ));
+            }
+        }
+    }
+}
+
 /// The `copilot` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "copilot",
@@ -233,6 +259,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
     tools,
+    log_folders,
     programs: &[],
     resume: None,
     run_facts: None,

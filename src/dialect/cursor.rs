@@ -171,6 +171,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::SessionResult,
     texts: texts::each,
     tools: super::claude::tool_blocks,
+    log_folders: agent::no_log_folders,
     programs: PROGRAMS,
     resume: Some(resume),
     // Claude's stream shape: its init and result tell a supervisor the same.

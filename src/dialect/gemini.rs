@@ -316,6 +316,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
     tools,
+    log_folders: agent::no_log_folders,
     programs: PROGRAMS,
     resume: Some(resume),
     run_facts: Some(run_facts),

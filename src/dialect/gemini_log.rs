@@ -19,8 +19,11 @@ use super::texts;
 use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::Key;
+use std::ffi::OsString;
+use std::path::Path;
 
 pub(super) const KNOWN_TYPES: &[&str] = &["user", "gemini", "info", "error", "warning"];
 
@@ -124,6 +127,22 @@ fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>
     }
 }
 
+/// Where Gemini CLI keeps its session logs: a `chats` folder in each project of
+/// `~/.gemini/tmp`.
+fn log_folders(
+    _set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    if let Some(h) = home {
+        out.push(LogFolder::per_project(
+            "Gemini CLI",
+            h.join(".gemini/tmp"),
+            "chats",
+        ));
+    }
+}
+
 /// The `gemini-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "gemini-log",
@@ -144,6 +163,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
     tools,
+    log_folders,
     programs: &[],
     resume: None,
     run_facts: None,

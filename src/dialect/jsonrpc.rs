@@ -99,6 +99,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
     tools: agent::no_tools,
+    log_folders: agent::no_log_folders,
     programs: &[],
     resume: None,
     run_facts: None,

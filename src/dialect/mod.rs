@@ -218,6 +218,18 @@ impl Dialect {
         (dialect.unwrap_or(Dialect::Generic).agent().tools)(value, f)
     }
 
+    /// Pushes to `out` the folders where the agent keeps its NDJSON logs by default,
+    /// whether they exist or not; `set` reads an environment variable that is set and not
+    /// empty, `home` is the home folder.
+    pub fn log_folders(
+        self,
+        set: &dyn Fn(&str) -> Option<OsString>,
+        home: Option<&std::path::Path>,
+        out: &mut Vec<crate::input::LogFolder>,
+    ) {
+        (self.agent().log_folders)(set, home, out)
+    }
+
     // ---- CLI knowledge: the agent programs `ndjq run` supervises ----
 
     /// The program names the dialect's agent CLI runs as (empty: no CLI ndjq knows).

@@ -18,7 +18,7 @@
 
 pub(super) mod events;
 
-use super::agent::{Agent, StatsReader};
+use super::agent::{self, Agent, StatsReader};
 use super::check_value;
 use super::facts::{at, Fact};
 use super::texts;
@@ -291,6 +291,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
     tools,
+    log_folders: agent::no_log_folders,
     programs: PROGRAMS,
     resume: Some(resume),
     run_facts: Some(run_facts),

@@ -24,9 +24,11 @@ use super::texts;
 use super::Head;
 use super::{claude, expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
 pub(super) const KNOWN_TYPES: &[&str] = claude::KNOWN_TYPES;
 
@@ -196,6 +198,7 @@ pub(super) static AGENT: Agent = Agent {
     input_end: InputEnd::SessionResult,
     texts: claude::texts::messages,
     tools: claude::tool_blocks,
+    log_folders: agent::no_log_folders,
     programs: PROGRAMS,
     resume: Some(resume),
     // Claude's stream shape: its init and result tell a supervisor the same.
@@ -213,6 +216,20 @@ fn log_tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a 
                 f(call.str("id"), call.str("name"));
             }
         });
+    }
+}
+
+/// Where Qwen Code keeps its session logs: a `chats` folder in each project of
+/// `~/.qwen/projects` and of `~/.qwen/tmp`.
+fn log_folders(
+    _set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    if let Some(h) = home {
+        for root in [".qwen/projects", ".qwen/tmp"] {
+            out.push(LogFolder::per_project("Qwen Code", h.join(root), "chats"));
+        }
     }
 }
 
@@ -236,6 +253,7 @@ pub(super) static LOG_AGENT: Agent = Agent {
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
     tools: log_tools,
+    log_folders,
     programs: &[],
     resume: None,
     run_facts: None,
