@@ -246,6 +246,11 @@ pub(super) fn tool_blocks<'a>(
     });
 }
 
+/// Where an `events` block's warm-up starts in Claude's shape: the last assistant message,
+/// whose usage is held until the next message or `result` (tool results in between can be
+/// longer than the warm-up).
+pub(super) const WARM_ANCHOR: &[u8] = b"\"assistant\"";
+
 /// The `claude` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "claude",

@@ -180,6 +180,14 @@ impl Dialect {
         self.agent().reads_as_claude_messages
     }
 
+    /// The bytes of a record further back than an `events` block's warm-up that the
+    /// context of the records after it may still hold, for the warm-up to start from
+    /// (`None`: the warm-up's lines suffice).
+    pub fn warm_anchor(self) -> Option<&'static [u8]> {
+        self.reads_as_claude_messages()
+            .then_some(claude::WARM_ANCHOR)
+    }
+
     /// Whether the dialect's usage counts the cached input inside `input_tokens` (Qwen
     /// Code), rather than beside it.
     pub fn input_includes_cache(self) -> bool {
