@@ -8,6 +8,7 @@
 //! must say. A field an agent has no answer for is written out as such (`None`, `&[]`,
 //! `false`, [`no_gap_ops`]).
 
+use super::claude::ClaudeShape;
 use super::facts::{Fact, Top};
 use super::Head;
 use super::{RecordInfo, RunFacts, SchemaProblem};
@@ -70,16 +71,9 @@ pub(crate) struct Agent {
     pub(super) named_session: for<'a> fn(Json<'a>) -> Option<&'a str>,
 
     // ---- the family the agent belongs to ----
-    /// Its records are Claude's message objects, read as Claude's own.
-    pub(super) reads_as_claude_messages: bool,
-    /// Its check and `stats` read the top-level fields of [`super::ClaudeTop`]: the
-    /// classifier's walk finds them too (docs/DESIGN.md, "One walk over a record's top
-    /// level"), at the cost of one more comparison a key for every record of the input.
-    pub(super) claude_top: bool,
-    /// Its usage counts the cached input inside `input_tokens`.
-    pub(super) input_includes_cache: bool,
-    /// A tool result's text tells a failed command even when `is_error` is false.
-    pub(super) result_text_tells_failure: bool,
+    /// How it shares Claude's shape, read by Claude's shared readers (its messages, its
+    /// top-level fields, its usage, its tool results); `None`: it does not.
+    pub(super) claude: Option<&'static ClaudeShape>,
     /// A session named by one record carries to the records after it that name none.
     pub(super) carries_session: bool,
     /// A record means something only with what earlier records of its input said, so the

@@ -151,6 +151,15 @@ pub(super) mod gaps;
 /// The human text of its records (`filter --grep`).
 pub(super) mod texts;
 
+/// Cursor's stream shares Claude's stream shape but has its own `tool_call` records and no
+/// usage, so it is read on its own; only its shell results tell a failure by their text.
+static SHAPE: super::claude::ClaudeShape = super::claude::ClaudeShape {
+    reads_messages: false,
+    top: false,
+    input_includes_cache: false,
+    result_text_tells_failure: true,
+};
+
 /// The `cursor` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "cursor",
@@ -159,10 +168,7 @@ pub(super) static AGENT: Agent = Agent {
     recognises,
     check,
     named_session: agent::session_id,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: true,
+    claude: Some(&SHAPE),
     carries_session: true,
     inherits_context: false,
     events: Some(&(events::map as crate::event::MapFn)),

@@ -171,34 +171,19 @@ impl Dialect {
         }
     }
 
-    /// Whether the dialect's records are Claude's message objects, read as Claude's own:
-    /// `user`/`assistant` records whose `message.content` holds the text and tool blocks,
-    /// and whose `message.usage` is held until the next message or `result` (Claude's
-    /// stream and transcripts, Qwen Code's stream). Cursor shares the shape but has its
-    /// own `tool_call` records and no usage, so it is read on its own.
-    pub fn reads_as_claude_messages(self) -> bool {
-        self.agent().reads_as_claude_messages
+    /// How the dialect shares Claude's shape, if it does: asked by Claude's shared readers
+    /// only (engines ask a neutral question, as [`Dialect::warm_anchor`]).
+    fn claude_shape(self) -> Option<&'static claude::ClaudeShape> {
+        self.agent().claude
     }
 
     /// The bytes of a record further back than an `events` block's warm-up that the
     /// context of the records after it may still hold, for the warm-up to start from
     /// (`None`: the warm-up's lines suffice).
     pub fn warm_anchor(self) -> Option<&'static [u8]> {
-        self.reads_as_claude_messages()
+        self.claude_shape()
+            .is_some_and(|c| c.reads_messages)
             .then_some(claude::WARM_ANCHOR)
-    }
-
-    /// Whether the dialect's usage counts the cached input inside `input_tokens` (Qwen
-    /// Code), rather than beside it.
-    pub fn input_includes_cache(self) -> bool {
-        self.agent().input_includes_cache
-    }
-
-    /// Whether a tool result's text tells a failed command even when `is_error` is false
-    /// (Qwen Code and Cursor print the shell's `Exit Code: N`); see
-    /// [`claude::tool_result_failed`].
-    pub fn result_text_tells_failure(self) -> bool {
-        self.agent().result_text_tells_failure
     }
 
     /// Whether a session named by one record carries to the records after it that name
@@ -591,9 +576,13 @@ impl Classifier {
         // The one walk over the record's top level: the agents' checks and `stats` read
         // the time and a rollout's payload from here rather than walking it again (a
         // Codex line was walked four times), and the fields of `ClaudeTop` too in the
-        // input of an agent that reads them (`Agent::claude_top`). Only there: each key
+        // input of an agent that reads them (`ClaudeShape::top`). Only there: each key
         // asked for is one more comparison for every key of every record.
-        let wide = if self.current.is_some_and(|d| d.agent().claude_top) {
+        let wide = if self
+            .current
+            .and_then(Dialect::claude_shape)
+            .is_some_and(|c| c.top)
+        {
             value.places_many(CLASSIFIER_WALK)
         } else {
             None

@@ -178,6 +178,15 @@ pub(crate) fn log_facts<'a>(
     }
 }
 
+/// Qwen Code's stream is Claude's messages, its usage counting the cached input inside
+/// `input_tokens`, its shell results telling a failure by their text.
+static SHAPE: claude::ClaudeShape = claude::ClaudeShape {
+    reads_messages: true,
+    top: false,
+    input_includes_cache: true,
+    result_text_tells_failure: true,
+};
+
 /// The `qwen` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "qwen",
@@ -186,10 +195,7 @@ pub(super) static AGENT: Agent = Agent {
     recognises,
     check,
     named_session: agent::session_id,
-    reads_as_claude_messages: true,
-    claude_top: false,
-    input_includes_cache: true,
-    result_text_tells_failure: true,
+    claude: Some(&SHAPE),
     carries_session: true,
     inherits_context: true,
     events: Some(&(events::stream as crate::event::MapFn)),
@@ -241,10 +247,7 @@ pub(super) static LOG_AGENT: Agent = Agent {
     recognises: recognises_log,
     check: check_log,
     named_session: agent::session_id_camel,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: false,
     events: Some(&(events::map as crate::event::MapFn)),
