@@ -53,6 +53,17 @@ pub(crate) enum StatsReader {
     Top(fn(Json<'_>, &Top<'_>, &mut Ingest<'_>)),
 }
 
+/// What ndjq knows of an agent's CLI, for `ndjq run`.
+#[derive(Clone, Copy)]
+pub(crate) struct Cli {
+    /// The program names its CLI runs as.
+    pub(super) programs: &'static [&'static str],
+    /// The command line that resumes session `id`, run before as `program` with `args`.
+    pub(super) resume: ResumeFn,
+    /// What a valid record of a type tells the supervisor.
+    pub(super) run_facts: RunFactsFn,
+}
+
 /// What ndjq knows of one agent's records and CLI. Every field is required: adding an
 /// agent without saying one of them is a compile error (see the module's doc).
 pub(crate) struct Agent {
@@ -103,14 +114,9 @@ pub(crate) struct Agent {
     pub(super) log_folders: LogFoldersFn,
 
     // ---- its CLI, for `ndjq run` ----
-    /// The program names its CLI runs as (empty: no CLI ndjq knows).
-    pub(super) programs: &'static [&'static str],
-    /// The command line that resumes session `id`, run before as `program` with `args`
-    /// (`None`: ndjq does not know how).
-    pub(super) resume: Option<ResumeFn>,
-    /// What a valid record of a type tells the supervisor (`None`: ndjq does not
-    /// supervise this agent).
-    pub(super) run_facts: Option<RunFactsFn>,
+    /// The agent's CLI as `ndjq run` knows it (`None`: no CLI ndjq runs, resumes or
+    /// supervises).
+    pub(super) cli: Option<Cli>,
 }
 
 /// The `gap_ops` of an agent whose records tell the gap trackers nothing.

@@ -6,7 +6,7 @@
 
 pub(super) mod events;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::Head;
 use super::RecordInfo;
 use super::RunFacts;
@@ -296,7 +296,9 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::messages,
     tools: tool_blocks,
     log_folders: agent::no_log_folders,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    run_facts: Some(run_facts),
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        run_facts,
+    }),
 };

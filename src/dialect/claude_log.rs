@@ -129,7 +129,5 @@ pub(super) static AGENT: Agent = Agent {
     texts: super::claude::texts::messages,
     tools: super::claude::tool_blocks,
     log_folders,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    cli: None,
 };

@@ -2,7 +2,7 @@
 
 pub(super) mod events;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::Head;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
@@ -215,7 +215,9 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::each,
     tools,
     log_folders: agent::no_log_folders,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    run_facts: Some(run_facts),
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        run_facts,
+    }),
 };

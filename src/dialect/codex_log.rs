@@ -151,7 +151,5 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::each,
     tools,
     log_folders,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    cli: None,
 };

@@ -257,7 +257,5 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::all_strings,
     tools,
     log_folders,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    cli: None,
 };

@@ -10,7 +10,7 @@
 
 pub(super) mod events;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::facts::{at, claude_shaped, Fact};
 use super::Head;
 use super::{expect, SchemaProblem, Want};
@@ -178,8 +178,10 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::each,
     tools: super::claude::tool_blocks,
     log_folders: agent::no_log_folders,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    // Claude's stream shape: its init and result tell a supervisor the same.
-    run_facts: Some(super::claude::run_facts),
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        // Claude's stream shape: its init and result tell a supervisor the same.
+        run_facts: super::claude::run_facts,
+    }),
 };

@@ -14,7 +14,7 @@
 
 pub(super) mod events;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::check_value;
 use super::facts::{at, from_prompt, Fact};
 use super::texts;
@@ -314,7 +314,9 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::all_strings,
     tools,
     log_folders: agent::no_log_folders,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    run_facts: Some(run_facts),
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        run_facts,
+    }),
 };

@@ -49,7 +49,5 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::all_strings,
     tools,
     log_folders: agent::no_log_folders,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    cli: None,
 };

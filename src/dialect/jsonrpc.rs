@@ -97,7 +97,5 @@ pub(super) static AGENT: Agent = Agent {
     texts: texts::all_strings,
     tools: agent::no_tools,
     log_folders: agent::no_log_folders,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    cli: None,
 };

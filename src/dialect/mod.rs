@@ -227,7 +227,7 @@ impl Dialect {
 
     /// The program names the dialect's agent CLI runs as (empty: no CLI ndjq knows).
     pub fn programs(self) -> &'static [&'static str] {
-        self.agent().programs
+        self.agent().cli.map_or(&[], |cli| cli.programs)
     }
 
     /// The agent a program's file name says it is.
@@ -248,7 +248,7 @@ impl Dialect {
         args: &[OsString],
         id: &str,
     ) -> Option<Vec<OsString>> {
-        self.agent().resume.map(|resume| resume(program, args, id))
+        self.agent().cli.map(|cli| (cli.resume)(program, args, id))
     }
 
     /// What a valid record of type `ty` tells a supervisor (session, run begun, run
@@ -260,7 +260,9 @@ impl Dialect {
         ty: &str,
         subtype: Option<&str>,
     ) -> Option<RunFacts<'a>> {
-        self.agent().run_facts.map(|facts| facts(obj, ty, subtype))
+        self.agent()
+            .cli
+            .map(|cli| (cli.run_facts)(obj, ty, subtype))
     }
 
     /// The agent's reader of its records into normalized events (its module's `events`);

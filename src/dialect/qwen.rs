@@ -17,7 +17,7 @@
 pub(super) mod events;
 pub(super) mod gaps;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::check_value;
 use super::facts::{at, claude_shaped, from_prompt, Fact};
 use super::texts;
@@ -205,10 +205,12 @@ pub(super) static AGENT: Agent = Agent {
     texts: claude::texts::messages,
     tools: claude::tool_blocks,
     log_folders: agent::no_log_folders,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    // Claude's stream shape: its init and result tell a supervisor the same.
-    run_facts: Some(super::claude::run_facts),
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        // Claude's stream shape: its init and result tell a supervisor the same.
+        run_facts: super::claude::run_facts,
+    }),
 };
 /// The tool calls of a session log's Gemini-style `message.parts`: a call's `functionCall`
 /// and its `functionResponse`, each by id and tool (`filter --tool`).
@@ -257,7 +259,5 @@ pub(super) static LOG_AGENT: Agent = Agent {
     texts: texts::all_strings,
     tools: log_tools,
     log_folders,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    cli: None,
 };
