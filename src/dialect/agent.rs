@@ -40,6 +40,12 @@ pub(crate) type ToolsFn = for<'a> fn(Json<'a>, &mut dyn FnMut(Option<&'a str>, O
 pub(crate) type LogFoldersFn =
     fn(&dyn Fn(&str) -> Option<OsString>, Option<&Path>, &mut Vec<LogFolder>);
 
+/// The type a record is checked as when its `type` does not tell ([`Agent::untyped`]).
+pub(crate) type UntypedFn = fn(Json<'_>, Option<&str>) -> Option<&'static str>;
+
+/// The agent a later record tells a stream is ([`Agent::turns_into`]).
+pub(crate) type TurnsIntoFn = fn(Json<'_>, Option<&str>) -> Option<super::Dialect>;
+
 /// How `stats` reads an agent's records (docs/DESIGN.md "The stats rooms").
 #[derive(Clone, Copy)]
 pub(crate) enum StatsReader {
@@ -78,6 +84,18 @@ pub(crate) struct Agent {
     pub(super) recognises: fn(Json<'_>, Option<&str>) -> bool,
     /// The schema problems of a record of a known type.
     pub(super) check: fn(Json<'_>, &Head<'_>, &mut Vec<SchemaProblem>),
+    /// The type a record is checked as when its `type` does not tell (JSON-RPC's messages
+    /// have none and are checked whole, as `""`; Gemini's `-o json` document has none), its
+    /// type then not looked up in `known_types`; `None`: only by its `type`.
+    pub(super) untyped: Option<UntypedFn>,
+    /// The agent a stream detected as this one's turns out to be, told by a later record
+    /// (Claude's stream that did not open with its init: Qwen's and Cursor's own records);
+    /// `None`: detection is final.
+    pub(super) turns_into: Option<TurnsIntoFn>,
+    /// A record read before its input's agent is decided (a transcript opening with lines
+    /// of no signature) is searched by `filter --grep` as this agent's when its type is one
+    /// this agent knows.
+    pub(super) guessed_by_type: bool,
     /// The session a record names itself, if it names one.
     pub(super) named_session: for<'a> fn(Json<'a>) -> Option<&'a str>,
 

@@ -246,6 +246,18 @@ pub(super) fn tool_blocks<'a>(
     });
 }
 
+/// A Claude-shaped stream that did not open with its init: Qwen's and Cursor's own records
+/// still tell them apart when they come.
+fn turns_into(obj: Json<'_>, ty: Option<&str>) -> Option<super::Dialect> {
+    if ty == Some("system") && super::qwen::recognises(obj, ty) {
+        Some(super::Dialect::Qwen)
+    } else if super::cursor::own_type(ty) && super::cursor::recognises(obj, ty) {
+        Some(super::Dialect::Cursor)
+    } else {
+        None
+    }
+}
+
 /// How an agent shares Claude's shape: what Claude's shared readers (its events, its gap
 /// trackers' tool results, the classifier's walk) ask of the agent whose records they
 /// read. An agent of Claude's shape names one in its descriptor (`claude`).
@@ -285,6 +297,9 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: Some(turns_into),
+    guessed_by_type: true,
     named_session: agent::session_id,
     claude: Some(&SHAPE),
     carries_session: true,

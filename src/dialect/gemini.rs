@@ -296,6 +296,11 @@ fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>
     }
 }
 
+/// The `-o json` document has no `type`: it is checked as [`DOCUMENT`].
+fn untyped(obj: Json<'_>, ty: Option<&str>) -> Option<&'static str> {
+    (ty.is_none() && is_document(obj)).then_some(DOCUMENT)
+}
+
 /// The `gemini` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "gemini",
@@ -303,6 +308,9 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: Some(untyped),
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::session_id,
     claude: None,
     carries_session: true,

@@ -79,6 +79,11 @@ fn gap_ops(_: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut St
     false
 }
 
+/// JSON-RPC messages have no type: each is checked whole.
+fn untyped(_: Json<'_>, _: Option<&str>) -> Option<&'static str> {
+    Some("")
+}
+
 /// The `jsonrpc` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "jsonrpc",
@@ -86,6 +91,9 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: Some(untyped),
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::no_session,
     claude: None,
     carries_session: false,

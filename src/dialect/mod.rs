@@ -312,14 +312,9 @@ impl Dialect {
             Some(d) => (d.agent().texts)(value, f),
             None => {
                 let ty = texts::str_at(value, "type");
-                let guess = [
-                    Dialect::ClaudeLog,
-                    Dialect::Claude,
-                    Dialect::Codex,
-                    Dialect::CodexLog,
-                ]
-                .into_iter()
-                .find(|d| ty.is_some_and(|t| d.known_types().contains(&t)));
+                let guess = Dialect::LISTED.iter().copied().find(|d| {
+                    d.agent().guessed_by_type && ty.is_some_and(|t| d.known_types().contains(&t))
+                });
                 match guess {
                     Some(_) => Dialect::for_each_text(guess, value, f),
                     None => texts::strings(Some(value), f),
@@ -619,13 +614,11 @@ impl Classifier {
                     self.current = Some(Dialect::Generic);
                 }
             }
-        } else if self.current == Some(Dialect::Claude) && self.forced.is_none() {
-            // A Claude-shaped stream that did not open with its init: Qwen's and Cursor's
-            // own records still tell them apart when they come.
-            if top_type == Some("system") && qwen::recognises(value, top_type) {
-                self.current = Some(Dialect::Qwen);
-            } else if cursor::own_type(top_type) && cursor::recognises(value, top_type) {
-                self.current = Some(Dialect::Cursor);
+        } else if self.forced.is_none() {
+            // A stream whose agent a later record may tell apart (`Agent::turns_into`).
+            let turns_into = self.current.and_then(|d| d.agent().turns_into);
+            if let Some(later) = turns_into.and_then(|f| f(value, top_type)) {
+                self.current = Some(later);
             }
         }
         let ty = match self.current {
@@ -649,17 +642,17 @@ impl Classifier {
             payload,
             claude,
         };
-        if dialect == Dialect::JsonRpc {
-            // JSON-RPC messages have no type: their shape is checked whole.
-            dialect.check(value, &head(""), &mut findings.schema);
+        let untyped = dialect.agent().untyped.and_then(|f| f(value, ty));
+        if let Some(as_type) = untyped {
+            // A record its type does not tell (`Agent::untyped`): checked as the agent says.
+            dialect.check(value, &head(as_type), &mut findings.schema);
         } else if let Some(t) = ty {
-            if dialect != Dialect::Generic && !dialect.knows(t) {
+            // A dialect that knows no types (`generic`) flags none.
+            if !dialect.known_types().is_empty() && !dialect.knows(t) {
                 findings.unknown_type = true;
             } else {
                 dialect.check(value, &head(t), &mut findings.schema);
             }
-        } else if dialect == Dialect::Gemini && gemini::is_document(value) {
-            dialect.check(value, &head(gemini::DOCUMENT), &mut findings.schema);
         }
         info
     }
