@@ -225,6 +225,7 @@ impl ClaudeTop {
         record.at_place(*self.0.get(field)?)
     }
 }
+
 /// The tool calls of a Claude message (`message.content[]`): a `tool_use` block by its id
 /// and name, a `tool_result` block by the id of the call it answers (`filter --tool`).
 /// Qwen Code's and Cursor's messages, and Claude's transcripts, share the shape.

@@ -183,6 +183,7 @@ fn named_session(v: Json<'_>) -> Option<&str> {
         _ => None,
     }
 }
+
 /// The tool call of an exec item (`item.started`, `item.completed`), by the name `events`
 /// and `stats` give it (`filter --tool`).
 fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {

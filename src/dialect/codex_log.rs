@@ -97,6 +97,7 @@ fn named_session(v: Json<'_>) -> Option<&str> {
         _ => None,
     }
 }
+
 /// The tool call of a rollout's `response_item`: a call by its `call_id` and tool, an
 /// `*_output` by the `call_id` it answers (`filter --tool`).
 fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {

@@ -201,6 +201,7 @@ fn named_session(v: Json<'_>) -> Option<&str> {
         _ => None,
     }
 }
+
 /// The tool call of a tool execution's start or end, by its `toolCallId` and
 /// `toolName` (`filter --tool`).
 fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {

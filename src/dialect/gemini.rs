@@ -280,6 +280,7 @@ pub(crate) fn facts<'a>(
 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
+
 /// The tool calls of Gemini's stream (`filter --tool`): a `tool_use` by its `tool_id` and
 /// `tool_name`, a `tool_result` by the `tool_id` it answers; the `-o json` document's
 /// calls are only counted, by name.

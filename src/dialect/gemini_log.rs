@@ -118,6 +118,7 @@ pub(crate) fn facts<'a>(
         _ => {}
     }
 }
+
 /// The tool calls of a `gemini` message's `toolCalls`, by id and name (`filter --tool`).
 fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
     if value.str("type") == Some("gemini") {

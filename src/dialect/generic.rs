@@ -17,6 +17,7 @@ pub(super) fn check(_obj: Json<'_>, _head: &Head<'_>, _problems: &mut Vec<Schema
 fn recognises(_obj: Json<'_>, _ty: Option<&str>) -> bool {
     false
 }
+
 /// A record of an input no agent was recognised in may hold any agent's tool calls: each
 /// agent's reader is asked, once (`filter --tool`).
 fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
@@ -32,6 +33,7 @@ fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>
     }
 }
 
+/// The `generic` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "generic",
     known_types: &[],

@@ -261,6 +261,7 @@ pub(super) mod gaps;
 fn named_session(v: Json<'_>) -> Option<&str> {
     v.str("sessionID")
 }
+
 /// The tool call of a tool part, in the stream (`tool_use`) and the store (`tool`): its
 /// `callID` and tool (`filter --tool`).
 fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {

@@ -215,6 +215,7 @@ pub(super) static AGENT: Agent = Agent {
         run_facts: super::claude::run_facts,
     }),
 };
+
 /// The tool calls of a session log's Gemini-style `message.parts`: a call's `functionCall`
 /// and its `functionResponse`, each by id and tool (`filter --tool`).
 fn log_tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
