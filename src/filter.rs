@@ -18,6 +18,7 @@ pub use grep::Grep;
 pub use projection::Projection;
 
 use crate::diagnostic::Code;
+use crate::dialect::Dialect;
 use crate::json::Json;
 use crate::pipeline::{Record, Status};
 use crate::timestamp::{self, TimeRange};
@@ -86,7 +87,7 @@ impl Matcher {
         let p = &self.predicates;
         if !p.tools.is_empty() {
             if let Some(v) = record.value {
-                remember_tools(v, &mut self.tool_names);
+                remember_tools(record.info.dialect, v, &mut self.tool_names);
             }
         }
         let p = &self.predicates;
@@ -143,7 +144,7 @@ impl Matcher {
         if !p.wheres.iter().all(|w| w.matches(value)) {
             return false;
         }
-        if !p.tools.is_empty() && !holds_tool(value, &p.tools, &self.tool_names) {
+        if !p.tools.is_empty() && !holds_tool(info.dialect, value, &p.tools, &self.tool_names) {
             return false;
         }
         if !p.time.is_unbounded() {
@@ -179,78 +180,8 @@ pub fn model_of<'a>(value: Json<'a>) -> Option<&'a str> {
         .or_else(|| text(message, "modelID"))
 }
 
-/// Calls `f` with every content block of a Claude message (`message.content[]`).
-fn for_each_block<'a>(value: Json<'a>, f: impl FnMut(Json<'a>)) {
-    if let Some(content) = value.get("message").and_then(|m| m.get("content")) {
-        content.for_each_element(f);
-    }
-}
-
-/// The tool call a record of the other agents holds outside Claude's content blocks: its
-/// id and, where the record names it, its tool (Gemini `tool_use`/`tool_result`, OpenCode
-/// tool parts, Copilot tool executions, Gemini log `toolCalls`, Codex exec items and
-/// rollout calls, Qwen log `functionCall`/`functionResponse` parts, each tool by the name
-/// `events` and `stats` give it).
-fn for_each_agent_tool<'a>(value: Json<'a>, mut f: impl FnMut(Option<&'a str>, Option<&'a str>)) {
-    let s = |v: Option<Json<'a>>, k: &str| v.and_then(|v| v.str(k));
-    let v = Some(value);
-    match s(v, "type") {
-        Some("tool_use") if value.has("tool_id") => f(s(v, "tool_id"), s(v, "tool_name")),
-        Some("tool_result") if value.has("tool_id") => f(s(v, "tool_id"), None),
-        // OpenCode's stream, and its store (`tool`).
-        Some("tool_use" | "tool") if value.has("part") => {
-            let part = value.get("part");
-            f(s(part, "callID"), s(part, "tool"));
-        }
-        Some("tool.execution_start" | "tool.execution_complete") => {
-            let data = value.get("data");
-            f(s(data, "toolCallId"), s(data, "toolName"));
-        }
-        // Gemini CLI's `-o json` document: its calls only counted, by name.
-        None => {
-            if let Some(by_name) = value.path(&["stats", "tools", "byName"]) {
-                by_name.for_each_entry(|name, _| f(None, Some(name)));
-            }
-        }
-        Some("gemini") => {
-            if let Some(calls) = value.get("toolCalls") {
-                calls.for_each_element(|c| f(s(Some(c), "id"), s(Some(c), "name")));
-            }
-        }
-        Some("item.started" | "item.completed") => {
-            if let Some(item) = value.get("item") {
-                if let Some(name) = crate::dialect::codex_tool_name(item) {
-                    f(s(Some(item), "id"), Some(name));
-                }
-            }
-        }
-        Some("response_item") => {
-            let payload = value.get("payload");
-            let ptype = s(payload, "type").unwrap_or_default();
-            match crate::dialect::codex_log_tool_name(ptype, s(payload, "name")) {
-                Some(name) => f(s(payload, "call_id"), Some(name)),
-                None if ptype.ends_with("_output") => f(s(payload, "call_id"), None),
-                None => {}
-            }
-        }
-        _ => {}
-    }
-    // Qwen Code's session log: Gemini-style `message.parts`, a call's `functionCall` and
-    // its `functionResponse`, each naming the tool.
-    if let Some(parts) = value.get("message").and_then(|m| m.get("parts")) {
-        parts.for_each_element(|part| {
-            if let Some(call) = part
-                .get("functionCall")
-                .or_else(|| part.get("functionResponse"))
-            {
-                f(s(Some(call), "id"), s(Some(call), "name"));
-            }
-        });
-    }
-}
-
-fn remember_tools(value: Json<'_>, names: &mut HashMap<String, String>) {
-    for_each_agent_tool(value, |id, name| {
+fn remember_tools(dialect: Option<Dialect>, value: Json<'_>, names: &mut HashMap<String, String>) {
+    Dialect::tool_calls(dialect, value, &mut |id, name| {
         if let (Some(id), Some(name)) = (id, name) {
             if names.len() >= TOOL_ID_CAP {
                 names.clear();
@@ -258,33 +189,19 @@ fn remember_tools(value: Json<'_>, names: &mut HashMap<String, String>) {
             names.insert(id.to_string(), name.to_string());
         }
     });
-    for_each_block(value, |b| {
-        if b.str("type") == Some("tool_use") {
-            if let (Some(id), Some(name)) = (b.str("id"), b.str("name")) {
-                if names.len() >= TOOL_ID_CAP {
-                    names.clear();
-                }
-                names.insert(id.to_string(), name.to_string());
-            }
-        }
-    });
 }
 
-fn holds_tool(value: Json<'_>, tools: &[String], names: &HashMap<String, String>) -> bool {
+/// Whether a record holds a call of one of `tools`: a call by its name, a result by the
+/// name remembered for its call's id.
+fn holds_tool(
+    dialect: Option<Dialect>,
+    value: Json<'_>,
+    tools: &[String],
+    names: &HashMap<String, String>,
+) -> bool {
     let mut hit = false;
-    for_each_agent_tool(value, |id, name| {
+    Dialect::tool_calls(dialect, value, &mut |id, name| {
         let name = name.or_else(|| id.and_then(|id| names.get(id)).map(String::as_str));
-        hit |= name.is_some_and(|n| tools.iter().any(|t| t == n));
-    });
-    for_each_block(value, |b| {
-        let name = match b.str("type") {
-            Some("tool_use") => b.str("name"),
-            Some("tool_result") => b
-                .str("tool_use_id")
-                .and_then(|id| names.get(id))
-                .map(String::as_str),
-            _ => None,
-        };
         hit |= name.is_some_and(|n| tools.iter().any(|t| t == n));
     });
     hit

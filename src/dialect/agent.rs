@@ -8,14 +8,17 @@
 //! must say. A field an agent has no answer for is written out as such (`None`, `&[]`,
 //! `false`, [`no_gap_ops`]).
 
+use super::claude::ClaudeShape;
 use super::facts::{Fact, Top};
 use super::Head;
 use super::{RecordInfo, RunFacts, SchemaProblem};
 use crate::event::EventReader;
 use crate::gaps::{InputEnd, Op};
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::Ingest;
 use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
 /// A reader of records into [`Fact`]s: the record, its type, the session its input is in
 /// so far, and where the facts go.
@@ -26,6 +29,22 @@ pub(crate) type ResumeFn = fn(&OsStr, &[OsString], &str) -> Vec<OsString>;
 
 /// What a valid record (its type and subtype) tells the supervisor of a run.
 pub(crate) type RunFactsFn = for<'a> fn(Json<'a>, &str, Option<&str>) -> RunFacts<'a>;
+
+/// A reader of the tool calls a record holds (`filter --tool`): calls `f` with each call's
+/// id and, where the record names it, its tool (the name `events` and `stats` give it).
+pub(crate) type ToolsFn = for<'a> fn(Json<'a>, &mut dyn FnMut(Option<&'a str>, Option<&'a str>));
+
+/// Where an agent keeps its logs (`ndjq` given no path on a terminal): pushes its folders
+/// to `out`, given a reader of the environment variables that are set (not empty) and the
+/// home folder.
+pub(crate) type LogFoldersFn =
+    fn(&dyn Fn(&str) -> Option<OsString>, Option<&Path>, &mut Vec<LogFolder>);
+
+/// The type a record is checked as when its `type` does not tell ([`Agent::untyped`]).
+pub(crate) type UntypedFn = fn(Json<'_>, Option<&str>) -> Option<&'static str>;
+
+/// The agent a later record tells a stream is ([`Agent::turns_into`]).
+pub(crate) type TurnsIntoFn = fn(Json<'_>, Option<&str>) -> Option<super::Dialect>;
 
 /// How `stats` reads an agent's records (docs/DESIGN.md "The stats rooms").
 #[derive(Clone, Copy)]
@@ -38,6 +57,17 @@ pub(crate) enum StatsReader {
     /// Straight into the store, from the record's top-level fields found in one walk
     /// (Claude's shape: request ids, `message_delta` links).
     Top(fn(Json<'_>, &Top<'_>, &mut Ingest<'_>)),
+}
+
+/// What ndjq knows of an agent's CLI, for `ndjq run`.
+#[derive(Clone, Copy)]
+pub(crate) struct Cli {
+    /// The program names its CLI runs as.
+    pub(super) programs: &'static [&'static str],
+    /// The command line that resumes session `id`, run before as `program` with `args`.
+    pub(super) resume: ResumeFn,
+    /// What a valid record of a type tells the supervisor.
+    pub(super) run_facts: RunFactsFn,
 }
 
 /// What ndjq knows of one agent's records and CLI. Every field is required: adding an
@@ -54,20 +84,25 @@ pub(crate) struct Agent {
     pub(super) recognises: fn(Json<'_>, Option<&str>) -> bool,
     /// The schema problems of a record of a known type.
     pub(super) check: fn(Json<'_>, &Head<'_>, &mut Vec<SchemaProblem>),
+    /// The type a record is checked as when its `type` does not tell (JSON-RPC's messages
+    /// have none and are checked whole, as `""`; Gemini's `-o json` document has none), its
+    /// type then not looked up in `known_types`; `None`: only by its `type`.
+    pub(super) untyped: Option<UntypedFn>,
+    /// The agent a stream detected as this one's turns out to be, told by a later record
+    /// (Claude's stream that did not open with its init: Qwen's and Cursor's own records);
+    /// `None`: detection is final.
+    pub(super) turns_into: Option<TurnsIntoFn>,
+    /// A record read before its input's agent is decided (a transcript opening with lines
+    /// of no signature) is searched by `filter --grep` as this agent's when its type is one
+    /// this agent knows.
+    pub(super) guessed_by_type: bool,
     /// The session a record names itself, if it names one.
     pub(super) named_session: for<'a> fn(Json<'a>) -> Option<&'a str>,
 
     // ---- the family the agent belongs to ----
-    /// Its records are Claude's message objects, read as Claude's own.
-    pub(super) reads_as_claude_messages: bool,
-    /// Its check and `stats` read the top-level fields of [`super::ClaudeTop`]: the
-    /// classifier's walk finds them too (docs/DESIGN.md, "One walk over a record's top
-    /// level"), at the cost of one more comparison a key for every record of the input.
-    pub(super) claude_top: bool,
-    /// Its usage counts the cached input inside `input_tokens`.
-    pub(super) input_includes_cache: bool,
-    /// A tool result's text tells a failed command even when `is_error` is false.
-    pub(super) result_text_tells_failure: bool,
+    /// How it shares Claude's shape, read by Claude's shared readers (its messages, its
+    /// top-level fields, its usage, its tool results); `None`: it does not.
+    pub(super) claude: Option<&'static ClaudeShape>,
     /// A session named by one record carries to the records after it that name none.
     pub(super) carries_session: bool,
     /// A record means something only with what earlier records of its input said, so the
@@ -89,21 +124,33 @@ pub(crate) struct Agent {
     /// Calls `f` on each piece of a record's human text until it returns true
     /// (`filter --grep`); whether it did.
     pub(super) texts: for<'a> fn(Json<'a>, &mut dyn FnMut(Json<'a>) -> bool) -> bool,
+    /// The tool calls a record holds, each by its id and, where the record names it, its
+    /// tool (`filter --tool`, which remembers the names by id to attribute results).
+    pub(super) tools: ToolsFn,
+    /// Where the agent keeps its NDJSON logs by default, whether they exist or not
+    /// ([`no_log_folders`]: none ndjq reads).
+    pub(super) log_folders: LogFoldersFn,
 
     // ---- its CLI, for `ndjq run` ----
-    /// The program names its CLI runs as (empty: no CLI ndjq knows).
-    pub(super) programs: &'static [&'static str],
-    /// The command line that resumes session `id`, run before as `program` with `args`
-    /// (`None`: ndjq does not know how).
-    pub(super) resume: Option<ResumeFn>,
-    /// What a valid record of a type tells the supervisor (`None`: ndjq does not
-    /// supervise this agent).
-    pub(super) run_facts: Option<RunFactsFn>,
+    /// The agent's CLI as `ndjq run` knows it (`None`: no CLI ndjq runs, resumes or
+    /// supervises).
+    pub(super) cli: Option<Cli>,
 }
 
 /// The `gap_ops` of an agent whose records tell the gap trackers nothing.
 pub(super) fn no_gap_ops(_: &RecordInfo<'_>, _: Json<'_>, _: &mut Vec<Op>, _: &mut String) -> bool {
     false
+}
+
+/// The `tools` of an agent whose records hold no tool call ndjq reads.
+pub(super) fn no_tools<'a>(_: Json<'a>, _: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {}
+
+/// The `log_folders` of an agent whose logs ndjq does not look for.
+pub(super) fn no_log_folders(
+    _: &dyn Fn(&str) -> Option<OsString>,
+    _: Option<&Path>,
+    _: &mut Vec<LogFolder>,
+) {
 }
 
 /// The `named_session` of an agent whose records name no session.

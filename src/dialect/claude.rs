@@ -6,7 +6,7 @@
 
 pub(super) mod events;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::Head;
 use super::RecordInfo;
 use super::RunFacts;
@@ -131,7 +131,7 @@ pub(super) fn run_facts<'a>(obj: Json<'a>, ty: &str, subtype: Option<&str>) -> R
 }
 
 /// Whether a `tool_result` block of Claude's shape reports a failed call: `is_error:
-/// true`, or (`text_tells`: [`super::Dialect::result_text_tells_failure`]) a text content
+/// true`, or (`text_tells`: [`ClaudeShape::result_text_tells_failure`]) a text content
 /// that says the command failed. The one rule `stats`, `events` and `gaps` use.
 pub(crate) fn tool_result_failed(block: Json<'_>, text_tells: bool) -> bool {
     tool_result_failed_given(block.get("is_error"), block, text_tells)
@@ -173,7 +173,7 @@ pub(super) fn stream_gap_ops(
 
 /// The top-level fields of a Claude record (stream or transcript) that its schema checks
 /// and `stats` read besides the type, subtype and time: found in the classifier's walk in
-/// an input of Claude's stream or transcripts (`Agent::claude_top`), so neither walks the
+/// an input of Claude's stream or transcripts (`ClaudeShape::top`), so neither walks the
 /// record's top level again
 /// (docs/DESIGN.md, "One walk over a record's top level"), and the names `facts::Top`
 /// walks a record for when the classifier did not. Places on the record's tape, read with
@@ -226,6 +226,71 @@ impl ClaudeTop {
     }
 }
 
+/// The tool calls of a Claude message (`message.content[]`): a `tool_use` block by its id
+/// and name, a `tool_result` block by the id of the call it answers (`filter --tool`).
+/// Qwen Code's and Cursor's messages, and Claude's transcripts, share the shape.
+pub(super) fn tool_blocks<'a>(
+    value: Json<'a>,
+    f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>),
+) {
+    let Some(content) = value.get("message").and_then(|m| m.get("content")) else {
+        return;
+    };
+    content.for_each_element(|b| match b.str("type") {
+        // A call without a name is not looked up by its id.
+        Some("tool_use") => {
+            let name = b.str("name");
+            f(name.and(b.str("id")), name);
+        }
+        Some("tool_result") => f(b.str("tool_use_id"), None),
+        _ => {}
+    });
+}
+
+/// A Claude-shaped stream that did not open with its init: Qwen's and Cursor's own records
+/// still tell them apart when they come.
+fn turns_into(obj: Json<'_>, ty: Option<&str>) -> Option<super::Dialect> {
+    if ty == Some("system") && super::qwen::recognises(obj, ty) {
+        Some(super::Dialect::Qwen)
+    } else if super::cursor::own_type(ty) && super::cursor::recognises(obj, ty) {
+        Some(super::Dialect::Cursor)
+    } else {
+        None
+    }
+}
+
+/// How an agent shares Claude's shape: what Claude's shared readers (its events, its gap
+/// trackers' tool results, the classifier's walk) ask of the agent whose records they
+/// read. An agent of Claude's shape names one in its descriptor (`claude`).
+pub(super) struct ClaudeShape {
+    /// Its records are Claude's message objects, read as Claude's own: `user`/`assistant`
+    /// records whose `message.content` holds the text and tool blocks, and whose
+    /// `message.usage` is held until the next message or `result`.
+    pub(super) reads_messages: bool,
+    /// Its check and `stats` read the top-level fields of [`ClaudeTop`]: the classifier's
+    /// walk finds them too (docs/DESIGN.md, "One walk over a record's top level"), at the
+    /// cost of one more comparison a key for every record of the input.
+    pub(super) top: bool,
+    /// Its usage counts the cached input inside `input_tokens`, rather than beside it.
+    pub(super) input_includes_cache: bool,
+    /// A tool result's text tells a failed command even when `is_error` is false (the
+    /// shell's `Exit Code: N`); see [`tool_result_failed`].
+    pub(super) result_text_tells_failure: bool,
+}
+
+/// Claude's own: its stream and its transcripts.
+pub(super) static SHAPE: ClaudeShape = ClaudeShape {
+    reads_messages: true,
+    top: true,
+    input_includes_cache: false,
+    result_text_tells_failure: false,
+};
+
+/// Where an `events` block's warm-up starts in Claude's shape: the last assistant message,
+/// whose usage is held until the next message or `result` (tool results in between can be
+/// longer than the warm-up).
+pub(super) const WARM_ANCHOR: &[u8] = b"\"assistant\"";
+
 /// The `claude` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "claude",
@@ -233,11 +298,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: Some(turns_into),
+    guessed_by_type: true,
     named_session: agent::session_id,
-    reads_as_claude_messages: true,
-    claude_top: true,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: Some(&SHAPE),
     carries_session: true,
     inherits_context: false,
     events: Some(&events::Claude),
@@ -245,7 +310,11 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: texts::messages,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    run_facts: Some(run_facts),
+    tools: tool_blocks,
+    log_folders: agent::no_log_folders,
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        run_facts,
+    }),
 };

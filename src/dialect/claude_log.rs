@@ -9,7 +9,10 @@ use super::agent::{self, Agent, StatsReader};
 use super::{check_value, expect, SchemaProblem, Want};
 use super::{ClaudeTop, Head};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "user",
@@ -72,6 +75,42 @@ pub(super) fn check(obj: Json<'_>, head: &Head<'_>, p: &mut Vec<SchemaProblem>) 
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
 
+/// Where Claude Code keeps its transcripts, as ccusage looks for them: each entry of a
+/// comma-separated `CLAUDE_CONFIG_DIR` has a `projects` folder, else
+/// `$XDG_CONFIG_HOME/claude` (or `~/.config/claude`) and `~/.claude` do.
+fn log_folders(
+    set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    match set("CLAUDE_CONFIG_DIR") {
+        Some(dirs) => {
+            for dir in dirs.to_string_lossy().split(',').map(str::trim) {
+                if !dir.is_empty() {
+                    out.push(LogFolder::whole(
+                        "Claude Code",
+                        Path::new(dir).join("projects"),
+                    ));
+                }
+            }
+        }
+        None => {
+            let config = set("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .or_else(|| home.map(|h| h.join(".config")));
+            if let Some(config) = config {
+                out.push(LogFolder::whole(
+                    "Claude Code",
+                    config.join("claude/projects"),
+                ));
+            }
+            if let Some(h) = home {
+                out.push(LogFolder::whole("Claude Code", h.join(".claude/projects")));
+            }
+        }
+    }
+}
+
 /// The `claude-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "claude-log",
@@ -79,11 +118,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: true,
     named_session: agent::session_id_camel,
-    reads_as_claude_messages: true,
-    claude_top: true,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: Some(&super::claude::SHAPE),
     carries_session: true,
     inherits_context: false,
     events: Some(&super::claude::events::Claude),
@@ -91,7 +130,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: super::claude::texts::messages,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    tools: super::claude::tool_blocks,
+    log_folders,
+    cli: None,
 };

@@ -2,7 +2,7 @@
 
 pub(super) mod events;
 
-use super::agent::{Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::Head;
 use super::RunFacts;
 use super::{expect, SchemaProblem, Want};
@@ -184,6 +184,18 @@ fn named_session(v: Json<'_>) -> Option<&str> {
     }
 }
 
+/// The tool call of an exec item (`item.started`, `item.completed`), by the name `events`
+/// and `stats` give it (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if matches!(value.str("type"), Some("item.started" | "item.completed")) {
+        if let Some(item) = value.get("item") {
+            if let Some(name) = tool_name(item) {
+                f(item.str("id"), Some(name));
+            }
+        }
+    }
+}
+
 /// The `codex` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "codex",
@@ -191,11 +203,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: true,
     named_session,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: true,
     events: Some(&(events::map as crate::event::MapFn)),
@@ -205,7 +217,11 @@ pub(super) static AGENT: Agent = Agent {
         turn_ends: gaps::TURN_ENDS,
     },
     texts: texts::each,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    run_facts: Some(run_facts),
+    tools,
+    log_folders: agent::no_log_folders,
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        run_facts,
+    }),
 };

@@ -10,7 +10,10 @@ pub(crate) mod events;
 /// `stats`: rollout records into the stats store.
 pub(super) mod stats;
 pub(crate) mod tool_output;
+use crate::input::LogFolder;
 use crate::json::Json;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "session_meta",
@@ -95,6 +98,42 @@ fn named_session(v: Json<'_>) -> Option<&str> {
     }
 }
 
+/// The tool call of a rollout's `response_item`: a call by its `call_id` and tool, an
+/// `*_output` by the `call_id` it answers (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if value.str("type") != Some("response_item") {
+        return;
+    }
+    let Some(payload) = value.get("payload") else {
+        return;
+    };
+    let ptype = payload.str("type").unwrap_or_default();
+    match events::tool_name(ptype, payload.str("name")) {
+        Some(name) => f(payload.str("call_id"), Some(name)),
+        None if ptype.ends_with("_output") => f(payload.str("call_id"), None),
+        None => {}
+    }
+}
+
+/// Where Codex keeps its rollouts: `$CODEX_HOME/sessions`, else `~/.codex/sessions`.
+fn log_folders(
+    set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    match set("CODEX_HOME") {
+        Some(dir) => out.push(LogFolder::whole(
+            "Codex",
+            PathBuf::from(dir).join("sessions"),
+        )),
+        None => {
+            if let Some(h) = home {
+                out.push(LogFolder::whole("Codex", h.join(".codex/sessions")));
+            }
+        }
+    }
+}
+
 /// The `codex-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "codex-log",
@@ -102,11 +141,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: true,
     named_session,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: true,
     events: Some(&events::Rollout),
@@ -114,7 +153,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: texts::each,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    tools,
+    log_folders,
+    cli: None,
 };

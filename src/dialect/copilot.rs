@@ -18,8 +18,11 @@ use super::texts;
 use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 
 pub(super) const KNOWN_TYPES: &[&str] = &[
     "session.start",
@@ -199,6 +202,44 @@ fn named_session(v: Json<'_>) -> Option<&str> {
     }
 }
 
+/// The tool call of a tool execution's start or end, by its `toolCallId` and
+/// `toolName` (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if matches!(
+        value.str("type"),
+        Some("tool.execution_start" | "tool.execution_complete")
+    ) {
+        let data = value.get("data");
+        f(
+            data.and_then(|d| d.str("toolCallId")),
+            data.and_then(|d| d.str("toolName")),
+        );
+    }
+}
+
+/// Where Copilot CLI keeps its sessions: `$COPILOT_HOME/session-state`, else
+/// `~/.copilot/session-state`.
+fn log_folders(
+    set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    match set("COPILOT_HOME") {
+        Some(dir) => out.push(LogFolder::whole(
+            "Copilot CLI",
+            PathBuf::from(dir).join("session-state"),
+        )),
+        None => {
+            if let Some(h) = home {
+                out.push(LogFolder::whole(
+                    "Copilot CLI",
+                    h.join(".copilot/session-state"),
+                ));
+            }
+        }
+    }
+}
+
 /// The `copilot` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "copilot",
@@ -206,11 +247,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: Some(knows),
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: false,
     named_session,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: true,
     events: Some(&(events::map as crate::event::MapFn)),
@@ -218,7 +259,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    tools,
+    log_folders,
+    cli: None,
 };

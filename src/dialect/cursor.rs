@@ -10,7 +10,7 @@
 
 pub(super) mod events;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::facts::{at, claude_shaped, Fact};
 use super::Head;
 use super::{expect, SchemaProblem, Want};
@@ -151,6 +151,15 @@ pub(super) mod gaps;
 /// The human text of its records (`filter --grep`).
 pub(super) mod texts;
 
+/// Cursor's stream shares Claude's stream shape but has its own `tool_call` records and no
+/// usage, so it is read on its own; only its shell results tell a failure by their text.
+static SHAPE: super::claude::ClaudeShape = super::claude::ClaudeShape {
+    reads_messages: false,
+    top: false,
+    input_includes_cache: false,
+    result_text_tells_failure: true,
+};
+
 /// The `cursor` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "cursor",
@@ -158,11 +167,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::session_id,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: true,
+    claude: Some(&SHAPE),
     carries_session: true,
     inherits_context: false,
     events: Some(&(events::map as crate::event::MapFn)),
@@ -170,8 +179,12 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: super::claude::stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: texts::each,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    // Claude's stream shape: its init and result tell a supervisor the same.
-    run_facts: Some(super::claude::run_facts),
+    tools: super::claude::tool_blocks,
+    log_folders: agent::no_log_folders,
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        // Claude's stream shape: its init and result tell a supervisor the same.
+        run_facts: super::claude::run_facts,
+    }),
 };

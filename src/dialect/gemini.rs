@@ -14,7 +14,7 @@
 
 pub(super) mod events;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::check_value;
 use super::facts::{at, from_prompt, Fact};
 use super::texts;
@@ -281,6 +281,27 @@ pub(crate) fn facts<'a>(
 /// What its records tell the gap trackers (`gaps`, `validate --gaps`).
 pub(super) mod gaps;
 
+/// The tool calls of Gemini's stream (`filter --tool`): a `tool_use` by its `tool_id` and
+/// `tool_name`, a `tool_result` by the `tool_id` it answers; the `-o json` document's
+/// calls are only counted, by name.
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    match value.str("type") {
+        Some("tool_use") if value.has("tool_id") => f(value.str("tool_id"), value.str("tool_name")),
+        Some("tool_result") if value.has("tool_id") => f(value.str("tool_id"), None),
+        None => {
+            if let Some(by_name) = value.path(&["stats", "tools", "byName"]) {
+                by_name.for_each_entry(|name, _| f(None, Some(name)));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The `-o json` document has no `type`: it is checked as [`DOCUMENT`].
+fn untyped(obj: Json<'_>, ty: Option<&str>) -> Option<&'static str> {
+    (ty.is_none() && is_document(obj)).then_some(DOCUMENT)
+}
+
 /// The `gemini` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "gemini",
@@ -288,11 +309,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: Some(untyped),
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::session_id,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: true,
     events: Some(&(events::map as crate::event::MapFn)),
@@ -300,7 +321,11 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    run_facts: Some(run_facts),
+    tools,
+    log_folders: agent::no_log_folders,
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        run_facts,
+    }),
 };

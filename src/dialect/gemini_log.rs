@@ -19,8 +19,11 @@ use super::texts;
 use super::Head;
 use super::{expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::Key;
+use std::ffi::OsString;
+use std::path::Path;
 
 pub(super) const KNOWN_TYPES: &[&str] = &["user", "gemini", "info", "error", "warning"];
 
@@ -116,6 +119,31 @@ pub(crate) fn facts<'a>(
     }
 }
 
+/// The tool calls of a `gemini` message's `toolCalls`, by id and name (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if value.str("type") == Some("gemini") {
+        if let Some(calls) = value.get("toolCalls") {
+            calls.for_each_element(|c| f(c.str("id"), c.str("name")));
+        }
+    }
+}
+
+/// Where Gemini CLI keeps its session logs: a `chats` folder in each project of
+/// `~/.gemini/tmp`.
+fn log_folders(
+    _set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    if let Some(h) = home {
+        out.push(LogFolder::per_project(
+            "Gemini CLI",
+            h.join(".gemini/tmp"),
+            "chats",
+        ));
+    }
+}
+
 /// The `gemini-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "gemini-log",
@@ -123,11 +151,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::session_id_camel,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: true,
     events: Some(&(events::map as crate::event::MapFn)),
@@ -135,7 +163,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    tools,
+    log_folders,
+    cli: None,
 };

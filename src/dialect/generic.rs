@@ -4,6 +4,7 @@
 
 use super::agent::{self, Agent, StatsReader};
 use super::texts;
+use super::Dialect;
 use super::Head;
 use super::SchemaProblem;
 use crate::gaps::InputEnd;
@@ -17,6 +18,21 @@ fn recognises(_obj: Json<'_>, _ty: Option<&str>) -> bool {
     false
 }
 
+/// A record of an input no agent was recognised in may hold any agent's tool calls: each
+/// agent's reader is asked, once (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    let mut asked: Vec<usize> = Vec::with_capacity(Dialect::LISTED.len());
+    for d in Dialect::LISTED {
+        let reader = d.agent().tools;
+        // Agents that share a reader (Claude's messages) are asked once.
+        let at = reader as usize;
+        if *d != Dialect::Generic && !asked.contains(&at) {
+            asked.push(at);
+            reader(value, f);
+        }
+    }
+}
+
 /// The `generic` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "generic",
@@ -24,11 +40,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::no_session,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: false,
     inherits_context: false,
     events: None,
@@ -36,7 +52,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: agent::no_gap_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    tools,
+    log_folders: agent::no_log_folders,
+    cli: None,
 };

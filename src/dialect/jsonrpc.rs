@@ -79,6 +79,11 @@ fn gap_ops(_: &RecordInfo<'_>, value: Json<'_>, ops: &mut Vec<Op>, text: &mut St
     false
 }
 
+/// JSON-RPC messages have no type: each is checked whole.
+fn untyped(_: Json<'_>, _: Option<&str>) -> Option<&'static str> {
+    Some("")
+}
+
 /// The `jsonrpc` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "jsonrpc",
@@ -86,11 +91,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: Some(untyped),
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::no_session,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: false,
     inherits_context: true,
     events: Some(&events::Rpc),
@@ -98,7 +103,7 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    tools: agent::no_tools,
+    log_folders: agent::no_log_folders,
+    cli: None,
 };

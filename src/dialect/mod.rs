@@ -14,8 +14,6 @@ mod claude;
 mod claude_log;
 mod codex;
 mod codex_log;
-pub(crate) use codex::tool_name as codex_tool_name;
-pub(crate) use codex_log::events::tool_name as codex_log_tool_name;
 
 /// Whether a tool's output text reports a failed command: a non-zero `Exit Code: N`
 /// (Gemini CLI and Qwen Code shell tools), `Command exited with code: N`, or a signal.
@@ -173,26 +171,19 @@ impl Dialect {
         }
     }
 
-    /// Whether the dialect's records are Claude's message objects, read as Claude's own:
-    /// `user`/`assistant` records whose `message.content` holds the text and tool blocks,
-    /// and whose `message.usage` is held until the next message or `result` (Claude's
-    /// stream and transcripts, Qwen Code's stream). Cursor shares the shape but has its
-    /// own `tool_call` records and no usage, so it is read on its own.
-    pub fn reads_as_claude_messages(self) -> bool {
-        self.agent().reads_as_claude_messages
+    /// How the dialect shares Claude's shape, if it does: asked by Claude's shared readers
+    /// only (engines ask a neutral question, as [`Dialect::warm_anchor`]).
+    fn claude_shape(self) -> Option<&'static claude::ClaudeShape> {
+        self.agent().claude
     }
 
-    /// Whether the dialect's usage counts the cached input inside `input_tokens` (Qwen
-    /// Code), rather than beside it.
-    pub fn input_includes_cache(self) -> bool {
-        self.agent().input_includes_cache
-    }
-
-    /// Whether a tool result's text tells a failed command even when `is_error` is false
-    /// (Qwen Code and Cursor print the shell's `Exit Code: N`); see
-    /// [`claude::tool_result_failed`].
-    pub fn result_text_tells_failure(self) -> bool {
-        self.agent().result_text_tells_failure
+    /// The bytes of a record further back than an `events` block's warm-up that the
+    /// context of the records after it may still hold, for the warm-up to start from
+    /// (`None`: the warm-up's lines suffice).
+    pub fn warm_anchor(self) -> Option<&'static [u8]> {
+        self.claude_shape()
+            .is_some_and(|c| c.reads_messages)
+            .then_some(claude::WARM_ANCHOR)
     }
 
     /// Whether a session named by one record carries to the records after it that name
@@ -209,11 +200,34 @@ impl Dialect {
         (self.agent().named_session)(value)
     }
 
+    /// Calls `f` with each tool call a record holds: its id and, where the record names
+    /// it, its tool (`filter --tool`), read as the record's agent writes them. A record of
+    /// an input whose agent is not decided (or is `generic`) is read as any agent's.
+    pub fn tool_calls<'a>(
+        dialect: Option<Dialect>,
+        value: Json<'a>,
+        f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>),
+    ) {
+        (dialect.unwrap_or(Dialect::Generic).agent().tools)(value, f)
+    }
+
+    /// Pushes to `out` the folders where the agent keeps its NDJSON logs by default,
+    /// whether they exist or not; `set` reads an environment variable that is set and not
+    /// empty, `home` is the home folder.
+    pub fn log_folders(
+        self,
+        set: &dyn Fn(&str) -> Option<OsString>,
+        home: Option<&std::path::Path>,
+        out: &mut Vec<crate::input::LogFolder>,
+    ) {
+        (self.agent().log_folders)(set, home, out)
+    }
+
     // ---- CLI knowledge: the agent programs `ndjq run` supervises ----
 
     /// The program names the dialect's agent CLI runs as (empty: no CLI ndjq knows).
     pub fn programs(self) -> &'static [&'static str] {
-        self.agent().programs
+        self.agent().cli.map_or(&[], |cli| cli.programs)
     }
 
     /// The agent a program's file name says it is.
@@ -234,7 +248,7 @@ impl Dialect {
         args: &[OsString],
         id: &str,
     ) -> Option<Vec<OsString>> {
-        self.agent().resume.map(|resume| resume(program, args, id))
+        self.agent().cli.map(|cli| (cli.resume)(program, args, id))
     }
 
     /// What a valid record of type `ty` tells a supervisor (session, run begun, run
@@ -246,7 +260,9 @@ impl Dialect {
         ty: &str,
         subtype: Option<&str>,
     ) -> Option<RunFacts<'a>> {
-        self.agent().run_facts.map(|facts| facts(obj, ty, subtype))
+        self.agent()
+            .cli
+            .map(|cli| (cli.run_facts)(obj, ty, subtype))
     }
 
     /// The agent's reader of its records into normalized events (its module's `events`);
@@ -296,14 +312,9 @@ impl Dialect {
             Some(d) => (d.agent().texts)(value, f),
             None => {
                 let ty = texts::str_at(value, "type");
-                let guess = [
-                    Dialect::ClaudeLog,
-                    Dialect::Claude,
-                    Dialect::Codex,
-                    Dialect::CodexLog,
-                ]
-                .into_iter()
-                .find(|d| ty.is_some_and(|t| d.known_types().contains(&t)));
+                let guess = Dialect::LISTED.iter().copied().find(|d| {
+                    d.agent().guessed_by_type && ty.is_some_and(|t| d.known_types().contains(&t))
+                });
                 match guess {
                     Some(_) => Dialect::for_each_text(guess, value, f),
                     None => texts::strings(Some(value), f),
@@ -562,9 +573,13 @@ impl Classifier {
         // The one walk over the record's top level: the agents' checks and `stats` read
         // the time and a rollout's payload from here rather than walking it again (a
         // Codex line was walked four times), and the fields of `ClaudeTop` too in the
-        // input of an agent that reads them (`Agent::claude_top`). Only there: each key
+        // input of an agent that reads them (`ClaudeShape::top`). Only there: each key
         // asked for is one more comparison for every key of every record.
-        let wide = if self.current.is_some_and(|d| d.agent().claude_top) {
+        let wide = if self
+            .current
+            .and_then(Dialect::claude_shape)
+            .is_some_and(|c| c.top)
+        {
             value.places_many(CLASSIFIER_WALK)
         } else {
             None
@@ -599,13 +614,11 @@ impl Classifier {
                     self.current = Some(Dialect::Generic);
                 }
             }
-        } else if self.current == Some(Dialect::Claude) && self.forced.is_none() {
-            // A Claude-shaped stream that did not open with its init: Qwen's and Cursor's
-            // own records still tell them apart when they come.
-            if top_type == Some("system") && qwen::recognises(value, top_type) {
-                self.current = Some(Dialect::Qwen);
-            } else if cursor::own_type(top_type) && cursor::recognises(value, top_type) {
-                self.current = Some(Dialect::Cursor);
+        } else if self.forced.is_none() {
+            // A stream whose agent a later record may tell apart (`Agent::turns_into`).
+            let turns_into = self.current.and_then(|d| d.agent().turns_into);
+            if let Some(later) = turns_into.and_then(|f| f(value, top_type)) {
+                self.current = Some(later);
             }
         }
         let ty = match self.current {
@@ -629,17 +642,17 @@ impl Classifier {
             payload,
             claude,
         };
-        if dialect == Dialect::JsonRpc {
-            // JSON-RPC messages have no type: their shape is checked whole.
-            dialect.check(value, &head(""), &mut findings.schema);
+        let untyped = dialect.agent().untyped.and_then(|f| f(value, ty));
+        if let Some(as_type) = untyped {
+            // A record its type does not tell (`Agent::untyped`): checked as the agent says.
+            dialect.check(value, &head(as_type), &mut findings.schema);
         } else if let Some(t) = ty {
-            if dialect != Dialect::Generic && !dialect.knows(t) {
+            // A dialect that knows no types (`generic`) flags none.
+            if !dialect.known_types().is_empty() && !dialect.knows(t) {
                 findings.unknown_type = true;
             } else {
                 dialect.check(value, &head(t), &mut findings.schema);
             }
-        } else if dialect == Dialect::Gemini && gemini::is_document(value) {
-            dialect.check(value, &head(gemini::DOCUMENT), &mut findings.schema);
         }
         info
     }

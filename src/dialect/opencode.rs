@@ -18,7 +18,7 @@
 
 pub(super) mod events;
 
-use super::agent::{Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::check_value;
 use super::facts::{at, Fact};
 use super::texts;
@@ -262,6 +262,16 @@ fn named_session(v: Json<'_>) -> Option<&str> {
     v.str("sessionID")
 }
 
+/// The tool call of a tool part, in the stream (`tool_use`) and the store (`tool`): its
+/// `callID` and tool (`filter --tool`).
+fn tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if matches!(value.str("type"), Some("tool_use" | "tool")) {
+        if let Some(part) = value.get("part") {
+            f(part.str("callID"), part.str("tool"));
+        }
+    }
+}
+
 /// The `opencode` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "opencode",
@@ -269,11 +279,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: false,
     named_session,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: false,
     events: Some(&(events::map as crate::event::MapFn)),
@@ -281,7 +291,11 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    run_facts: Some(run_facts),
+    tools,
+    log_folders: agent::no_log_folders,
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        run_facts,
+    }),
 };

@@ -17,16 +17,18 @@
 pub(super) mod events;
 pub(super) mod gaps;
 
-use super::agent::{self, Agent, StatsReader};
+use super::agent::{self, Agent, Cli, StatsReader};
 use super::check_value;
 use super::facts::{at, claude_shaped, from_prompt, Fact};
 use super::texts;
 use super::Head;
 use super::{claude, expect, SchemaProblem, Want};
 use crate::gaps::InputEnd;
+use crate::input::LogFolder;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
 pub(super) const KNOWN_TYPES: &[&str] = claude::KNOWN_TYPES;
 
@@ -176,6 +178,15 @@ pub(crate) fn log_facts<'a>(
     }
 }
 
+/// Qwen Code's stream is Claude's messages, its usage counting the cached input inside
+/// `input_tokens`, its shell results telling a failure by their text.
+static SHAPE: claude::ClaudeShape = claude::ClaudeShape {
+    reads_messages: true,
+    top: false,
+    input_includes_cache: true,
+    result_text_tells_failure: true,
+};
+
 /// The `qwen` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static AGENT: Agent = Agent {
     name: "qwen",
@@ -183,11 +194,11 @@ pub(super) static AGENT: Agent = Agent {
     knows: None,
     recognises,
     check,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::session_id,
-    reads_as_claude_messages: true,
-    claude_top: false,
-    input_includes_cache: true,
-    result_text_tells_failure: true,
+    claude: Some(&SHAPE),
     carries_session: true,
     inherits_context: true,
     events: Some(&(events::stream as crate::event::MapFn)),
@@ -195,11 +206,44 @@ pub(super) static AGENT: Agent = Agent {
     gap_ops: claude::stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: claude::texts::messages,
-    programs: PROGRAMS,
-    resume: Some(resume),
-    // Claude's stream shape: its init and result tell a supervisor the same.
-    run_facts: Some(super::claude::run_facts),
+    tools: claude::tool_blocks,
+    log_folders: agent::no_log_folders,
+    cli: Some(Cli {
+        programs: PROGRAMS,
+        resume,
+        // Claude's stream shape: its init and result tell a supervisor the same.
+        run_facts: super::claude::run_facts,
+    }),
 };
+
+/// The tool calls of a session log's Gemini-style `message.parts`: a call's `functionCall`
+/// and its `functionResponse`, each by id and tool (`filter --tool`).
+fn log_tools<'a>(value: Json<'a>, f: &mut dyn FnMut(Option<&'a str>, Option<&'a str>)) {
+    if let Some(parts) = value.get("message").and_then(|m| m.get("parts")) {
+        parts.for_each_element(|part| {
+            if let Some(call) = part
+                .get("functionCall")
+                .or_else(|| part.get("functionResponse"))
+            {
+                f(call.str("id"), call.str("name"));
+            }
+        });
+    }
+}
+
+/// Where Qwen Code keeps its session logs: a `chats` folder in each project of
+/// `~/.qwen/projects` and of `~/.qwen/tmp`.
+fn log_folders(
+    _set: &dyn Fn(&str) -> Option<OsString>,
+    home: Option<&Path>,
+    out: &mut Vec<LogFolder>,
+) {
+    if let Some(h) = home {
+        for root in [".qwen/projects", ".qwen/tmp"] {
+            out.push(LogFolder::per_project("Qwen Code", h.join(root), "chats"));
+        }
+    }
+}
 
 /// The `qwen-log` agent, as the registry reads it ([`super::Dialect::agent`]).
 pub(super) static LOG_AGENT: Agent = Agent {
@@ -208,11 +252,11 @@ pub(super) static LOG_AGENT: Agent = Agent {
     knows: None,
     recognises: recognises_log,
     check: check_log,
+    untyped: None,
+    turns_into: None,
+    guessed_by_type: false,
     named_session: agent::session_id_camel,
-    reads_as_claude_messages: false,
-    claude_top: false,
-    input_includes_cache: false,
-    result_text_tells_failure: false,
+    claude: None,
     carries_session: true,
     inherits_context: false,
     events: Some(&(events::map as crate::event::MapFn)),
@@ -220,7 +264,7 @@ pub(super) static LOG_AGENT: Agent = Agent {
     gap_ops: gaps::log_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,
-    programs: &[],
-    resume: None,
-    run_facts: None,
+    tools: log_tools,
+    log_folders,
+    cli: None,
 };

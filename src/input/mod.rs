@@ -8,6 +8,7 @@ pub mod follow;
 pub mod head;
 pub mod opencode_store;
 
+use crate::dialect::Dialect;
 use crate::error::Error;
 use std::fs;
 use std::io::{self, BufRead, BufReader, Read};
@@ -337,11 +338,21 @@ pub struct LogFolder {
 }
 
 impl LogFolder {
-    fn whole(agent: &'static str, root: PathBuf) -> LogFolder {
+    /// Logs anywhere under `root`.
+    pub(crate) fn whole(agent: &'static str, root: PathBuf) -> LogFolder {
         LogFolder {
             agent,
             root,
             per_project: None,
+        }
+    }
+
+    /// Logs in the folder `sub` of each project folder in `root`.
+    pub(crate) fn per_project(agent: &'static str, root: PathBuf, sub: &'static str) -> LogFolder {
+        LogFolder {
+            agent,
+            root,
+            per_project: Some(sub),
         }
     }
 
@@ -390,10 +401,10 @@ fn has_logs(dir: &Path) -> bool {
 
 /// Where the agents ndjq reads keep their NDJSON logs, whether the folders exist or not
 /// (docs/REFERENCE.md, "Inputs"): what a command reads when it is given no path and
-/// stdin is a terminal. `var` reads an environment variable; `home` is the home folder.
-/// Claude Code follows ccusage: each entry of a comma-separated `CLAUDE_CONFIG_DIR` has a
-/// `projects` folder, else `$XDG_CONFIG_HOME/claude` (or `~/.config/claude`) and
-/// `~/.claude` do. OpenCode keeps SQLite, not NDJSON: its stores are found by
+/// stdin is a terminal. `var` reads an environment variable (an empty one counts as not
+/// set); `home` is the home folder. Each agent's module says where its logs are
+/// (its descriptor's `log_folders`), in the order `--dialect` lists the agents; a folder
+/// named twice is kept once. OpenCode keeps SQLite, not NDJSON: its stores are found by
 /// [`opencode_store::default_stores`]; Cursor's SQLite is not read.
 pub fn agent_log_folders(
     var: impl Fn(&str) -> Option<std::ffi::OsString>,
@@ -401,66 +412,8 @@ pub fn agent_log_folders(
 ) -> Vec<LogFolder> {
     let set = |k: &str| var(k).filter(|v| !v.is_empty());
     let mut out = Vec::new();
-    match set("CLAUDE_CONFIG_DIR") {
-        Some(dirs) => {
-            for dir in dirs.to_string_lossy().split(',').map(str::trim) {
-                if !dir.is_empty() {
-                    out.push(LogFolder::whole(
-                        "Claude Code",
-                        Path::new(dir).join("projects"),
-                    ));
-                }
-            }
-        }
-        None => {
-            let config = set("XDG_CONFIG_HOME")
-                .map(PathBuf::from)
-                .or_else(|| home.map(|h| h.join(".config")));
-            if let Some(config) = config {
-                out.push(LogFolder::whole(
-                    "Claude Code",
-                    config.join("claude/projects"),
-                ));
-            }
-            if let Some(h) = home {
-                out.push(LogFolder::whole("Claude Code", h.join(".claude/projects")));
-            }
-        }
-    }
-    match set("CODEX_HOME") {
-        Some(dir) => out.push(LogFolder::whole(
-            "Codex",
-            PathBuf::from(dir).join("sessions"),
-        )),
-        None => {
-            if let Some(h) = home {
-                out.push(LogFolder::whole("Codex", h.join(".codex/sessions")));
-            }
-        }
-    }
-    if let Some(h) = home {
-        let chats = |agent, root: PathBuf| LogFolder {
-            agent,
-            root,
-            per_project: Some("chats"),
-        };
-        out.push(chats("Gemini CLI", h.join(".gemini/tmp")));
-        out.push(chats("Qwen Code", h.join(".qwen/projects")));
-        out.push(chats("Qwen Code", h.join(".qwen/tmp")));
-    }
-    match set("COPILOT_HOME") {
-        Some(dir) => out.push(LogFolder::whole(
-            "Copilot CLI",
-            PathBuf::from(dir).join("session-state"),
-        )),
-        None => {
-            if let Some(h) = home {
-                out.push(LogFolder::whole(
-                    "Copilot CLI",
-                    h.join(".copilot/session-state"),
-                ));
-            }
-        }
+    for dialect in Dialect::LISTED {
+        dialect.log_folders(&set, home, &mut out);
     }
     let mut seen = std::collections::HashSet::new();
     out.retain(|f| seen.insert((f.root.clone(), f.per_project)));

@@ -248,12 +248,10 @@ impl<W: Write, R: Write> Parallel for Events<W, R> {
         self.stream.batchable(dialect)
     }
 
-    /// A Claude-shaped input holds the last assistant message's usage until the next
-    /// message or `result`, and tool results in between can be longer than the warm-up.
+    /// The record further back whose context a block's warm-up may need: the dialect's
+    /// [`Dialect::warm_anchor`].
     fn warm_anchor(&self, dialect: Option<Dialect>) -> Option<&'static [u8]> {
-        dialect
-            .is_some_and(Dialect::reads_as_claude_messages)
-            .then_some(b"\"assistant\"")
+        dialect.and_then(Dialect::warm_anchor)
     }
 
     fn start_block(shard: &mut Self::Shard) {

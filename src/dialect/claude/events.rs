@@ -14,7 +14,7 @@
 //! the input; a usage without a message id is emitted on its own line. A `result` also
 //! carries the result `text` (or the joined `errors`).
 
-use crate::dialect::Dialect;
+use super::ClaudeShape;
 use crate::event::{tool_content, Body, Context, Emit, EventReader};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::{Json, Kind};
@@ -32,28 +32,27 @@ impl EventReader for Claude {
         v: Json<'a>,
         emit: &mut Emit<'_>,
     ) -> io::Result<()> {
-        map(cx, o, v, Dialect::Claude, emit)
+        map(cx, o, v, &super::SHAPE, emit)
     }
 }
 
-/// The events of a record of Claude's shape, written by `dialect`: whether its usage
-/// counts the cached input inside `input_tokens` ([`Dialect::input_includes_cache`]) and
-/// whether a tool result's text tells a failure ([`Dialect::result_text_tells_failure`])
-/// are the agent's.
+/// The events of a record of Claude's shape, written by an agent of that `shape`: whether
+/// its usage counts the cached input inside `input_tokens` and whether a tool result's text
+/// tells a failure are the agent's.
 pub(in crate::dialect) fn map(
     cx: &mut Context,
     o: Origin<'_>,
     v: Json<'_>,
-    dialect: Dialect,
+    shape: &ClaudeShape,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
     match v.str("type").unwrap_or_default() {
-        "assistant" => assistant(cx, o, v, dialect.input_includes_cache(), emit),
-        "user" => user(o, v, dialect.result_text_tells_failure(), emit),
+        "assistant" => assistant(cx, o, v, shape.input_includes_cache, emit),
+        "user" => user(o, v, shape.result_text_tells_failure, emit),
         "result" => {
             cx.flush_usage(emit)?;
             let mut outcome = result(v);
-            if dialect.input_includes_cache() {
+            if shape.input_includes_cache {
                 // The billed totals, in the usage events' meaning (docs/REFERENCE.md,
                 // "Normalized events": `input` is the input not read from cache).
                 let cached = v
@@ -186,7 +185,7 @@ fn content_block<'a>(
     }
 }
 
-/// A tool result block; `text_tells`: see [`Dialect::result_text_tells_failure`].
+/// A tool result block; `text_tells`: see [`ClaudeShape::result_text_tells_failure`].
 fn result_block(block: Json<'_>, text_tells: bool) -> Body<'_> {
     Body::ToolResult {
         tool_use_id: block.str("tool_use_id"),

@@ -93,7 +93,10 @@ pub(in crate::dialect) fn tools(
     if content.kind() != Kind::Array {
         return;
     }
-    let text_tells = info.dialect.is_some_and(Dialect::result_text_tells_failure);
+    let text_tells = info
+        .dialect
+        .and_then(Dialect::claude_shape)
+        .is_some_and(|c| c.result_text_tells_failure);
     content.for_each_element(|block| {
         // One walk over the block for the fields either kind needs.
         let [ty, id, name, use_id, is_error] =

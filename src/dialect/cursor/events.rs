@@ -3,7 +3,6 @@
 //! [`super::tool_call_failed`]) and joined `thinking` deltas.
 
 use crate::dialect::claude::events as claude;
-use crate::dialect::Dialect;
 use crate::event::{Body, Context, Emit};
 use crate::event::{Nested, Origin, Outcome};
 use crate::json::Json;
@@ -69,7 +68,7 @@ pub(in crate::dialect) fn map(
             model: None,
         })),
         "result" => emit(&o.event(Body::Result(result(v)))),
-        _ => claude::map(cx, o, v, Dialect::Cursor, emit),
+        _ => claude::map(cx, o, v, &super::SHAPE, emit),
     }
 }
 

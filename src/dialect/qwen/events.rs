@@ -4,7 +4,6 @@
 //! parts (text, thought, functionCall, functionResponse), a result being an error by
 //! [`super::log_tool_result_failed`].
 
-use crate::dialect::Dialect;
 use crate::event::{sum_some, Body, Context, Emit};
 use crate::event::{Nested, Origin, Text, Usage};
 use crate::json::Json;
@@ -17,7 +16,7 @@ pub(in crate::dialect) fn stream(
     v: Json<'_>,
     emit: &mut Emit<'_>,
 ) -> io::Result<()> {
-    super::claude::events::map(cx, o, v, Dialect::Qwen, emit)
+    super::claude::events::map(cx, o, v, &super::SHAPE, emit)
 }
 
 /// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
