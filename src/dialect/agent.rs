@@ -11,7 +11,7 @@
 use super::facts::{Fact, Top};
 use super::Head;
 use super::{RecordInfo, RunFacts, SchemaProblem};
-use crate::event::EventReader;
+use crate::event::NewReader;
 use crate::gaps::{InputEnd, Op};
 use crate::json::Json;
 use crate::stats::Ingest;
@@ -75,8 +75,9 @@ pub(crate) struct Agent {
     pub(super) inherits_context: bool,
 
     // ---- its readers ----
-    /// Its reader of records into normalized events (`None`: every record is `unknown`).
-    pub(super) events: Option<&'static (dyn EventReader + Sync)>,
+    /// What makes its reader of one input's records into normalized events, holding what
+    /// the agent keeps between them (`None`: every record is `unknown`).
+    pub(super) events: Option<NewReader>,
     /// Its reader of records for `stats`.
     pub(super) stats: StatsReader,
     /// What a record tells the gap trackers. Returns true when the reader looked the

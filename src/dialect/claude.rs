@@ -240,7 +240,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: false,
-    events: Some(&events::Claude),
+    events: Some(|| Box::new(events::Claude)),
     stats: StatsReader::Top(stats::read),
     gap_ops: stream_gap_ops,
     input_end: InputEnd::SessionResult,

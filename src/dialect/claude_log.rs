@@ -86,7 +86,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: false,
-    events: Some(&super::claude::events::Claude),
+    events: Some(|| Box::new(super::claude::events::Claude)),
     stats: StatsReader::Top(super::claude::stats::read),
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,

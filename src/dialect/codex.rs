@@ -198,7 +198,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: true,
-    events: Some(&(events::map as crate::event::MapFn)),
+    events: Some(|| Box::<events::Exec>::default()),
     stats: StatsReader::Typed(stats::read),
     gap_ops: gaps::ops,
     input_end: InputEnd::Process {

@@ -109,7 +109,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: true,
-    events: Some(&events::Rollout),
+    events: Some(|| Box::<events::Rollout>::default()),
     stats: StatsReader::Typed(stats::read),
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,

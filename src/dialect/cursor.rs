@@ -165,7 +165,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: true,
     carries_session: true,
     inherits_context: false,
-    events: Some(&(events::map as crate::event::MapFn)),
+    events: Some(|| Box::new(crate::event::Stateless(events::map))),
     stats: StatsReader::Facts(facts),
     gap_ops: super::claude::stream_gap_ops,
     input_end: InputEnd::SessionResult,

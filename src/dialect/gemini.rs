@@ -295,7 +295,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: true,
     inherits_context: true,
-    events: Some(&(events::map as crate::event::MapFn)),
+    events: Some(|| Box::new(crate::event::Stateless(events::map))),
     stats: StatsReader::Facts(facts),
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,

@@ -93,7 +93,7 @@ pub(super) static AGENT: Agent = Agent {
     result_text_tells_failure: false,
     carries_session: false,
     inherits_context: true,
-    events: Some(&events::Rpc),
+    events: Some(|| Box::<events::Rpc>::default()),
     stats: StatsReader::Facts(facts),
     gap_ops,
     input_end: InputEnd::Nothing,
