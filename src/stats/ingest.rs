@@ -28,8 +28,9 @@ pub(crate) struct InputContext {
     pub(crate) model: u32,
     /// The last time a record of this input carried (for `--since` / `--until`).
     pub(super) last_time: Option<Timestamp>,
-    /// Codex exec: how many `thread.started` of the current thread this input has shown
-    /// (a resumed run appends a second one), and turns seen since the last one.
+    /// How many times this input has started its current session (a resumed Codex exec
+    /// run appends a second `thread.started`), and the turns seen since the last start:
+    /// what keys a turn when the agent gives it no id that survives a second run.
     pub(crate) process: u32,
     pub(crate) turn: u32,
     pub(super) records: u64,
@@ -397,13 +398,14 @@ impl Ingest<'_> {
         self.stats.recent.message_key(id, req)
     }
 
-    /// The key of one of `session`'s Codex rollout responses: [`Key::of_bytes`] of
-    /// `"codex response"`, the session's name and `counts` (its cumulative total), the
-    /// first two hashed once for the records of a session. A response of a part that
+    /// The key of one of `session`'s responses known by the session's cumulative total
+    /// after it, `counts` (Codex rollouts): [`Key::of_bytes`] of `"codex response"`, the
+    /// session's name and `counts`, the first two hashed once for the records of a
+    /// session. A response of a part that
     /// begins mid-session (no session named yet) is keyed under no name and kept with its
     /// counts, so `--merge` rekeys it under the session the part continues
     /// ([`Stats::merge_continued`](super::Stats::merge_continued)).
-    pub(crate) fn codex_response_key(&mut self, session: u32, counts: [u64; 5]) -> Key {
+    pub(crate) fn response_key(&mut self, session: u32, counts: [u64; 5]) -> Key {
         let prefix = match self.stats.recent.response_prefix {
             Some((s, p)) if s == session => p,
             _ => {
@@ -431,23 +433,24 @@ impl Ingest<'_> {
         *self.stats.extra_usage.entry(attr).or_default() += tokens;
     }
 
-    /// One response of a Codex rollout session, under a key its repetitions share (a
-    /// re-emitted token count, a usage record of the same response): the session's usage
-    /// is the sum of its responses, and its cumulative totals are not counted.
-    pub(crate) fn rollout_usage(&mut self, session: u32, key: Key, tokens: Tokens, attr: u32) {
-        self.stats.rollout_sessions.insert(session);
+    /// One response of a session counted response by response, under a key its
+    /// repetitions share (a re-emitted token count, a usage record of the same response):
+    /// the session's usage is the sum of its responses, and its cumulative totals are not
+    /// counted.
+    pub(crate) fn response_usage(&mut self, session: u32, key: Key, tokens: Tokens, attr: u32) {
+        self.stats.per_response_sessions.insert(session);
         self.stats.add_usage(key, tokens, attr);
     }
 
-    /// A Codex exec turn's usage, cumulative over its thread (earlier runs of a resumed
-    /// thread included): kept in the thread's chain, in input order, unless a turn with
-    /// its key was seen (the same stream read twice).
-    pub(crate) fn exec_turn(&mut self, thread: u32, key: Key, tokens: Tokens, attr: u32) {
-        if self.stats.codex_turns.contains_key(&key) {
+    /// A turn's usage, cumulative over its session (earlier runs of a resumed session
+    /// included): kept in the session's chain, in input order, unless a turn with its key
+    /// ended before (the same stream read twice).
+    pub(crate) fn cumulative_turn(&mut self, thread: u32, key: Key, tokens: Tokens, attr: u32) {
+        if self.stats.ended_turns.contains_key(&key) {
             return;
         }
         self.stats
-            .exec_chains
+            .cumulative_chains
             .entry(thread)
             .or_default()
             .push((key, tokens, attr));
@@ -455,7 +458,7 @@ impl Ingest<'_> {
 
     /// A session's cumulative usage: the last one of the session is its usage.
     pub(crate) fn cumulative_usage(&mut self, session: u32, tokens: Tokens, attr: u32) {
-        self.stats.codex_totals.insert(session, (tokens, attr));
+        self.stats.session_totals.insert(session, (tokens, attr));
     }
 
     /// A stream message's id key (what its `message_delta` names) and its message key.
@@ -471,7 +474,7 @@ impl Ingest<'_> {
 
     /// A turn that ended, by key (usage or not).
     pub(crate) fn turn_ended(&mut self, key: Key, attr: u32) {
-        self.stats.codex_turns.insert(key, attr);
+        self.stats.ended_turns.insert(key, attr);
     }
 
     pub(crate) fn tool_call(&mut self, key: Key, name: &str, attr: u32) {

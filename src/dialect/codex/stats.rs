@@ -47,7 +47,7 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
             if let Some(tokens) = usage {
                 // Cumulative over the thread: a resumed run's turn repeats the runs
                 // before it (docs/REFERENCE.md "Lineage").
-                s.exec_turn(session, key, tokens, attr);
+                s.cumulative_turn(session, key, tokens, attr);
             }
             s.turn_ended(key, attr);
         }

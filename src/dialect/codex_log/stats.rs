@@ -35,8 +35,8 @@ fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total:
         t.output,
         t.reasoning_output,
     ];
-    let key = s.codex_response_key(session, counts);
-    s.rollout_usage(session, key, Tokens::from_codex(usage), attr);
+    let key = s.response_key(session, counts);
+    s.response_usage(session, key, Tokens::from_codex(usage), attr);
 }
 
 /// One record.
