@@ -175,7 +175,7 @@ pub(super) fn stream_gap_ops(
 /// and `stats` read besides the type, subtype and time: found in the classifier's walk in
 /// an input of Claude's stream or transcripts (`Agent::claude_top`), so neither walks the
 /// record's top level again
-/// (docs/DESIGN.md, "One walk over a record's top level"), and the names `facts::Top`
+/// (docs/DESIGN.md, "One walk over a record's top level"), and the names `stats_reader::TopFields`
 /// walks a record for when the classifier did not. Places on the record's tape, read with
 /// [`ClaudeTop::get`] on the record.
 #[derive(Debug, Clone, Copy)]
@@ -241,7 +241,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: true,
     inherits_context: false,
     events: Some(|| Box::new(events::Claude)),
-    stats: StatsReader::Top(stats::read),
+    stats: StatsReader {
+        read: stats::read,
+        claude_fields: true,
+    },
     gap_ops: stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: texts::messages,

@@ -87,7 +87,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: true,
     inherits_context: false,
     events: Some(|| Box::new(super::claude::events::Claude)),
-    stats: StatsReader::Top(super::claude::stats::read),
+    stats: StatsReader {
+        read: super::claude::stats::read,
+        claude_fields: true,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: super::claude::texts::messages,

@@ -199,7 +199,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: true,
     inherits_context: true,
     events: Some(|| Box::<events::Exec>::default()),
-    stats: StatsReader::Typed(stats::read),
+    stats: StatsReader {
+        read: stats::read,
+        claude_fields: false,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::Process {
         turn_ends: gaps::TURN_ENDS,

@@ -110,7 +110,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: true,
     inherits_context: true,
     events: Some(|| Box::<events::Rollout>::default()),
-    stats: StatsReader::Typed(stats::read),
+    stats: StatsReader {
+        read: stats::read,
+        claude_fields: false,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: texts::each,

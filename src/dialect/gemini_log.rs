@@ -131,7 +131,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: true,
     inherits_context: true,
     events: Some(|| Box::<events::Log>::default()),
-    stats: StatsReader::Facts(facts),
+    stats: StatsReader {
+        read: |v, top, s| s.facts(facts, v, top),
+        claude_fields: false,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,

@@ -94,7 +94,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: false,
     inherits_context: true,
     events: Some(|| Box::<events::Rpc>::default()),
-    stats: StatsReader::Facts(facts),
+    stats: StatsReader {
+        read: |v, top, s| s.facts(facts, v, top),
+        claude_fields: false,
+    },
     gap_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,

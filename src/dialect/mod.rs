@@ -54,6 +54,7 @@ mod generic;
 mod jsonrpc;
 mod opencode;
 mod qwen;
+pub(crate) mod stats_reader;
 mod texts;
 
 use crate::json::{Json, Kind, Place};

@@ -191,7 +191,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: true,
     inherits_context: true,
     events: Some(|| Box::new(crate::event::Stateless(events::stream))),
-    stats: StatsReader::Facts(facts),
+    stats: StatsReader {
+        read: |v, top, s| s.facts(facts, v, top),
+        claude_fields: false,
+    },
     gap_ops: claude::stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: claude::texts::messages,
@@ -216,7 +219,10 @@ pub(super) static LOG_AGENT: Agent = Agent {
     carries_session: true,
     inherits_context: false,
     events: Some(|| Box::new(crate::event::Stateless(events::map))),
-    stats: StatsReader::Facts(log_facts),
+    stats: StatsReader {
+        read: |v, top, s| s.facts(log_facts, v, top),
+        claude_fields: false,
+    },
     gap_ops: gaps::log_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,

@@ -9,7 +9,8 @@ use super::intern::{Attr, INHERIT, NONE};
 use super::store::KeyPrefix;
 use super::tokens::{pack, Tokens, BIG};
 use super::{DeltaEntry, Dim, Key, Link, MessageEntry, RunFacts, Stats, ToolEntry};
-use crate::dialect::facts::{self, Fact, Top};
+use crate::dialect::facts::{Fact, FactsFn};
+use crate::dialect::stats_reader::{StatsReader, TopFields};
 use crate::dialect::Dialect;
 use crate::json::Json;
 use crate::pipeline::Record;
@@ -152,8 +153,10 @@ impl Stats {
         info: &crate::dialect::RecordInfo<'_>,
         ctx: &mut InputContext,
     ) -> Option<u32> {
-        // The top-level fields every record is read for, in one walk over it.
-        let top = Top::of_record(v, info);
+        // The agent's reader, and the top-level fields every record is read for, in one
+        // walk over it.
+        let reader = StatsReader::of(info.dialect);
+        let top = TopFields::of_record(v, info, reader.claude_fields);
         let (ty, timestamp) = (top.ty(), top.timestamp());
         // --since / --until: a record out of range is counted as read, nothing more. One
         // without a time of its own (a stream's result line) has its input's last one.
@@ -197,7 +200,7 @@ impl Stats {
             input: ctx,
             day,
         };
-        facts::read_stats(info.dialect, v, &top, &mut ingest);
+        (reader.read)(v, &top, &mut ingest);
         Some(day)
     }
 
@@ -241,13 +244,13 @@ impl Stats {
         }
     }
 
-    /// The other agents' records, read by their dialect modules into neutral facts
-    /// ([`crate::dialect::facts`]), applied to the state.
-    pub(super) fn add_agent(
+    /// A record read by `read` into neutral facts ([`crate::dialect::facts`]), applied to
+    /// the state as the reader gives them.
+    fn add_facts<'a>(
         &mut self,
-        dialect: Dialect,
-        v: Json<'_>,
-        ty: Option<&str>,
+        read: FactsFn,
+        v: Json<'a>,
+        ty: Option<&'a str>,
         ctx: &mut InputContext,
         day: u32,
     ) {
@@ -255,13 +258,11 @@ impl Stats {
         // applied as the reader gives them, with no list and no string per record.
         let session = self.strings.shared(ctx.session);
         let session = session.as_deref().unwrap_or("");
-        facts::read(dialect, v, ty, session, &mut |fact| {
-            self.add_fact(fact, ctx, day)
-        });
+        read(v, ty, session, &mut |fact| self.add_fact(fact, ctx, day));
         self.count_session_record(ctx.session);
     }
 
-    /// One fact of another agent's record (see [`Stats::add_agent`]).
+    /// One fact of a record (see [`Stats::add_facts`]).
     fn add_fact(&mut self, fact: Fact<'_>, ctx: &mut InputContext, day: u32) {
         let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
             s.attrs.id(Attr {
@@ -324,7 +325,7 @@ impl Stats {
 }
 
 /// The stats store as an agent's reader drives it (`src/dialect/*/stats.rs`, one call per
-/// record through [`crate::dialect::facts::read_stats`]): the record's input and hour, and
+/// record through [`crate::dialect::stats_reader`]): the record's input and hour, and
 /// the few things a record can tell. The store and its rules stay here; what an agent's
 /// fields mean stays in its module (docs/DESIGN.md "The stats rooms").
 pub(crate) struct Ingest<'s> {
@@ -518,9 +519,11 @@ impl Ingest<'_> {
         entry.duration_ms = r.duration_ms.or(entry.duration_ms);
     }
 
-    /// A record of an agent whose reader gives neutral facts ([`crate::dialect::facts`]).
-    pub(crate) fn facts(&mut self, dialect: Dialect, v: Json<'_>, ty: Option<&str>) {
-        self.stats.add_agent(dialect, v, ty, self.input, self.day);
+    /// A record read by `read` into neutral facts ([`crate::dialect::facts`]): the stats
+    /// reader of an agent that gives facts is `|v, top, s| s.facts(facts, v, top)`.
+    pub(crate) fn facts<'a>(&mut self, read: FactsFn, v: Json<'a>, top: &TopFields<'a>) {
+        self.stats
+            .add_facts(read, v, top.ty(), self.input, self.day);
     }
 }
 
