@@ -14,8 +14,9 @@
 //! Claude's own records and Codex's are read by their modules' `stats` readers
 //! (`claude::stats`, `codex::stats`, `codex_log::stats`), which drive the store directly:
 //! their usage needs request ids, `message_delta` links, turns and cumulative totals.
-//! [`super::stats_reader::read`] hands a record to the reader its agent's descriptor
-//! names; a reader into facts hands them on through [`crate::stats::Ingest::facts`].
+//! `stats` hands a record to the reader its agent's descriptor names
+//! ([`super::stats_reader`]); a reader into facts hands them on through
+//! [`crate::stats::Ingest::facts`].
 
 use super::Dialect;
 use crate::json::Json;
