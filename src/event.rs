@@ -2,14 +2,15 @@
 //! records are mapped to, and the [`Normalizer`] that maps them, one record at a time.
 //!
 //! This module owns the engine, not the agents' meaning nor the output: each agent's module
-//! maps its records (`src/dialect/<agent>/events.rs`, an [`EventReader`] the registry
-//! names), this module carries the session, holds the usage and joined text an agent asks
-//! it to, and hands each [`Event`] to a callback; `sink::events` writes it as json, csv or
-//! text. Events borrow from the record they come from, so nothing is copied unless it has
-//! to be (joined text, a parsed argument string). The normalizer's state is small and
-//! bounded: the session of the current input and a [`Context`] (the one usage snapshot
-//! waiting for its message to end, the text being joined, the tool items started and not
-//! yet completed, the requests not yet answered).
+//! maps its records (`src/dialect/<agent>/events.rs`, an [`EventReader`] made for each
+//! input by the constructor the registry names), this module carries the session, holds
+//! the usage and joined text an agent asks it to, and hands each [`Event`] to a callback;
+//! `sink::events` writes it as json, csv or text. Events borrow from the record they come
+//! from, so nothing is copied unless it has to be (joined text, a parsed argument string).
+//! The normalizer's state is small and bounded: the session of the current input, a
+//! [`Context`] (the one usage snapshot waiting for its message to end, the text being
+//! joined) and the input's agent reader with what that agent keeps (the tool items started
+//! and not yet completed, the requests not yet answered, ...).
 //!
 //! A generic record, one of an undecided dialect or of a type the dialect does not know,
 //! and a JSON value that is not an object are `unknown`, with the whole record as `raw`.
@@ -19,9 +20,9 @@ use crate::diagnostic::Code;
 use crate::dialect::Dialect;
 use crate::json::{write_str, Json, Kind};
 use crate::pipeline::{Record, Status};
+use std::any::Any;
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::collections::HashMap;
 use std::io::{self, Write};
 use std::sync::Arc;
 
@@ -363,11 +364,15 @@ impl<'a> Origin<'a> {
 }
 
 /// One agent's mapping of its records to events (each agent's `events` module; the
-/// registry, [`crate::dialect::Dialect::events`], says which reads which dialect).
-pub(crate) trait EventReader {
+/// registry, [`crate::dialect::Dialect::events`], names the constructor of each dialect's).
+/// A reader is a value made for one input, holding what the agent keeps between that
+/// input's records (Codex's open items, a rollout's model, JSON-RPC's pending requests,
+/// the Gemini log's entries seen), and dropped when the input ends; what the engine keeps
+/// for every agent (held usage, joined text) is in the [`Context`] it is handed.
+pub(crate) trait EventReader: ReaderState {
     /// Emits the events of one valid record of a type the dialect knows.
     fn map<'a>(
-        &self,
+        &mut self,
         cx: &mut Context,
         o: Origin<'a>,
         v: Json<'a>,
@@ -376,22 +381,76 @@ pub(crate) trait EventReader {
 
     /// Takes in what a record not mapped says of the records after it (their model), so
     /// that the events of those still know it; most agents need nothing.
-    fn observe(&self, _cx: &mut Context, _ty: Option<&str>, _v: Json<'_>) {}
+    fn observe(&mut self, _cx: &mut Context, _ty: Option<&str>, _v: Json<'_>) {}
 }
 
-/// The reader of an agent whose events are one function of each record, with nothing to
-/// [`EventReader::observe`]: most agents' (`events: Some(&(events::map as MapFn))`).
+/// Makes a fresh reader for one input (an agent descriptor's `events`).
+pub(crate) type NewReader = fn() -> Box<dyn EventReader>;
+
+/// What batch mode asks of a reader's state: a copy of it, and whether two readers hold
+/// the same (a block's guessed context is checked against the one it follows). Every
+/// reader that is `Clone + PartialEq` has it.
+pub(crate) trait ReaderState: std::fmt::Debug + Send {
+    fn boxed_clone(&self) -> Box<dyn EventReader>;
+    /// Whether `other` is a reader of the same type holding the same state.
+    fn same_state(&self, other: &dyn EventReader) -> bool;
+    fn as_any(&self) -> &dyn Any;
+}
+
+impl<T> ReaderState for T
+where
+    T: EventReader + Clone + PartialEq + std::fmt::Debug + Send + 'static,
+{
+    fn boxed_clone(&self) -> Box<dyn EventReader> {
+        Box::new(self.clone())
+    }
+
+    fn same_state(&self, other: &dyn EventReader) -> bool {
+        other.as_any().downcast_ref::<T>() == Some(self)
+    }
+
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+}
+
+impl Clone for Box<dyn EventReader> {
+    fn clone(&self) -> Self {
+        self.boxed_clone()
+    }
+}
+
+/// The events of a record as one function of it: most agents' readers, which keep
+/// nothing between records beyond the [`Context`]
+/// (`events: Some(|| Box::new(Stateless(events::map)))`).
 pub(crate) type MapFn = fn(&mut Context, Origin<'_>, Json<'_>, &mut Emit<'_>) -> io::Result<()>;
 
-impl EventReader for MapFn {
+/// The reader of an agent whose events are a [`MapFn`]: it holds no state, so any two
+/// are alike.
+#[derive(Clone, Copy)]
+pub(crate) struct Stateless(pub(crate) MapFn);
+
+impl std::fmt::Debug for Stateless {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Stateless")
+    }
+}
+
+impl PartialEq for Stateless {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl EventReader for Stateless {
     fn map<'a>(
-        &self,
+        &mut self,
         cx: &mut Context,
         o: Origin<'a>,
         v: Json<'a>,
         emit: &mut Emit<'_>,
     ) -> io::Result<()> {
-        self(cx, o, v, emit)
+        (self.0)(cx, o, v, emit)
     }
 }
 
@@ -420,27 +479,16 @@ struct PendingText {
     text: String,
 }
 
-/// What the reading of one input remembers between its records, handed to the agents'
-/// readers: the held usage and joined text (emitted here, at the end of a message, a turn
-/// or the input), and the few ids and names an agent's later records need. All of it is
-/// bounded, and forgotten when the input ends.
+/// What the engine remembers between one input's records, for every agent: the held
+/// usage and joined text (emitted here, at the end of a message, a turn or the input).
+/// What an agent keeps is in its own reader ([`EventReader`]). All of it is bounded, and
+/// forgotten when the input ends.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct Context {
     /// The usage snapshot of the message being read (Claude-shaped messages).
     pending: Option<PendingUsage>,
     /// Text being joined from its chunks.
     pending_text: Option<PendingText>,
-    /// Tool calls whose `tool_use` was emitted and whose completion has not come (Codex
-    /// exec items).
-    pub(crate) open_items: CappedSet,
-    /// The model in force, for usage records that do not name it (a Codex rollout's
-    /// latest `turn_context`).
-    pub(crate) model: Option<String>,
-    /// Requests waiting for a response: id (compact JSON) → method (JSON-RPC).
-    pub(crate) requests: HashMap<String, String>,
-    /// Entries already mapped, in a log that writes an entry again whole when it changes
-    /// (Gemini's session log).
-    pub(crate) seen: CappedSet,
 }
 
 impl Context {
@@ -548,12 +596,50 @@ impl Context {
 ///
 /// Two normalizers that compare equal emit the same events for the same records: batch
 /// mode relies on it to check a block's guessed context (`Clone`, `PartialEq`).
-#[derive(Debug, Default, Clone, PartialEq)]
+#[derive(Debug, Default, Clone)]
 pub struct Normalizer {
     /// The session of the current input, carried to records that do not name it.
     session: Option<String>,
-    /// What the agent's reader remembers between the input's records.
+    /// What the engine remembers between the input's records.
     cx: Context,
+    /// The reader of the input's agent, made at its first record of that dialect (an
+    /// input's dialect changes at most from Claude's stream to an agent of its shape) and
+    /// dropped when the input ends, with what it keeps.
+    reader: Option<(Dialect, Box<dyn EventReader>)>,
+}
+
+impl PartialEq for Normalizer {
+    /// A reader that holds what a fresh one holds is as good as none.
+    fn eq(&self, other: &Self) -> bool {
+        fn kept(
+            r: &Option<(Dialect, Box<dyn EventReader>)>,
+        ) -> Option<&(Dialect, Box<dyn EventReader>)> {
+            r.as_ref().filter(|(d, r)| {
+                !d.events()
+                    .is_some_and(|fresh| r.same_state(fresh().as_ref()))
+            })
+        }
+        self.session == other.session
+            && self.cx == other.cx
+            && match (kept(&self.reader), kept(&other.reader)) {
+                (None, None) => true,
+                (Some((d, r)), Some((e, q))) => d == e && r.same_state(q.as_ref()),
+                _ => false,
+            }
+    }
+}
+
+/// The reader of `dialect` for the input being read: the one held, or a fresh one when
+/// the input's dialect is new (`None` for a dialect whose records are all `unknown`).
+fn reader_for(
+    held: &mut Option<(Dialect, Box<dyn EventReader>)>,
+    dialect: Option<Dialect>,
+) -> Option<&mut (dyn EventReader + 'static)> {
+    let d = dialect?;
+    if held.as_ref().is_none_or(|(h, _)| *h != d) {
+        *held = d.events().map(|new| (d, new()));
+    }
+    held.as_mut().map(|(_, r)| r.as_mut())
 }
 
 impl Normalizer {
@@ -581,7 +667,7 @@ impl Normalizer {
     pub fn observe(&mut self, record: &Record<'_>) {
         if let (Status::Valid, Some(value)) = (record.status, record.value) {
             self.session = self.take_session(record.info.dialect, value);
-            if let Some(reader) = record.info.dialect.and_then(Dialect::events) {
+            if let Some(reader) = reader_for(&mut self.reader, record.info.dialect) {
                 reader.observe(&mut self.cx, record.info.ty, value);
             }
         }
@@ -592,11 +678,8 @@ impl Normalizer {
     pub fn end_input(&mut self, emit: &mut Emit<'_>) -> io::Result<()> {
         let cx = &mut self.cx;
         let result = cx.flush_text(emit).and(cx.flush_usage(emit));
-        cx.seen.clear();
         self.session = None;
-        cx.open_items.clear();
-        cx.model = None;
-        cx.requests.clear();
+        self.reader = None;
         result
     }
 
@@ -626,8 +709,12 @@ impl Normalizer {
             session: carried,
         };
         let known = value.is_object() && !record.has_code(Code::UnknownType);
-        match record.info.dialect.and_then(Dialect::events) {
-            Some(reader) if known => reader.map(&mut self.cx, origin, value, emit),
+        let reader = match known {
+            true => reader_for(&mut self.reader, record.info.dialect),
+            false => None,
+        };
+        match reader {
+            Some(reader) => reader.map(&mut self.cx, origin, value, emit),
             // Generic, an undecided dialect, a type the dialect does not know, or a value
             // that is not an object: shown whole.
             _ => {

@@ -101,9 +101,9 @@ impl Keyed for MessageEntry {
     }
 }
 
-/// A Claude `message_delta`'s cumulative usage, by its message's key: the counts it carries
-/// (bit 0 input, 1 output, 2 cache_creation, 3 cache_read of the mask) replace the
-/// message's snapshot's, since the delta comes last.
+/// A streamed message's closing usage (Claude's `message_delta`), by its message's key:
+/// the counts it carries (bit 0 input, 1 output, 2 cache_creation, 3 cache_read of the
+/// mask) replace the message's snapshot's, since the delta comes last.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct DeltaEntry(Key, Tokens, u8);
 
@@ -144,8 +144,9 @@ impl Keyed for Link {
     }
 }
 
-/// A Codex exec turn: its key, its usage (cumulative over its thread) and its attribution.
-type ExecTurn = (Key, Tokens, u32);
+/// A turn of a cumulative chain: its key, its usage (cumulative over its session) and its
+/// attribution.
+type ChainTurn = (Key, Tokens, u32);
 
 /// A tool call: its tool's name (a string index) and its attribution. 20 bytes.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
@@ -199,9 +200,11 @@ pub struct Stats {
     sessions: HashSet<u32, BuildHasherDefault<IdHasher>>,
     /// The last usage snapshot of each API message (and Codex exec turn).
     messages: LastWins<MessageEntry>,
-    /// Claude `message_delta` usage, by message id key.
+    /// Streamed messages' closing usage (a delta that comes after the message's
+    /// snapshots), by the key of the message's id alone.
     deltas: LastWins<DeltaEntry>,
-    /// Stream messages' id keys to their message keys.
+    /// Streamed messages' id keys to their message keys (a delta names its message by
+    /// its id alone).
     links: LastWins<Link>,
     /// Each session's working directory (its project).
     session_cwd: IdMap<u32, u32>,
@@ -215,24 +218,27 @@ pub struct Stats {
     big_tokens: HashMap<Key, Tokens>,
     /// Usage that is counted per line (no message id), by attribution.
     extra_usage: IdMap<u32, Tokens>,
-    /// Codex rollouts whose token counts carry no per-response usage: the last cumulative
-    /// `total_token_usage` of each session, with its attribution.
-    codex_totals: IdMap<u32, (Tokens, u32)>,
-    /// Codex rollout sessions whose responses are counted one by one (in `messages`): their
-    /// cumulative totals and their exec turns are not counted again.
-    rollout_sessions: HashSet<u32, BuildHasherDefault<IdHasher>>,
-    /// Codex rollout responses of a part that began mid-session, keyed before it named a
-    /// session (under none): each key with its cumulative counts, for `--merge` to rekey
-    /// under the session the part continues.
+    /// Sessions counted by their cumulative total (their records carry no usage of each
+    /// response): the last total of each session, with its attribution. The state's
+    /// `codex_totals`.
+    session_totals: IdMap<u32, (Tokens, u32)>,
+    /// Sessions whose responses are counted one by one (in `messages`): their cumulative
+    /// totals and turns are not counted again. The state's `rollout_sessions`.
+    per_response_sessions: HashSet<u32, BuildHasherDefault<IdHasher>>,
+    /// Responses of a part that began mid-session, keyed before it named a session
+    /// (under none): each key with its cumulative counts, for `--merge` to rekey under the
+    /// session the part continues.
     inherited_responses: Vec<(Key, [u64; 5])>,
-    /// Codex exec threads: each new turn's cumulative usage in input order (turn key,
-    /// usage, attribution). A thread's usage is what each adds to the one before it
-    /// (docs/REFERENCE.md "Lineage"); a turn key seen before is not added.
-    exec_chains: IdMap<u32, Vec<ExecTurn>>,
+    /// Sessions whose turns report usage cumulative over the session (earlier runs of a
+    /// resumed one included): each new turn's usage in input order (turn key, usage,
+    /// attribution). The session's usage is what each adds to the one before it
+    /// (docs/REFERENCE.md "Lineage"); a turn key seen before is not added. The state's
+    /// `exec_chains`.
+    cumulative_chains: IdMap<u32, Vec<ChainTurn>>,
     results: IdMap<u32, SessionResult>,
-    /// Codex exec turns (completed or failed), by key (see `dialect::codex::stats`), to
-    /// attribution.
-    codex_turns: HashMap<Key, u32>,
+    /// Turns that ended (completed or failed, with usage or not), by key, to attribution.
+    /// The state's `codex_turns`.
+    ended_turns: HashMap<Key, u32>,
     tool_calls: LastWins<ToolEntry>,
     tool_errors: LastWins<Key>,
     /// Records by session, file and day.

@@ -8,21 +8,16 @@
 //! must say. A field an agent has no answer for is written out as such (`None`, `&[]`,
 //! `false`, [`no_gap_ops`]).
 
+pub(crate) use super::stats_reader::StatsReader;
 use super::claude::ClaudeShape;
-use super::facts::{Fact, Top};
 use super::Head;
 use super::{RecordInfo, RunFacts, SchemaProblem};
-use crate::event::EventReader;
+use crate::event::NewReader;
 use crate::gaps::{InputEnd, Op};
 use crate::input::LogFolder;
 use crate::json::Json;
-use crate::stats::Ingest;
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
-
-/// A reader of records into [`Fact`]s: the record, its type, the session its input is in
-/// so far, and where the facts go.
-pub(crate) type FactsFn = for<'a> fn(Json<'a>, Option<&'a str>, &str, &mut dyn FnMut(Fact<'a>));
 
 /// The command line that resumes a session: the program, its arguments, the session id.
 pub(crate) type ResumeFn = fn(&OsStr, &[OsString], &str) -> Vec<OsString>;
@@ -45,19 +40,6 @@ pub(crate) type UntypedFn = fn(Json<'_>, Option<&str>) -> Option<&'static str>;
 
 /// The agent a later record tells a stream is ([`Agent::turns_into`]).
 pub(crate) type TurnsIntoFn = fn(Json<'_>, Option<&str>) -> Option<super::Dialect>;
-
-/// How `stats` reads an agent's records (docs/DESIGN.md "The stats rooms").
-#[derive(Clone, Copy)]
-pub(crate) enum StatsReader {
-    /// Into neutral [`Fact`]s, which the store applies without naming the agent; the
-    /// `&str` is the session the record's input is in so far.
-    Facts(FactsFn),
-    /// Straight into the store, by the record's type (Codex: turns and cumulative totals).
-    Typed(fn(Json<'_>, &Top<'_>, &mut Ingest<'_>)),
-    /// Straight into the store, from the record's top-level fields found in one walk
-    /// (Claude's shape: request ids, `message_delta` links).
-    Top(fn(Json<'_>, &Top<'_>, &mut Ingest<'_>)),
-}
 
 /// What ndjq knows of an agent's CLI, for `ndjq run`.
 #[derive(Clone, Copy)]
@@ -110,9 +92,12 @@ pub(crate) struct Agent {
     pub(super) inherits_context: bool,
 
     // ---- its readers ----
-    /// Its reader of records into normalized events (`None`: every record is `unknown`).
-    pub(super) events: Option<&'static (dyn EventReader + Sync)>,
-    /// Its reader of records for `stats`.
+    /// What makes its reader of one input's records into normalized events, holding what
+    /// the agent keeps between them (`None`: every record is `unknown`).
+    pub(super) events: Option<NewReader>,
+    /// Its reader of records for `stats`: one function, given each record with its
+    /// top-level fields and the store (`read: |v, top, s| s.facts(facts, v, top)` for a
+    /// reader into neutral facts).
     pub(super) stats: StatsReader,
     /// What a record tells the gap trackers. Returns true when the reader looked the
     /// sequence fields up itself, in its own walk over the record (`crate::gaps::seq_op`),

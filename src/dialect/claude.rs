@@ -175,7 +175,7 @@ pub(super) fn stream_gap_ops(
 /// and `stats` read besides the type, subtype and time: found in the classifier's walk in
 /// an input of Claude's stream or transcripts (`ClaudeShape::top`), so neither walks the
 /// record's top level again
-/// (docs/DESIGN.md, "One walk over a record's top level"), and the names `facts::Top`
+/// (docs/DESIGN.md, "One walk over a record's top level"), and the names `stats_reader::TopFields`
 /// walks a record for when the classifier did not. Places on the record's tape, read with
 /// [`ClaudeTop::get`] on the record.
 #[derive(Debug, Clone, Copy)]
@@ -305,8 +305,11 @@ pub(super) static AGENT: Agent = Agent {
     claude: Some(&SHAPE),
     carries_session: true,
     inherits_context: false,
-    events: Some(&events::Claude),
-    stats: StatsReader::Top(stats::read),
+    events: Some(|| Box::new(events::Claude)),
+    stats: StatsReader {
+        read: stats::read,
+        claude_fields: true,
+    },
     gap_ops: stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: texts::messages,

@@ -125,8 +125,11 @@ pub(super) static AGENT: Agent = Agent {
     claude: Some(&super::claude::SHAPE),
     carries_session: true,
     inherits_context: false,
-    events: Some(&super::claude::events::Claude),
-    stats: StatsReader::Top(super::claude::stats::read),
+    events: Some(|| Box::new(super::claude::events::Claude)),
+    stats: StatsReader {
+        read: super::claude::stats::read,
+        claude_fields: true,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: super::claude::texts::messages,

@@ -210,8 +210,11 @@ pub(super) static AGENT: Agent = Agent {
     claude: None,
     carries_session: true,
     inherits_context: true,
-    events: Some(&(events::map as crate::event::MapFn)),
-    stats: StatsReader::Typed(stats::read),
+    events: Some(|| Box::<events::Exec>::default()),
+    stats: StatsReader {
+        read: stats::read,
+        claude_fields: false,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::Process {
         turn_ends: gaps::TURN_ENDS,

@@ -148,8 +148,11 @@ pub(super) static AGENT: Agent = Agent {
     claude: None,
     carries_session: true,
     inherits_context: true,
-    events: Some(&events::Rollout),
-    stats: StatsReader::Typed(stats::read),
+    events: Some(|| Box::<events::Rollout>::default()),
+    stats: StatsReader {
+        read: stats::read,
+        claude_fields: false,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::Nothing,
     texts: texts::each,

@@ -174,8 +174,11 @@ pub(super) static AGENT: Agent = Agent {
     claude: Some(&SHAPE),
     carries_session: true,
     inherits_context: false,
-    events: Some(&(events::map as crate::event::MapFn)),
-    stats: StatsReader::Facts(facts),
+    events: Some(|| Box::new(crate::event::Stateless(events::map))),
+    stats: StatsReader {
+        read: |v, top, s| s.facts(facts, v, top),
+        claude_fields: false,
+    },
     gap_ops: super::claude::stream_gap_ops,
     input_end: InputEnd::SessionResult,
     texts: texts::each,

@@ -316,8 +316,11 @@ pub(super) static AGENT: Agent = Agent {
     claude: None,
     carries_session: true,
     inherits_context: true,
-    events: Some(&(events::map as crate::event::MapFn)),
-    stats: StatsReader::Facts(facts),
+    events: Some(|| Box::new(crate::event::Stateless(events::map))),
+    stats: StatsReader {
+        read: |v, top, s| s.facts(facts, v, top),
+        claude_fields: false,
+    },
     gap_ops: gaps::ops,
     input_end: InputEnd::SessionResult,
     texts: texts::all_strings,

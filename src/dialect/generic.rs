@@ -48,7 +48,10 @@ pub(super) static AGENT: Agent = Agent {
     carries_session: false,
     inherits_context: false,
     events: None,
-    stats: StatsReader::Top(super::claude::stats::read),
+    stats: StatsReader {
+        read: super::claude::stats::read,
+        claude_fields: true,
+    },
     gap_ops: agent::no_gap_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,

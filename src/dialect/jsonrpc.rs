@@ -98,8 +98,11 @@ pub(super) static AGENT: Agent = Agent {
     claude: None,
     carries_session: false,
     inherits_context: true,
-    events: Some(&events::Rpc),
-    stats: StatsReader::Facts(facts),
+    events: Some(|| Box::<events::Rpc>::default()),
+    stats: StatsReader {
+        read: |v, top, s| s.facts(facts, v, top),
+        claude_fields: false,
+    },
     gap_ops,
     input_end: InputEnd::Nothing,
     texts: texts::all_strings,

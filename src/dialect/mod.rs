@@ -52,6 +52,7 @@ mod generic;
 mod jsonrpc;
 mod opencode;
 mod qwen;
+pub(crate) mod stats_reader;
 mod texts;
 
 use crate::json::{Json, Kind, Place};
@@ -265,14 +266,11 @@ impl Dialect {
             .map(|cli| (cli.run_facts)(obj, ty, subtype))
     }
 
-    /// The agent's reader of its records into normalized events (its module's `events`);
-    /// `None` for `generic`, whose records are all `unknown` (docs/DESIGN.md, "What an
-    /// agent module holds").
-    pub(crate) fn events(self) -> Option<&'static dyn crate::event::EventReader> {
-        match self.agent().events {
-            Some(reader) => Some(reader),
-            None => None,
-        }
+    /// What makes the agent's reader of one input's records into normalized events (its
+    /// module's `events`); `None` for `generic`, whose records are all `unknown`
+    /// (docs/DESIGN.md, "What an agent module holds").
+    pub(crate) fn events(self) -> Option<crate::event::NewReader> {
+        self.agent().events
     }
 
     /// What a record tells the gap trackers (`gaps`, `validate --gaps`), pushed onto `ops`

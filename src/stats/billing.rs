@@ -7,7 +7,7 @@
 use super::intern::{Attr, NONE};
 use super::store::Key;
 use super::tokens::{Tokens, BIG};
-use super::{DeltaEntry, ExecTurn, MessageEntry, RunFacts, SessionResult, Stats};
+use super::{ChainTurn, DeltaEntry, MessageEntry, RunFacts, SessionResult, Stats};
 use crate::pricing::{Price, PriceTable};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -272,9 +272,9 @@ impl Stats {
         // turns are not added again. Exec turns in `messages` come from reports of earlier
         // versions, which kept them there.
         let totals_only: HashSet<u32> = self
-            .codex_totals
+            .session_totals
             .keys()
-            .filter(|s| !self.rollout_sessions.contains(s))
+            .filter(|s| !self.per_response_sessions.contains(s))
             .copied()
             .collect();
         for m in self.messages.settled().iter() {
@@ -291,17 +291,19 @@ impl Stats {
             add(*a, *t, true);
         }
         // A cumulative total is priced as one count: never in tiers.
-        for (s, (t, a)) in &self.codex_totals {
-            if !self.rollout_sessions.contains(s) {
+        for (s, (t, a)) in &self.session_totals {
+            if !self.per_response_sessions.contains(s) {
                 add(*a, *t, false);
             }
         }
         // Codex exec threads: each turn's cumulative usage less the one before it.
-        for (thread, chain) in &self.exec_chains {
-            if self.rollout_sessions.contains(thread) || self.codex_totals.contains_key(thread) {
+        for (thread, chain) in &self.cumulative_chains {
+            if self.per_response_sessions.contains(thread)
+                || self.session_totals.contains_key(thread)
+            {
                 continue;
             }
-            for (_, t, a) in exec_increments(chain) {
+            for (_, t, a) in chain_increments(chain) {
                 add(a, t, true);
             }
         }
@@ -531,7 +533,7 @@ impl Stats {
 /// the turn's before it, or all of it when a count went down (a count that is not
 /// cumulative, as in hand-made streams: docs/REFERENCE.md "Lineage"). A key met again adds
 /// nothing (a chain merged from parts that both read it).
-pub(super) fn exec_increments(chain: &[ExecTurn]) -> impl Iterator<Item = ExecTurn> + '_ {
+pub(super) fn chain_increments(chain: &[ChainTurn]) -> impl Iterator<Item = ChainTurn> + '_ {
     let mut seen: HashSet<Key> = HashSet::new();
     let mut prev: Option<Tokens> = None;
     chain.iter().filter_map(move |&(k, t, a)| {

@@ -9,7 +9,8 @@ use super::intern::{Attr, INHERIT, NONE};
 use super::store::KeyPrefix;
 use super::tokens::{pack, Tokens, BIG};
 use super::{DeltaEntry, Dim, Key, Link, MessageEntry, RunFacts, Stats, ToolEntry};
-use crate::dialect::facts::{self, Fact, Top};
+use crate::dialect::facts::{Fact, FactsFn};
+use crate::dialect::stats_reader::{StatsReader, TopFields};
 use crate::dialect::Dialect;
 use crate::json::Json;
 use crate::pipeline::Record;
@@ -28,8 +29,9 @@ pub(crate) struct InputContext {
     pub(crate) model: u32,
     /// The last time a record of this input carried (for `--since` / `--until`).
     pub(super) last_time: Option<Timestamp>,
-    /// Codex exec: how many `thread.started` of the current thread this input has shown
-    /// (a resumed run appends a second one), and turns seen since the last one.
+    /// How many times this input has started its current session (a resumed Codex exec
+    /// run appends a second `thread.started`), and the turns seen since the last start:
+    /// what keys a turn when the agent gives it no id that survives a second run.
     pub(crate) process: u32,
     pub(crate) turn: u32,
     pub(super) records: u64,
@@ -151,8 +153,10 @@ impl Stats {
         info: &crate::dialect::RecordInfo<'_>,
         ctx: &mut InputContext,
     ) -> Option<u32> {
-        // The top-level fields every record is read for, in one walk over it.
-        let top = Top::of_record(v, info);
+        // The agent's reader, and the top-level fields every record is read for, in one
+        // walk over it.
+        let reader = StatsReader::of(info.dialect);
+        let top = TopFields::of_record(v, info, reader.claude_fields);
         let (ty, timestamp) = (top.ty(), top.timestamp());
         // --since / --until: a record out of range is counted as read, nothing more. One
         // without a time of its own (a stream's result line) has its input's last one.
@@ -196,7 +200,7 @@ impl Stats {
             input: ctx,
             day,
         };
-        facts::read_stats(info.dialect, v, &top, &mut ingest);
+        (reader.read)(v, &top, &mut ingest);
         Some(day)
     }
 
@@ -240,13 +244,13 @@ impl Stats {
         }
     }
 
-    /// The other agents' records, read by their dialect modules into neutral facts
-    /// ([`crate::dialect::facts`]), applied to the state.
-    pub(super) fn add_agent(
+    /// A record read by `read` into neutral facts ([`crate::dialect::facts`]), applied to
+    /// the state as the reader gives them.
+    fn add_facts<'a>(
         &mut self,
-        dialect: Dialect,
-        v: Json<'_>,
-        ty: Option<&str>,
+        read: FactsFn,
+        v: Json<'a>,
+        ty: Option<&'a str>,
         ctx: &mut InputContext,
         day: u32,
     ) {
@@ -254,13 +258,11 @@ impl Stats {
         // applied as the reader gives them, with no list and no string per record.
         let session = self.strings.shared(ctx.session);
         let session = session.as_deref().unwrap_or("");
-        facts::read(dialect, v, ty, session, &mut |fact| {
-            self.add_fact(fact, ctx, day)
-        });
+        read(v, ty, session, &mut |fact| self.add_fact(fact, ctx, day));
         self.count_session_record(ctx.session);
     }
 
-    /// One fact of another agent's record (see [`Stats::add_agent`]).
+    /// One fact of a record (see [`Stats::add_facts`]).
     fn add_fact(&mut self, fact: Fact<'_>, ctx: &mut InputContext, day: u32) {
         let attr = |s: &mut Stats, ctx: &InputContext, model: u32| {
             s.attrs.id(Attr {
@@ -323,7 +325,7 @@ impl Stats {
 }
 
 /// The stats store as an agent's reader drives it (`src/dialect/*/stats.rs`, one call per
-/// record through [`crate::dialect::facts::read_stats`]): the record's input and hour, and
+/// record through [`crate::dialect::stats_reader`]): the record's input and hour, and
 /// the few things a record can tell. The store and its rules stay here; what an agent's
 /// fields mean stays in its module (docs/DESIGN.md "The stats rooms").
 pub(crate) struct Ingest<'s> {
@@ -397,13 +399,14 @@ impl Ingest<'_> {
         self.stats.recent.message_key(id, req)
     }
 
-    /// The key of one of `session`'s Codex rollout responses: [`Key::of_bytes`] of
-    /// `"codex response"`, the session's name and `counts` (its cumulative total), the
-    /// first two hashed once for the records of a session. A response of a part that
+    /// The key of one of `session`'s responses known by the session's cumulative total
+    /// after it, `counts` (Codex rollouts): [`Key::of_bytes`] of `"codex response"`, the
+    /// session's name and `counts`, the first two hashed once for the records of a
+    /// session. A response of a part that
     /// begins mid-session (no session named yet) is keyed under no name and kept with its
     /// counts, so `--merge` rekeys it under the session the part continues
     /// ([`Stats::merge_continued`](super::Stats::merge_continued)).
-    pub(crate) fn codex_response_key(&mut self, session: u32, counts: [u64; 5]) -> Key {
+    pub(crate) fn response_key(&mut self, session: u32, counts: [u64; 5]) -> Key {
         let prefix = match self.stats.recent.response_prefix {
             Some((s, p)) if s == session => p,
             _ => {
@@ -431,23 +434,24 @@ impl Ingest<'_> {
         *self.stats.extra_usage.entry(attr).or_default() += tokens;
     }
 
-    /// One response of a Codex rollout session, under a key its repetitions share (a
-    /// re-emitted token count, a usage record of the same response): the session's usage
-    /// is the sum of its responses, and its cumulative totals are not counted.
-    pub(crate) fn rollout_usage(&mut self, session: u32, key: Key, tokens: Tokens, attr: u32) {
-        self.stats.rollout_sessions.insert(session);
+    /// One response of a session counted response by response, under a key its
+    /// repetitions share (a re-emitted token count, a usage record of the same response):
+    /// the session's usage is the sum of its responses, and its cumulative totals are not
+    /// counted.
+    pub(crate) fn response_usage(&mut self, session: u32, key: Key, tokens: Tokens, attr: u32) {
+        self.stats.per_response_sessions.insert(session);
         self.stats.add_usage(key, tokens, attr);
     }
 
-    /// A Codex exec turn's usage, cumulative over its thread (earlier runs of a resumed
-    /// thread included): kept in the thread's chain, in input order, unless a turn with
-    /// its key was seen (the same stream read twice).
-    pub(crate) fn exec_turn(&mut self, thread: u32, key: Key, tokens: Tokens, attr: u32) {
-        if self.stats.codex_turns.contains_key(&key) {
+    /// A turn's usage, cumulative over its session (earlier runs of a resumed session
+    /// included): kept in the session's chain, in input order, unless a turn with its key
+    /// ended before (the same stream read twice).
+    pub(crate) fn cumulative_turn(&mut self, thread: u32, key: Key, tokens: Tokens, attr: u32) {
+        if self.stats.ended_turns.contains_key(&key) {
             return;
         }
         self.stats
-            .exec_chains
+            .cumulative_chains
             .entry(thread)
             .or_default()
             .push((key, tokens, attr));
@@ -455,7 +459,7 @@ impl Ingest<'_> {
 
     /// A session's cumulative usage: the last one of the session is its usage.
     pub(crate) fn cumulative_usage(&mut self, session: u32, tokens: Tokens, attr: u32) {
-        self.stats.codex_totals.insert(session, (tokens, attr));
+        self.stats.session_totals.insert(session, (tokens, attr));
     }
 
     /// A stream message's id key (what its `message_delta` names) and its message key.
@@ -471,7 +475,7 @@ impl Ingest<'_> {
 
     /// A turn that ended, by key (usage or not).
     pub(crate) fn turn_ended(&mut self, key: Key, attr: u32) {
-        self.stats.codex_turns.insert(key, attr);
+        self.stats.ended_turns.insert(key, attr);
     }
 
     pub(crate) fn tool_call(&mut self, key: Key, name: &str, attr: u32) {
@@ -515,9 +519,11 @@ impl Ingest<'_> {
         entry.duration_ms = r.duration_ms.or(entry.duration_ms);
     }
 
-    /// A record of an agent whose reader gives neutral facts ([`crate::dialect::facts`]).
-    pub(crate) fn facts(&mut self, dialect: Dialect, v: Json<'_>, ty: Option<&str>) {
-        self.stats.add_agent(dialect, v, ty, self.input, self.day);
+    /// A record read by `read` into neutral facts ([`crate::dialect::facts`]): the stats
+    /// reader of an agent that gives facts is `|v, top, s| s.facts(facts, v, top)`.
+    pub(crate) fn facts<'a>(&mut self, read: FactsFn, v: Json<'a>, top: &TopFields<'a>) {
+        self.stats
+            .add_facts(read, v, top.ty(), self.input, self.day);
     }
 }
 

@@ -8,7 +8,7 @@ use super::report::Report;
 use super::store::{Key, LastWins, View};
 use super::tokens::{Tokens, BIG};
 use super::{
-    DeltaEntry, Dim, ExecTurn, Link, MessageEntry, RunFacts, SessionResult, Stats, ToolEntry,
+    ChainTurn, DeltaEntry, Dim, Link, MessageEntry, RunFacts, SessionResult, Stats, ToolEntry,
 };
 use crate::diagnostic::Code;
 use crate::summary::Summary;
@@ -124,8 +124,8 @@ impl Stats {
             *self.extra_usage.entry(ra(a)).or_default() += t;
         }
         // Cumulative totals: the later snapshot of a session replaces the earlier one.
-        for (s, (t, a)) in later.codex_totals {
-            self.codex_totals.insert(rs(s), (t, ra(a)));
+        for (s, (t, a)) in later.session_totals {
+            self.session_totals.insert(rs(s), (t, ra(a)));
         }
         for (s, r) in later.results {
             let entry = self.results.entry(rs(s)).or_default();
@@ -148,20 +148,20 @@ impl Stats {
             entry.turns = r.turns.or(entry.turns);
             entry.duration_ms = r.duration_ms.or(entry.duration_ms);
         }
-        self.rollout_sessions
-            .extend(later.rollout_sessions.into_iter().map(rs));
+        self.per_response_sessions
+            .extend(later.per_response_sessions.into_iter().map(rs));
         // A thread's turns go on after this part's; a turn this part counted already (the
         // same stream in both) adds nothing.
-        for (t, chain) in later.exec_chains {
-            let mine = self.exec_chains.entry(rs(t)).or_default();
+        for (t, chain) in later.cumulative_chains {
+            let mine = self.cumulative_chains.entry(rs(t)).or_default();
             for (k, tokens, a) in chain {
-                if !self.codex_turns.contains_key(&k) {
+                if !self.ended_turns.contains_key(&k) {
                     mine.push((k, tokens, ra(a)));
                 }
             }
         }
-        for (k, a) in later.codex_turns {
-            self.codex_turns.insert(k, ra(a));
+        for (k, a) in later.ended_turns {
+            self.ended_turns.insert(k, ra(a));
         }
         self.tool_calls
             .extend_later(later.tool_calls, |c| ToolEntry(c.0, re(c.1), ra(c.2)));
@@ -221,19 +221,19 @@ impl Stats {
                 v
             },
             extra_usage: sorted(self.extra_usage.iter().map(|(a, t)| (*a, *t))),
-            codex_totals: sorted(self.codex_totals.iter().map(|(s, (t, a))| (*s, *t, *a))),
+            codex_totals: sorted(self.session_totals.iter().map(|(s, (t, a))| (*s, *t, *a))),
             results: {
                 let mut v: Vec<(u32, SessionResult)> =
                     self.results.iter().map(|(s, r)| (*s, r.clone())).collect();
                 v.sort_by_key(|(s, _)| *s);
                 v
             },
-            codex_turns: sorted(self.codex_turns.iter().map(|(k, a)| (*k, *a))),
-            rollout_sessions: sorted(self.rollout_sessions.iter().copied()),
+            codex_turns: sorted(self.ended_turns.iter().map(|(k, a)| (*k, *a))),
+            rollout_sessions: sorted(self.per_response_sessions.iter().copied()),
             inherited_responses: self.inherited_responses.clone(),
             exec_chains: {
-                let mut v: Vec<(u32, Vec<ExecTurn>)> = self
-                    .exec_chains
+                let mut v: Vec<(u32, Vec<ChainTurn>)> = self
+                    .cumulative_chains
                     .iter()
                     .map(|(t, c)| (*t, c.clone()))
                     .collect();
@@ -300,16 +300,16 @@ impl Stats {
             .map(|(k, a, c)| (k, (a, c)))
             .collect();
         stats.extra_usage = s.extra_usage.into_iter().collect();
-        stats.codex_totals = s
+        stats.session_totals = s
             .codex_totals
             .into_iter()
             .map(|(k, tokens, attr)| (k, (tokens, attr)))
             .collect();
         stats.results = s.results.into_iter().collect();
-        stats.codex_turns = s.codex_turns.into_iter().collect();
-        stats.rollout_sessions = s.rollout_sessions.into_iter().collect();
+        stats.ended_turns = s.codex_turns.into_iter().collect();
+        stats.per_response_sessions = s.rollout_sessions.into_iter().collect();
         stats.inherited_responses = s.inherited_responses;
-        stats.exec_chains = s.exec_chains.into_iter().collect();
+        stats.cumulative_chains = s.exec_chains.into_iter().collect();
         stats.tool_calls = LastWins::from_entries(s.tool_calls.into_vec());
         stats.tool_errors = LastWins::from_entries(s.tool_errors.into_vec());
         stats.records_by = s
@@ -490,7 +490,7 @@ pub struct State {
     /// the turns in input order (reports of earlier versions kept exec turns in
     /// `messages`, counted whole).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(super) exec_chains: Vec<(u32, Vec<ExecTurn>)>,
+    pub(super) exec_chains: Vec<(u32, Vec<ChainTurn>)>,
     /// Codex rollout responses keyed before their part named a session: `[key, [input,
     /// cache_read, cache_creation, output, reasoning_output]]` (see
     /// [`Stats::merge_continued`]).

@@ -79,7 +79,7 @@ impl Stats {
             (None, None) => None,
             (r, e) => Some(r.unwrap_or(0.0) + e.unwrap_or(0.0)),
         };
-        turns = turns.saturating_add(self.codex_turns.len() as u64);
+        turns = turns.saturating_add(self.ended_turns.len() as u64);
         Totals {
             sessions: self.sessions.len() as u64,
             tokens,

@@ -21,12 +21,13 @@ use crate::json::{Json, Kind};
 use std::borrow::Cow;
 use std::io;
 
-/// Claude's stream and transcripts.
+/// Claude's stream and transcripts: the engine's held usage is all they keep.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(in crate::dialect) struct Claude;
 
 impl EventReader for Claude {
     fn map<'a>(
-        &self,
+        &mut self,
         cx: &mut Context,
         o: Origin<'a>,
         v: Json<'a>,

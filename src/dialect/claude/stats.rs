@@ -4,12 +4,12 @@
 //! session's `result` (its billed totals and reported cost). The rules are in
 //! docs/REFERENCE.md "Token and cost rules".
 
-use crate::dialect::facts::Top;
+use crate::dialect::stats_reader::TopFields;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, ResultFacts, Tokens, NONE};
 
 /// One record. `top` holds its top-level fields, found in one walk with its type.
-pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
+pub(crate) fn read(v: Json<'_>, top: &TopFields<'_>, s: &mut Ingest<'_>) {
     let session = match top.session().and_then(|j| j.as_str()) {
         Some(id) => s.session(id),
         None => NONE,

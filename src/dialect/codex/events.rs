@@ -9,19 +9,34 @@
 //! the item type as subtype. `turn.completed` gives a `usage` and a `result`; `turn.failed`
 //! a failed `result` whose `text` is the error message.
 
-use crate::event::{tool_content, Body, Context, Emit};
+use crate::event::{tool_content, Body, CappedSet, Context, Emit, EventReader};
 use crate::event::{Nested, Origin, Outcome, Text, Usage};
 use crate::json::{Json, Kind};
 use std::borrow::Cow;
 use std::io;
 
-/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
-pub(in crate::dialect) fn map(
-    cx: &mut Context,
-    o: Origin<'_>,
-    v: Json<'_>,
-    emit: &mut Emit<'_>,
-) -> io::Result<()> {
+/// The exec stream, with the tool items of the input started and not completed (at most
+/// [`MAX_OPEN_ITEMS`](crate::event::MAX_OPEN_ITEMS)).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(in crate::dialect) struct Exec {
+    /// Tool calls whose `tool_use` was emitted and whose completion has not come.
+    open_items: CappedSet,
+}
+
+impl EventReader for Exec {
+    fn map<'a>(
+        &mut self,
+        _cx: &mut Context,
+        o: Origin<'a>,
+        v: Json<'a>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        map(self, o, v, emit)
+    }
+}
+
+/// The events of one record.
+fn map(cx: &mut Exec, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
     match v.str("type").unwrap_or_default() {
         "thread.started" => {
             // Item ids restart with every process, and so with every thread.started.
@@ -92,7 +107,7 @@ pub(in crate::dialect) fn map(
 }
 
 fn item_completed(
-    cx: &mut Context,
+    cx: &mut Exec,
     o: Origin<'_>,
     item: Json<'_>,
     emit: &mut Emit<'_>,

@@ -1,7 +1,7 @@
 //! `stats`: the `codex exec --json` stream (threads, turns and items) into the stats store,
 //! through its narrow API ([`Ingest`]).
 
-use crate::dialect::facts::Top;
+use crate::dialect::stats_reader::TopFields;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens, NONE};
 
@@ -10,7 +10,7 @@ use crate::stats::{Ingest, Key, Tokens, NONE};
 /// item id, a digest of the item): the same stream given twice counts once, while a
 /// resumed run (same thread, new process) is a turn of its own. A turn's usage is the
 /// thread's cumulative usage, so the store counts what each turn adds to the one before.
-pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
+pub(crate) fn read(v: Json<'_>, top: &TopFields<'_>, s: &mut Ingest<'_>) {
     let ty = top.ty();
     if ty == Some("thread.started") {
         if let Some(t) = v.str("thread_id") {
@@ -47,7 +47,7 @@ pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
             if let Some(tokens) = usage {
                 // Cumulative over the thread: a resumed run's turn repeats the runs
                 // before it (docs/REFERENCE.md "Lineage").
-                s.exec_turn(session, key, tokens, attr);
+                s.cumulative_turn(session, key, tokens, attr);
             }
             s.turn_ended(key, attr);
         }

@@ -25,26 +25,30 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::io;
 
-/// The rollouts.
-pub(in crate::dialect) struct Rollout;
+/// The rollouts, with the model of the input's latest `turn_context` (for the usage
+/// records, which do not name it).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(in crate::dialect) struct Rollout {
+    model: Option<String>,
+}
 
 impl EventReader for Rollout {
     fn map<'a>(
-        &self,
-        cx: &mut Context,
+        &mut self,
+        _cx: &mut Context,
         o: Origin<'a>,
         v: Json<'a>,
         emit: &mut Emit<'_>,
     ) -> io::Result<()> {
-        map(cx, o, v, emit)
+        map(self, o, v, emit)
     }
 
     /// A `turn_context` names the model of the usage after it.
-    fn observe(&self, cx: &mut Context, ty: Option<&str>, v: Json<'_>) {
+    fn observe(&mut self, _cx: &mut Context, ty: Option<&str>, v: Json<'_>) {
         if ty == Some("turn_context") {
             if let Some(m) = v.path(&["payload", "model"]).and_then(|m| m.as_str()) {
-                if cx.model.as_deref() != Some(m) {
-                    cx.model = Some(m.to_string());
+                if self.model.as_deref() != Some(m) {
+                    self.model = Some(m.to_string());
                 }
             }
         }
@@ -66,7 +70,7 @@ pub(crate) fn tool_name<'a>(payload_type: &str, name: Option<&'a str>) -> Option
     }
 }
 
-fn map(cx: &mut Context, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
+fn map(cx: &mut Rollout, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
     let Some(p) = v.get("payload") else {
         return Ok(());
     };

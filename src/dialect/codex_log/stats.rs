@@ -4,7 +4,7 @@
 //! fork's cumulative totals start from its parent's), function calls and their failed
 //! outputs.
 
-use crate::dialect::facts::Top;
+use crate::dialect::stats_reader::TopFields;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens, NONE};
 
@@ -35,12 +35,12 @@ fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total:
         t.output,
         t.reasoning_output,
     ];
-    let key = s.codex_response_key(session, counts);
-    s.rollout_usage(session, key, Tokens::from_codex(usage), attr);
+    let key = s.response_key(session, counts);
+    s.response_usage(session, key, Tokens::from_codex(usage), attr);
 }
 
 /// One record.
-pub(crate) fn read(v: Json<'_>, top: &Top<'_>, s: &mut Ingest<'_>) {
+pub(crate) fn read(v: Json<'_>, top: &TopFields<'_>, s: &mut Ingest<'_>) {
     // The type and payload the classifier found in its walk over the record.
     let (ty, payload) = (top.ty(), top.payload());
     // The payload's fields this record's type may need, found in one walk over it: most

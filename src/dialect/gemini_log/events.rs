@@ -4,18 +4,32 @@
 //! an error by [`super::tool_call_failed`].
 
 use crate::dialect::gemini::events::{log_input, log_output};
-use crate::event::{Body, Context, Emit};
+use crate::event::{Body, CappedSet, Context, Emit, EventReader};
 use crate::event::{Nested, Origin, Text, Usage};
 use crate::json::Json;
 use std::io;
 
-/// The events of one record (the agent's reader, as [`crate::event::MapFn`]).
-pub(in crate::dialect) fn map(
-    cx: &mut Context,
-    o: Origin<'_>,
-    v: Json<'_>,
-    emit: &mut Emit<'_>,
-) -> io::Result<()> {
+/// The session log, with the entries of the input already mapped (at most
+/// [`MAX_OPEN_ITEMS`](crate::event::MAX_OPEN_ITEMS)): the log writes an entry again whole when it changes.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(in crate::dialect) struct Log {
+    seen: CappedSet,
+}
+
+impl EventReader for Log {
+    fn map<'a>(
+        &mut self,
+        _cx: &mut Context,
+        o: Origin<'a>,
+        v: Json<'a>,
+        emit: &mut Emit<'_>,
+    ) -> io::Result<()> {
+        map(self, o, v, emit)
+    }
+}
+
+/// The events of one record.
+fn map(cx: &mut Log, o: Origin<'_>, v: Json<'_>, emit: &mut Emit<'_>) -> io::Result<()> {
     let Some(ty) = v.str("type") else {
         if v.has("projectHash") {
             return emit(&o.event(Body::Init {

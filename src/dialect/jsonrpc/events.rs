@@ -7,15 +7,20 @@
 use crate::event::MAX_PENDING_REQUESTS;
 use crate::event::{Body, Context, Direction, Emit, EventReader, Origin};
 use crate::json::{Json, Kind};
+use std::collections::HashMap;
 use std::io;
 
-/// JSON-RPC messages.
-pub(in crate::dialect) struct Rpc;
+/// JSON-RPC messages, with the requests of the input waiting for a response.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub(in crate::dialect) struct Rpc {
+    /// Requests waiting for a response: id (compact JSON) → method.
+    requests: HashMap<String, String>,
+}
 
 impl EventReader for Rpc {
     fn map<'a>(
-        &self,
-        cx: &mut Context,
+        &mut self,
+        _cx: &mut Context,
         mut o: Origin<'a>,
         v: Json<'a>,
         emit: &mut Emit<'_>,
@@ -26,10 +31,10 @@ impl EventReader for Rpc {
         if let Some(method) = v.str("method") {
             let direction = match id {
                 Some(id) => {
-                    if cx.requests.len() >= MAX_PENDING_REQUESTS {
-                        cx.requests.clear();
+                    if self.requests.len() >= MAX_PENDING_REQUESTS {
+                        self.requests.clear();
                     }
-                    cx.requests
+                    self.requests
                         .insert(id.to_compact_string(), method.to_string());
                     Direction::Request
                 }
@@ -44,7 +49,7 @@ impl EventReader for Rpc {
         }
         match id {
             Some(id) if v.has("result") || error.is_some() => {
-                let method = cx.requests.remove(&id.to_compact_string());
+                let method = self.requests.remove(&id.to_compact_string());
                 emit(&o.event(Body::Rpc {
                     id: Some(id),
                     method: method.as_deref(),
