@@ -58,6 +58,7 @@ mod generic;
 mod jsonrpc;
 pub mod opencode;
 mod qwen;
+pub mod store;
 mod texts;
 
 use crate::json::{Json, Kind, Place};

@@ -391,7 +391,7 @@ struct Follower<'p> {
     later: Vec<(Instant, PathBuf)>,
     /// OpenCode's stores followed, by the absolute path of their `.db` (each also in
     /// `files`, for its name, line and dialect, as a file never read as lines).
-    stores: BTreeMap<PathBuf, crate::input::opencode_store::StoreReader>,
+    stores: BTreeMap<PathBuf, crate::dialect::store::StoreReader>,
     /// When to look at the stores again after a change of a `-wal` ([`STORE_RECHECK`]).
     recheck: Option<Instant>,
 }
@@ -592,7 +592,7 @@ impl Follower<'_> {
         if self.files.contains_key(abs)
             || self.is_named(abs)
             || is_log_file(abs)
-            || crate::input::opencode_store::is_store_name(abs)
+            || crate::dialect::store::is_store_name(abs)
         {
             found.push((abs.to_path_buf(), shown));
         }
@@ -720,7 +720,7 @@ impl Follower<'_> {
         if self.stores.contains_key(abs) {
             return self.store_part(abs, consumer, report);
         }
-        use crate::input::opencode_store::{is_sqlite, is_store_name};
+        use crate::dialect::store::{is_sqlite, is_store_name};
         let store_like = is_store_name(abs) || (!is_log_file(abs) && is_sqlite(abs));
         if !self.files.contains_key(abs) && store_like {
             // A store that came after the follow began (OpenCode's first start); under
@@ -962,7 +962,7 @@ impl Follower<'_> {
         report: &mut dyn FnMut(&Error),
     ) -> Result<Flow, Error> {
         let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-        let reader = match crate::input::opencode_store::open_live(path) {
+        let reader = match crate::dialect::store::open_live(path) {
             Ok(r) => r,
             Err(e) => {
                 report(&e);
