@@ -137,7 +137,7 @@ impl Follower<'_> {
         use crate::dialect::store::{is_sqlite, is_store_name};
         let store_like = is_store_name(abs) || (!is_log_file(abs) && is_sqlite(abs));
         if !self.files.contains_key(abs) && store_like {
-            // A store that came after the follow began (OpenCode's first start); under
+            // A store that came after the follow began (its agent's first start); under
             // its name, not a database yet, it is waited for.
             if !is_sqlite(abs) {
                 return Ok((Flow::Continue, false));

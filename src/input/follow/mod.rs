@@ -168,7 +168,7 @@ pub fn follow<C: Consumer>(
         let path = match source {
             Ok(Source::File(p)) => p,
             Ok(Source::Stdin) => continue,
-            // OpenCode's store: followed by its rows (docs/REFERENCE.md, "OpenCode's store").
+            // A store: followed by its rows (stores.rs).
             Ok(Source::Store(p)) => {
                 if f.read_store(&p, consumer, report)? == Flow::Stop {
                     return f.finish(consumer, report, FollowEnd::Stopped);
@@ -272,7 +272,7 @@ struct Follower<'p> {
     /// watch was set (the watch is set after the folder's notification) has no
     /// notification of its own. Also a file whose part could not be read as it changed.
     later: Vec<(Instant, PathBuf)>,
-    /// OpenCode's stores followed, by the absolute path of their `.db` (each also in
+    /// The stores followed, by the absolute path of their `.db` (each also in
     /// `files`, for its name, line and dialect, as a file never read as lines).
     stores: BTreeMap<PathBuf, crate::dialect::store::StoreReader>,
     /// When to look at the stores again after a change of a `-wal` ([`STORE_RECHECK`]).
@@ -298,7 +298,7 @@ impl Follower<'_> {
                 .map(|_| end);
         }
         if end != FollowEnd::Stopped {
-            // OpenCode's stores: their unfinished messages, as they stand.
+            // The stores: their unfinished messages, as they stand.
             self.finish_stores(consumer, report)?;
             let pending: Vec<PathBuf> = self.files.keys().cloned().collect();
             for abs in pending {

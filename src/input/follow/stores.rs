@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 pub(super) const STORE_RECHECK: Duration = Duration::from_millis(100);
 
 impl Follower<'_> {
-    /// Begins following OpenCode's store at `path`: the messages finished so far are read
-    /// now, later ones as OpenCode writes them ([`Follower::store_part`]).
+    /// Begins following the store at `path`: the messages finished so far are read
+    /// now, later ones as its agent writes them ([`Follower::store_part`]).
     pub(super) fn read_store<C: Consumer>(
         &mut self,
         path: &Path,
@@ -76,7 +76,7 @@ impl Follower<'_> {
         Ok((Flow::Continue, changed))
     }
 
-    /// Reads what OpenCode's store at `abs` has that was not read (messages finished since
+    /// Reads what the store at `abs` has that was not read (messages finished since
     /// it last looked), and whether there was anything.
     pub(super) fn store_part<C: Consumer>(
         &mut self,
@@ -139,11 +139,11 @@ impl Follower<'_> {
         consumer: &mut C,
         report: &mut dyn FnMut(&Error),
     ) -> Result<Option<(Flow, bool)>, Error> {
-        // The JSON files of OpenCode's storage of before 1.2 are read with it, once.
+        // The JSON files of a legacy storage folder are read with it, once.
         if self.stores.keys().any(|s| path.starts_with(s) && path != s) {
             return Ok(Some((Flow::Continue, false)));
         }
-        // OpenCode's store: a change of its `-wal` (never its `-shm`, which its
+        // A store: a change of its `-wal` (never its `-shm`, which its
         // readers write, this one included).
         let store = path
             .to_str()
