@@ -146,7 +146,7 @@ impl Diagnostic {
     /// The row of OpenCode's store the record is (`message:<id>`, `part:<id>`), when it
     /// comes from one.
     pub fn record(&self) -> Option<String> {
-        crate::input::opencode_store::record_label(&self.file, self.line)
+        crate::dialect::store::record_label(&self.file, self.line)
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::args::{ChildArgs, ColorArg, InputArgs, OutputArgs};
 use anyhow::{bail, Result};
+use ndjq::dialect::store;
 use ndjq::input::follow::FollowOptions;
 use ndjq::input::{self, FileId, OwnOutputs, Source};
 use ndjq::pipeline::Options;
@@ -180,8 +181,7 @@ pub fn agent_folders(quiet: bool) -> Result<Vec<PathBuf>> {
         }
     }
     // OpenCode keeps SQLite, not NDJSON: its stores are named as files.
-    let (stores, store_place) =
-        input::opencode_store::default_stores(|k| std::env::var_os(k), home.as_deref());
+    let (stores, store_place) = store::default_stores(|k| std::env::var_os(k), home.as_deref());
     let home_relative = |p: &Path| match home.as_deref().and_then(|h| p.strip_prefix(h).ok()) {
         Some(rest) if !rest.as_os_str().is_empty() => format!("~/{}", rest.display()),
         _ => p.display().to_string(),

@@ -11,6 +11,7 @@ pub use exit::EXIT_ERROR;
 use anyhow::Result;
 use clap::Parser;
 use config::Common;
+use ndjq::dialect::store;
 use ndjq::input::follow::{FollowEnd, FollowOptions, NoTick, Tick};
 use ndjq::input::{self, Source};
 use ndjq::parallel::Parallel;
@@ -238,7 +239,7 @@ fn open<'a>(source: &Source) -> Result<Opened<'a>, ndjq::Error> {
             Ok((name.clone(), reader, is_file))
         }
         Source::Store(path) => {
-            let reader = input::opencode_store::open(path)?;
+            let reader = store::open(path)?;
             Ok((name.clone(), Box::new(reader), false))
         }
     }

@@ -53,6 +53,7 @@ mod jsonrpc;
 mod opencode;
 mod qwen;
 pub(crate) mod stats_reader;
+pub mod store;
 mod texts;
 
 use crate::json::{Json, Kind, Place};

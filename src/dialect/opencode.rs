@@ -9,7 +9,7 @@
 //! its last `step_finish` has reason `stop`.
 //!
 //! OpenCode's SQLite store is read as records of this dialect too
-//! ([`crate::input::opencode_store`]): a message row is a `user` or `assistant` record
+//! ([`store`]): a message row is a `user` or `assistant` record
 //! whose `message` holds the row's JSON (an assistant's `tokens`, `cost`, `modelID`,
 //! `finish`, `error`), a part row a record of the part's own type (`text`, `reasoning`,
 //! `tool`, `step-start`, `step-finish`, ...) whose `part` holds the row's JSON. Usage is
@@ -17,6 +17,7 @@
 //! not counted again.
 
 pub(super) mod events;
+pub(crate) mod store;
 
 use super::agent::{self, Agent, Cli, StatsReader};
 use super::check_value;

@@ -6,8 +6,8 @@
 
 pub mod follow;
 pub mod head;
-pub mod opencode_store;
 
+use crate::dialect::store;
 use crate::dialect::Dialect;
 use crate::error::Error;
 use std::fs;
@@ -21,7 +21,7 @@ use std::sync::Arc;
 pub enum Source {
     Stdin,
     File(PathBuf),
-    /// OpenCode's SQLite store ([`opencode_store`]): named on the command line (found by
+    /// OpenCode's SQLite store ([`store`]): named on the command line (found by
     /// SQLite's magic bytes) or found in a folder (by its name, `opencode*.db`).
     Store(PathBuf),
 }
@@ -263,11 +263,11 @@ impl Walk {
                 Ok(k) => k,
                 Err(source) => return Some(Err(Error::Open { path, source })),
             };
-            if kind.is_dir() && opencode_store::is_legacy_storage(&path) {
+            if kind.is_dir() && store::is_legacy_storage(&path) {
                 return Some(Ok(Source::Store(path)));
             } else if kind.is_dir() {
                 self.stack.push(list(&path).into_iter());
-            } else if kind.is_file() && opencode_store::is_store_name(&path) {
+            } else if kind.is_file() && store::is_store_name(&path) {
                 return Some(Ok(Source::Store(path)));
             } else if is_log_file(&path) {
                 if kind.is_file() && self.own.holds_path(&path) {
@@ -306,7 +306,7 @@ impl Iterator for Walk {
             let p = self.paths.next()?;
             if p.as_os_str() == "-" {
                 return Some(Ok(Source::Stdin));
-            } else if opencode_store::is_legacy_storage(&p) {
+            } else if store::is_legacy_storage(&p) {
                 return Some(Ok(Source::Store(p)));
             } else if p.is_dir() {
                 self.stack.push(list(&p).into_iter());
@@ -316,9 +316,9 @@ impl Iterator for Walk {
                     path: p,
                     named: true,
                 }));
-            } else if let Some(why) = opencode_store::companion_of(&p) {
+            } else if let Some(why) = store::companion_of(&p) {
                 return Some(Err(Error::NotAStore { path: p, why }));
-            } else if !is_log_file(&p) && opencode_store::is_sqlite(&p) {
+            } else if !is_log_file(&p) && store::is_sqlite(&p) {
                 // A log file's name is not looked into (one open less per file named).
                 return Some(Ok(Source::Store(p)));
             } else {
@@ -404,8 +404,7 @@ fn has_logs(dir: &Path) -> bool {
 /// stdin is a terminal. `var` reads an environment variable (an empty one counts as not
 /// set); `home` is the home folder. Each agent's module says where its logs are
 /// (its descriptor's `log_folders`), in the order `--dialect` lists the agents; a folder
-/// named twice is kept once. OpenCode keeps SQLite, not NDJSON: its stores are found by
-/// [`opencode_store::default_stores`]; Cursor's SQLite is not read.
+/// named twice is kept once. The SQLite stores are found by [`store::default_stores`].
 pub fn agent_log_folders(
     var: impl Fn(&str) -> Option<std::ffi::OsString>,
     home: Option<&Path>,
@@ -611,8 +610,8 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
         Ok(Box::new(zstd::stream::read::Decoder::with_buffer(
             buffered,
         )?))
-    } else if head.starts_with(opencode_store::SQLITE_MAGIC) {
-        // A database is read by its path, with its -wal beside it (opencode_store).
+    } else if head.starts_with(store::SQLITE_MAGIC) {
+        // A database is read by its path, with its -wal beside it (dialect::store).
         Err(io::Error::other(
             "an SQLite database, not NDJSON: name its file to read it (OpenCode's store)",
         ))
