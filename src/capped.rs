@@ -3,7 +3,7 @@
 //! oldest entry leaves (the gap trackers' sets of open tool calls, requests and uuids,
 //! `src/gaps/tracked.rs`, where [`Capped::insert`] says when that first happened), or its
 //! older half, all at once ([`IdSet`]: the ids the events' readers remember,
-//! `src/event.rs`).
+//! `src/event/`).
 
 use std::collections::{HashMap, VecDeque};
 

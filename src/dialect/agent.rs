@@ -8,8 +8,8 @@
 //! must say. A field an agent has no answer for is written out as such (`None`, `&[]`,
 //! `false`, [`no_gap_ops`]).
 
-pub(crate) use super::stats_reader::StatsReader;
 use super::claude::ClaudeShape;
+pub(crate) use super::stats_reader::StatsReader;
 use super::Head;
 use super::{RecordInfo, RunFacts, SchemaProblem};
 use crate::event::NewReader;

@@ -304,7 +304,6 @@ fn table(title: &str, rows: &[Row], width: usize) -> String {
 /// whole line is cut at the edge instead ([`fit`]).
 const MIN_NAME_CELLS: usize = 8;
 
-
 /// `[#####.....]`: a share of `width` cells, full at 1 and beyond.
 fn bar(share: f64, width: usize) -> String {
     let full = ((share.clamp(0.0, 1.0) * width as f64).round() as usize).min(width);

@@ -61,7 +61,7 @@ fn no_file_outside_the_agent_modules_names_an_agent() {
         "src/gaps/apply.rs",
         "src/capped.rs",
         "src/filter/grep.rs",
-        "src/event.rs",
+        "src/event/mod.rs",
         "src/cli/args/mod.rs",
     ] {
         assert!(

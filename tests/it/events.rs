@@ -33,7 +33,7 @@ const JSONRPC: &str = "testdata/jsonrpc/app-server.jsonl";
 
 /// One event of `ndjq events -f json`. Unknown keys are refused: docs/REFERENCE.md ("Normalized
 /// events") lists the keys of each kind (plus `message` for system and `text` for result, see
-/// src/event.rs).
+/// src/event/).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Event {
