@@ -55,6 +55,8 @@ mod qwen;
 pub(crate) mod stats_reader;
 pub mod store;
 mod texts;
+#[cfg(test)]
+mod toy;
 
 use crate::json::{Json, Kind, Place};
 use agent::Agent;
@@ -88,6 +90,9 @@ pub enum Dialect {
     Cursor,
     OpenCode,
     Copilot,
+    /// The agent of docs/DESIGN.md's "Adding an agent", in the unit tests only.
+    #[cfg(test)]
+    Toy,
     Generic,
 }
 
@@ -108,6 +113,8 @@ impl Dialect {
         Dialect::JsonRpc,
         Dialect::Gemini,
         Dialect::OpenCode,
+        #[cfg(test)]
+        Dialect::Toy,
         Dialect::Generic,
     ];
 
@@ -126,6 +133,8 @@ impl Dialect {
         Dialect::Cursor,
         Dialect::OpenCode,
         Dialect::Copilot,
+        #[cfg(test)]
+        Dialect::Toy,
         Dialect::Generic,
     ];
 
@@ -146,6 +155,8 @@ impl Dialect {
             Dialect::Cursor => &cursor::AGENT,
             Dialect::OpenCode => &opencode::AGENT,
             Dialect::Copilot => &copilot::AGENT,
+            #[cfg(test)]
+            Dialect::Toy => &toy::AGENT,
             Dialect::Generic => &generic::AGENT,
         }
     }
