@@ -20,8 +20,8 @@ pub(crate) struct StatsReader {
     /// The reader of one record.
     pub(crate) read: StatsFn,
     /// It reads the fields of [`ClaudeTop`] ([`TopFields::session`], ...): in an input
-    /// whose agent sets `claude_top` the classifier's walk found them, else the record is
-    /// walked for them (docs/DESIGN.md "One walk over a record's top level").
+    /// whose agent's `ClaudeShape::top` is set the classifier's walk found them, else the
+    /// record is walked for them (docs/DESIGN.md "One walk over a record's top level").
     pub(crate) claude_fields: bool,
 }
 

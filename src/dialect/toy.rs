@@ -117,10 +117,7 @@ fn facts<'a>(v: Json<'a>, ty: Option<&'a str>, _session: &str, f: &mut dyn FnMut
 
 /// The human text of a record (`filter --grep`).
 fn texts<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> bool) -> bool {
-    ["text", "output"]
-        .iter()
-        .filter_map(|k| v.get(k))
-        .any(f)
+    ["text", "output"].iter().filter_map(|k| v.get(k)).any(f)
 }
 
 /// The tool calls a record holds (`filter --tool`).
