@@ -128,6 +128,7 @@ pub fn follow<C: Consumer>(
         later: Vec::new(),
         stores: BTreeMap::new(),
         recheck: None,
+        recheck_late: false,
     };
     for p in paths.iter().filter(|p| p.as_os_str() != "-") {
         let named = Named {
@@ -277,6 +278,10 @@ struct Follower<'p> {
     stores: BTreeMap<PathBuf, crate::dialect::store::StoreReader>,
     /// When to look at the stores again after a change of a `-wal` ([`STORE_RECHECK`]).
     recheck: Option<Instant>,
+    /// A look after a change that found nothing new is followed by one more, later
+    /// ([`STORE_LATE_RECHECK`](stores::STORE_LATE_RECHECK)): on a loaded machine a commit
+    /// can show later than [`STORE_RECHECK`](stores::STORE_RECHECK) after its last write.
+    recheck_late: bool,
 }
 
 impl Follower<'_> {

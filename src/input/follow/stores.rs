@@ -16,6 +16,9 @@ use std::time::{Duration, Instant};
 /// after the commit's last write to the `-wal`.
 pub(super) const STORE_RECHECK: Duration = Duration::from_millis(100);
 
+/// How long after a look that found nothing new the stores are looked at once more.
+pub(super) const STORE_LATE_RECHECK: Duration = Duration::from_secs(1);
+
 impl Follower<'_> {
     /// Begins following the store at `path`: the messages finished so far are read
     /// now, later ones as its agent writes them ([`Follower::store_part`]).
@@ -72,6 +75,9 @@ impl Follower<'_> {
         }
         if changed {
             self.recheck = Some(Instant::now() + STORE_RECHECK);
+            self.recheck_late = true;
+        } else if std::mem::take(&mut self.recheck_late) {
+            self.recheck = Some(Instant::now() + STORE_LATE_RECHECK);
         }
         Ok((Flow::Continue, changed))
     }
@@ -156,6 +162,7 @@ impl Follower<'_> {
         // shortly, or the end of a burst of writes would wait for the next one.
         self.recheck
             .get_or_insert_with(|| Instant::now() + STORE_RECHECK);
+        self.recheck_late = true;
         self.store_part(&db, consumer, report).map(Some)
     }
 
