@@ -171,12 +171,15 @@ fn holds_word(code: &str, word: &str) -> bool {
 /// Each agent: its name, its distinctive record-type literals, and the most files outside
 /// src/dialect/ (and examples/ndjq-gen) whose code may name it. The ceilings are today's
 /// counts: they may only go down (docs/DESIGN.md, "Adding an agent": an agent is named in
-/// at most two files outside its module). Files under src/cli/args/ are not counted: the
+/// at most two files outside its module). What remains is user-facing text naming the
+/// agent a message is about (`stats --merge`'s old-schema error, the statusline's empty
+/// stdin) and a provider prefix in the price table (`gemini/`, a model
+/// provider's name). Files under src/cli/args/ are not counted: the
 /// agents they name are examples in the help, and help text is the user's documentation
 /// (the man pages and completions are generated from it). A model name (`claude-opus-4-1`,
 /// `gpt-5-codex`) is not the agent: see `without_model_names`.
 const AGENTS: &[(&str, &[&str], usize)] = &[
-    ("claude", &["\"message_delta\""], 16),
+    ("claude", &["\"message_delta\""], 1),
     (
         "codex",
         &[
@@ -187,12 +190,12 @@ const AGENTS: &[(&str, &[&str], usize)] = &[
             "\"thread.started\"",
             "\"session_meta\"",
         ],
-        11,
+        1,
     ),
-    ("gemini", &[], 2),
-    ("qwen", &[], 1),
-    ("cursor", &[], 1),
-    ("opencode", &["\"step_finish\""], 3),
+    ("gemini", &[], 1),
+    ("qwen", &[], 0),
+    ("cursor", &[], 0),
+    ("opencode", &["\"step_finish\""], 0),
     (
         "copilot",
         &["\"tool.execution_start\"", "\"tool.execution_complete\""],
