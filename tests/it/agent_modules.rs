@@ -216,7 +216,7 @@ fn without_model_names(code: &str) -> String {
     let part = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-');
     let mut out = String::with_capacity(code.len());
     let mut token = String::new();
-    let mut flush = |token: &mut String, out: &mut String| {
+    let flush = |token: &mut String, out: &mut String| {
         let model = token.contains('-') && token.contains(|c: char| c.is_ascii_digit());
         if !model {
             out.push_str(token);
