@@ -409,7 +409,7 @@ mod tests {
             assert_eq!(t.resolve(no_name), None, "{no_name}");
         }
         assert_eq!(without_date("gpt-5-2025-08-07"), Some("gpt-5"));
-        assert_eq!(without_date("claude-x-20250101"), Some("claude-x"));
+        assert_eq!(without_date("model-x-20250101"), Some("model-x"));
         assert_eq!(without_date("claude-opus-4-6"), None);
     }
 

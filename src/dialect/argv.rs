@@ -47,3 +47,9 @@ pub(super) fn with_resume_flag(
     argv.push(id.into());
     argv
 }
+
+/// `v` as a command line's arguments, for the agents' resume tests.
+#[cfg(test)]
+pub(super) fn os(v: &[&str]) -> Vec<std::ffi::OsString> {
+    v.iter().map(std::ffi::OsString::from).collect()
+}

@@ -321,3 +321,58 @@ pub(super) static AGENT: Agent = Agent {
         run_facts,
     }),
 };
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::argv::os;
+    use crate::dialect::Dialect;
+    use crate::supervisor::resume_command;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn claude_resumes_with_its_arguments_and_the_new_id() {
+        let args = os(&[
+            "-p",
+            "fix it",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+        ]);
+        let argv = resume_command(None, OsStr::new("claude"), &args, "s-1", None);
+        assert_eq!(
+            argv,
+            Some(os(&[
+                "claude",
+                "-p",
+                "fix it",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--resume",
+                "s-1"
+            ]))
+        );
+        // An existing resume (any spelling) is replaced.
+        for old in [
+            &["--resume", "old"][..],
+            &["-r", "old"],
+            &["--resume=old"],
+            &["-c"],
+        ] {
+            let mut args = os(&["-p", "go"]);
+            args.extend(os(old));
+            let argv = resume_command(
+                Dialect::parse("claude"),
+                OsStr::new("/x/agent"),
+                &args,
+                "new",
+                None,
+            );
+            assert_eq!(
+                argv,
+                Some(os(&["/x/agent", "-p", "go", "--resume", "new"])),
+                "{old:?}"
+            );
+        }
+    }
+}

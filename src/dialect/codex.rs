@@ -228,3 +228,49 @@ pub(super) static AGENT: Agent = Agent {
         run_facts,
     }),
 };
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::argv::os;
+    use crate::dialect::Dialect;
+    use crate::supervisor::resume_command;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn codex_resumes_with_exec_resume_before_the_prompt() {
+        let args = os(&["exec", "--json", "-m", "o3", "fix it"]);
+        let argv = resume_command(None, OsStr::new("codex"), &args, "t-9", None);
+        assert_eq!(
+            argv,
+            Some(os(&[
+                "codex", "exec", "--json", "-m", "o3", "resume", "t-9", "fix it"
+            ]))
+        );
+        // No prompt: the id goes last; an old resume is replaced.
+        let args = os(&["exec", "--json", "resume", "t-1"]);
+        let argv = resume_command(
+            Dialect::parse("codex"),
+            OsStr::new("codex"),
+            &args,
+            "t-2",
+            None,
+        );
+        assert_eq!(
+            argv,
+            Some(os(&["codex", "exec", "--json", "resume", "t-2"]))
+        );
+        // A model name is an option's value, not a prompt.
+        let args = os(&["exec", "-m", "o3"]);
+        let argv = resume_command(
+            Dialect::parse("codex"),
+            OsStr::new("codex"),
+            &args,
+            "t",
+            None,
+        );
+        assert_eq!(
+            argv,
+            Some(os(&["codex", "exec", "-m", "o3", "resume", "t"]))
+        );
+    }
+}

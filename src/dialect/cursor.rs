@@ -191,3 +191,21 @@ pub(super) static AGENT: Agent = Agent {
         run_facts: super::claude::run_facts,
     }),
 };
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::argv::os;
+    use crate::supervisor::resume_command;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn cursor_replaces_an_old_resume_with_the_new_id() {
+        let run = |program: &str, args: &[&str]| {
+            resume_command(None, OsStr::new(program), &os(args), "S", None)
+        };
+        assert_eq!(
+            run("cursor-agent", &["-p", "go", "--resume", "c1"]),
+            Some(os(&["cursor-agent", "-p", "go", "--resume", "S"]))
+        );
+    }
+}

@@ -332,3 +332,34 @@ pub(super) static AGENT: Agent = Agent {
         run_facts,
     }),
 };
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::argv::os;
+    use crate::supervisor::resume_command;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn gemini_keeps_checkpointing_and_drops_an_old_resume() {
+        let run = |program: &str, args: &[&str]| {
+            resume_command(None, OsStr::new(program), &os(args), "S", None)
+        };
+        // Gemini: `-c` is --checkpointing and stays; an old --resume goes.
+        assert_eq!(
+            run(
+                "gemini",
+                &["-p", "go", "-c", "--resume", "latest", "-o", "stream-json"]
+            ),
+            Some(os(&[
+                "gemini",
+                "-p",
+                "go",
+                "-c",
+                "-o",
+                "stream-json",
+                "--resume",
+                "S"
+            ]))
+        );
+    }
+}

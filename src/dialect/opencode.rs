@@ -303,3 +303,41 @@ pub(super) static AGENT: Agent = Agent {
         run_facts,
     }),
 };
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::argv::os;
+    use crate::supervisor::resume_command;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn opencode_resumes_with_run_session() {
+        let run = |program: &str, args: &[&str]| {
+            resume_command(None, OsStr::new(program), &os(args), "S", None)
+        };
+        // OpenCode: `run --session ID`, an old --session / -s / --continue dropped.
+        assert_eq!(
+            run("opencode", &["run", "-s", "old", "--format", "json", "go"]),
+            Some(os(&[
+                "opencode",
+                "run",
+                "--session",
+                "S",
+                "--format",
+                "json",
+                "go"
+            ]))
+        );
+        assert_eq!(
+            run("opencode", &["--print-logs", "run", "-c", "go"]),
+            Some(os(&[
+                "opencode",
+                "--print-logs",
+                "run",
+                "--session",
+                "S",
+                "go"
+            ]))
+        );
+    }
+}

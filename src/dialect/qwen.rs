@@ -274,3 +274,21 @@ pub(super) static LOG_AGENT: Agent = Agent {
     log_folders,
     cli: None,
 };
+
+#[cfg(test)]
+mod tests {
+    use crate::dialect::argv::os;
+    use crate::supervisor::resume_command;
+    use std::ffi::OsStr;
+
+    #[test]
+    fn qwen_resumes_with_the_new_id_for_any_old_resume() {
+        let run = |program: &str, args: &[&str]| {
+            resume_command(None, OsStr::new(program), &os(args), "S", None)
+        };
+        assert_eq!(
+            run("/usr/bin/qwen", &["-p", "go", "--continue", "--resume=old"]),
+            Some(os(&["/usr/bin/qwen", "-p", "go", "--resume", "S"]))
+        );
+    }
+}

@@ -7,6 +7,10 @@
 //! agents': their `facts` functions, named in their descriptors as
 //! `read: |v, top, s| s.facts(facts, v, top)`).
 
+/// The first part of the key of a response known by its session's cumulative total (the
+/// Codex rollouts' key, theirs to give): the store keys such responses, and rekeys them
+/// when `--merge` joins a part to the session it continues.
+pub(crate) use super::codex_log::stats::RESPONSE_KEY as CUMULATIVE_RESPONSE_KEY;
 use super::{ClaudeTop, Dialect, RecordInfo};
 use crate::json::Json;
 use crate::stats::Ingest;

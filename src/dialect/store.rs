@@ -5,5 +5,5 @@
 
 pub use super::opencode::store::{
     companion_of, default_stores, is_legacy_storage, is_sqlite, is_store_name, open, open_live,
-    record_label, StoreReader, SQLITE_MAGIC,
+    record_label, StoreReader, NOT_A_STREAM, SQLITE_MAGIC,
 };

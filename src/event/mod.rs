@@ -30,7 +30,7 @@ mod context;
 mod normalizer;
 mod reader;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub(crate) use context::Context;
 pub use normalizer::Normalizer;

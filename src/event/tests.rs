@@ -33,7 +33,7 @@ fn texts_read_and_write_as_their_strings() {
 
 /// The events of `input` (read as one input) as compact JSON lines of
 /// `kind:field=value` summaries, for short assertions.
-fn events(input: &str, dialect: Option<Dialect>) -> Vec<String> {
+pub(crate) fn events(input: &str, dialect: Option<Dialect>) -> Vec<String> {
     struct Collect {
         n: Normalizer,
         out: Vec<String>,
@@ -109,104 +109,6 @@ fn events(input: &str, dialect: Option<Dialect>) -> Vec<String> {
     p.run(&name, input.as_bytes(), &mut c)
         .expect("in-memory run");
     c.out
-}
-
-#[test]
-fn claude_usage_is_held_until_the_message_ends_and_keeps_the_last_snapshot() {
-    let input = concat!(
-        r#"{"type":"assistant","session_id":"s","message":{"id":"m1","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":5,"output_tokens":1}}}"#,
-        "\n",
-        r#"{"type":"assistant","session_id":"s","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":5,"output_tokens":9}}}"#,
-        "\n",
-        r#"{"type":"user","session_id":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"x"},{"type":"text","text":"y"}]}]}}"#,
-        "\n",
-        r#"{"type":"assistant","session_id":"s","message":{"id":"m2","content":[{"type":"text","text":"b"}],"usage":{"input_tokens":7,"output_tokens":2}}}"#,
-        "\n",
-        r#"{"type":"assistant","session_id":"s","message":{"id":"m3","content":[{"type":"text","text":"c"}],"usage":{"input_tokens":8,"output_tokens":3}}}"#,
-        "\n",
-    );
-    assert_eq!(
-        events(input, None),
-        [
-            r#"text@1 s=s "a""#,
-            r#"tool_use@2 s=s id=Some("t1") name=Some("Bash") input={"command":"ls"}"#,
-            r#"tool_result@3 s=s id=Some("t1") err=false content="x\ny""#,
-            r#"usage@2 s=s id=Some("m1") in=Some(5) out=Some(9)"#,
-            r#"text@4 s=s "b""#,
-            r#"usage@4 s=s id=Some("m2") in=Some(7) out=Some(2)"#,
-            r#"text@5 s=s "c""#,
-            r#"usage@5 s=s id=Some("m3") in=Some(8) out=Some(3)"#,
-        ]
-    );
-}
-
-#[test]
-fn claude_error_results_are_never_trusted_by_subtype() {
-    let input = concat!(
-        r#"{"type":"result","subtype":"success","is_error":true,"session_id":"s","result":"API Error: 500"}"#,
-        "\n",
-        r#"{"type":"result","subtype":"error_max_turns","session_id":"s","errors":["too many","turns"]}"#,
-        "\n",
-    );
-    assert_eq!(
-        events(input, None),
-        [
-            r#"result@1 s=s ok=false err=true text=Some("API Error: 500")"#,
-            r#"result@2 s=s ok=false err=true text=Some("too many; turns")"#,
-        ]
-    );
-}
-
-#[test]
-fn codex_tools_are_used_once_per_item_and_sessions_carry() {
-    let input = concat!(
-        r#"{"type":"thread.started","thread_id":"th"}"#,
-        "\n",
-        r#"{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"ls","status":"in_progress"}}"#,
-        "\n",
-        r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"x","exit_code":2,"status":"failed"}}"#,
-        "\n",
-        r#"{"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"s","tool":"search","arguments":{"q":1},"result":{"content":[{"type":"text","text":"r"}]},"error":null,"status":"completed"}}"#,
-        "\n",
-        r#"{"type":"turn.failed","error":{"message":"boom"}}"#,
-        "\n",
-    );
-    assert_eq!(
-        events(input, None),
-        [
-            "init@1 s=th",
-            r#"tool_use@2 s=th id=Some("item_1") name=Some("command_execution") input={"command":"ls"}"#,
-            r#"tool_result@3 s=th id=Some("item_1") err=true content="x""#,
-            r#"tool_use@4 s=th id=Some("item_2") name=Some("search") input={"q":1}"#,
-            r#"tool_result@4 s=th id=Some("item_2") err=false content="r""#,
-            r#"result@5 s=th ok=false err=true text=Some("boom")"#,
-        ]
-    );
-}
-
-#[test]
-fn codex_log_function_outputs_report_failures() {
-    let input = concat!(
-        r#"{"type":"session_meta","payload":{"id":"sid","cwd":"/w"}}"#,
-        "\n",
-        r#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"}}"#,
-        "\n",
-        r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"no such file\",\"metadata\":{\"exit_code\":1}}"}}"#,
-        "\n",
-        r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Process exited with code 0\nOutput:\nok"}}"#,
-        "\n",
-        r#"{"type":"event_msg","payload":{"type":"token_count","info":null}}"#,
-        "\n",
-    );
-    assert_eq!(
-        events(input, None),
-        [
-            "init@1 s=sid",
-            r#"tool_use@2 s=sid id=Some("c1") name=Some("shell") input={"command":["ls"]}"#,
-            r#"tool_result@3 s=sid id=Some("c1") err=true content="no such file""#,
-            r#"tool_result@4 s=sid id=Some("c2") err=false content="Process exited with code 0\nOutput:\nok""#,
-        ]
-    );
 }
 
 #[test]

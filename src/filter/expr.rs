@@ -328,14 +328,14 @@ mod tests {
 
     #[test]
     fn each_operator() {
-        let r = r#"{"n":150,"s":"claude-x","f":1.5,"b":true,"z":null,"id":"42"}"#;
+        let r = r#"{"n":150,"s":"carrot-x","f":1.5,"b":true,"z":null,"id":"42"}"#;
         assert!(sel("n>100", r) && !sel("n>150", r) && sel("n>=150", r));
         assert!(sel("n<200", r) && !sel("n<150", r) && sel("n<=150", r));
         assert!(sel("n=150", r) && sel("n==150.0", r) && sel("n!=1", r) && !sel("n!=150", r));
         assert!(sel("f > 1", r) && sel("f < 2", r));
-        assert!(sel("s=claude-x", r) && sel(r#"s="claude-x""#, r) && sel("s!=other", r));
-        assert!(sel("s>claude", r) && sel("s<d", r) && !sel("s<claude", r));
-        assert!(sel("s~^claude", r) && !sel("s~^x", r) && sel(r#"s ~ "-x$""#, r));
+        assert!(sel("s=carrot-x", r) && sel(r#"s="carrot-x""#, r) && sel("s!=other", r));
+        assert!(sel("s>carrot", r) && sel("s<d", r) && !sel("s<carrot", r));
+        assert!(sel("s~^carrot", r) && !sel("s~^x", r) && sel(r#"s ~ "-x$""#, r));
         assert!(sel("b=true", r) && sel("b!=false", r));
         assert!(
             sel("id=42", r),
@@ -382,11 +382,11 @@ mod tests {
 
     #[test]
     fn ignore_case_applies_to_regexes() {
-        let v: serde_json::Value = serde_json::from_str(r#"{"s":"Claude"}"#).expect("json");
-        assert!(Where::parse("s~claude", true)
+        let v: serde_json::Value = serde_json::from_str(r#"{"s":"Carrot"}"#).expect("json");
+        assert!(Where::parse("s~carrot", true)
             .expect("ok")
             .matches(Json::Serde(&v)));
-        assert!(!Where::parse("s~claude", false)
+        assert!(!Where::parse("s~carrot", false)
             .expect("ok")
             .matches(Json::Serde(&v)));
     }

@@ -612,9 +612,7 @@ pub fn decompress<'a, R: Read + 'a>(reader: R) -> io::Result<Box<dyn Read + 'a>>
         )?))
     } else if head.starts_with(store::SQLITE_MAGIC) {
         // A database is read by its path, with its -wal beside it (dialect::store).
-        Err(io::Error::other(
-            "an SQLite database, not NDJSON: name its file to read it (OpenCode's store)",
-        ))
+        Err(io::Error::other(store::NOT_A_STREAM))
     } else {
         Ok(Box::new(buffered))
     }

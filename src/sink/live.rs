@@ -411,19 +411,19 @@ mod tests {
             ],
             agents: vec![
                 Row {
-                    name: "claude".into(),
+                    name: "aurora".into(),
                     tokens: 1_000_000,
                     cost: Some(11.0),
                 },
                 Row {
-                    name: "codex".into(),
+                    name: "comet".into(),
                     tokens: 250_000,
                     cost: Some(1.5),
                 },
             ],
             active: vec![Active {
                 name: "d5d7c6f2-2e3c-41c7".into(),
-                agent: "claude".into(),
+                agent: "aurora".into(),
                 last: at("2026-11-25T16:27:30Z"),
             }],
             today: Row {
@@ -456,11 +456,11 @@ claude-opus-5-5  1,000,000  $11.00
 gpt-5.1-codex      250,000   $1.50
 
 Agent      Tokens    Cost
-claude  1,000,000  $11.00
-codex     250,000   $1.50
+aurora  1,000,000  $11.00
+comet     250,000   $1.50
 
 Active     1 (wrote in the last 10 minutes)
-  d5d7c6f2-2e3c-41c7  claude      2 min ago
+  d5d7c6f2-2e3c-41c7  aurora      2 min ago
 Today      3,400,000 tokens   $40.25
 ";
         assert_eq!(got, want);

@@ -10,7 +10,7 @@ use super::store::KeyPrefix;
 use super::tokens::{pack, Tokens, BIG};
 use super::{DeltaEntry, Dim, Key, Link, MessageEntry, RunFacts, Stats, ToolEntry};
 use crate::dialect::facts::{Fact, FactsFn};
-use crate::dialect::stats_reader::{StatsReader, TopFields};
+use crate::dialect::stats_reader::{StatsReader, TopFields, CUMULATIVE_RESPONSE_KEY};
 use crate::dialect::Dialect;
 use crate::json::Json;
 use crate::pipeline::Record;
@@ -400,7 +400,7 @@ impl Ingest<'_> {
     }
 
     /// The key of one of `session`'s responses known by the session's cumulative total
-    /// after it, `counts` (Codex rollouts): [`Key::of_bytes`] of `"codex response"`, the
+    /// after it, `counts` (Codex rollouts): [`Key::of_bytes`] of [`CUMULATIVE_RESPONSE_KEY`], the
     /// session's name and `counts`, the first two hashed once for the records of a
     /// session. A response of a part that
     /// begins mid-session (no session named yet) is keyed under no name and kept with its
@@ -412,7 +412,7 @@ impl Ingest<'_> {
             _ => {
                 let name = self.stats.strings.shared(session);
                 let name: &str = name.as_deref().unwrap_or("");
-                let p = codex_response_prefix(name);
+                let p = cumulative_response_prefix(name);
                 self.stats.recent.response_prefix = Some((session, p));
                 p
             }
@@ -527,9 +527,10 @@ impl Ingest<'_> {
     }
 }
 
-/// The part of a Codex response's key its session gives.
-pub(super) fn codex_response_prefix(session_name: &str) -> KeyPrefix {
-    Key::prefix(&[b"codex response".as_slice(), session_name.as_bytes()])
+/// The part of the key of a response known by its session's cumulative total that its
+/// session gives.
+pub(super) fn cumulative_response_prefix(session_name: &str) -> KeyPrefix {
+    Key::prefix(&[CUMULATIVE_RESPONSE_KEY, session_name.as_bytes()])
 }
 
 /// A cumulative total's counts as bytes: no text to format.

@@ -2,7 +2,7 @@
 //! the stats of the whole; the serialisable [`State`] a `--mergeable` report carries and
 //! [`Stats::from_report`] reads back.
 
-use super::ingest::{codex_response_prefix, counts_bytes};
+use super::ingest::{counts_bytes, cumulative_response_prefix};
 use super::intern::{Attr, INHERIT, NONE};
 use super::report::Report;
 use super::store::{Key, LastWins, View};
@@ -425,7 +425,7 @@ fn rekey_inherited(
     inherited: &[(Key, [u64; 5])],
     name: Option<&str>,
 ) {
-    let prefix = codex_response_prefix(name.unwrap_or(""));
+    let prefix = cumulative_response_prefix(name.unwrap_or(""));
     let map: std::collections::HashMap<Key, Key> = inherited
         .iter()
         .map(|(k, c)| (*k, Key::then(prefix, &counts_bytes(*c))))

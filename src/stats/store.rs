@@ -459,8 +459,8 @@ mod tests {
     #[test]
     fn a_key_from_a_prefix_is_the_key_of_all_its_parts() {
         let counts = 28_206u64.to_le_bytes();
-        let prefix = Key::prefix(&[b"codex response", b"01a22069-aad2"]);
-        let whole = Key::of_bytes(&[b"codex response", b"01a22069-aad2", &counts]);
+        let prefix = Key::prefix(&[b"a response", b"01a22069-aad2"]);
+        let whole = Key::of_bytes(&[b"a response", b"01a22069-aad2", &counts]);
         assert_eq!(Key::then(prefix, &counts), whole);
         assert_eq!(
             Key::then(Key::prefix(&[b"msg_1"]), b"req_1"),

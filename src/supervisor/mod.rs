@@ -529,156 +529,18 @@ mod tests {
     }
 
     #[test]
-    fn claude_resumes_with_its_arguments_and_the_new_id() {
-        let args = os(&[
-            "-p",
-            "fix it",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-        ]);
-        let argv = resume_command(None, OsStr::new("claude"), &args, "s-1", None);
-        assert_eq!(
-            argv,
-            Some(os(&[
-                "claude",
-                "-p",
-                "fix it",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--resume",
-                "s-1"
-            ]))
-        );
-        // An existing resume (any spelling) is replaced.
-        for old in [
-            &["--resume", "old"][..],
-            &["-r", "old"],
-            &["--resume=old"],
-            &["-c"],
-        ] {
-            let mut args = os(&["-p", "go"]);
-            args.extend(os(old));
-            let argv = resume_command(
-                Dialect::parse("claude"),
-                OsStr::new("/x/agent"),
-                &args,
-                "new",
-                None,
-            );
-            assert_eq!(
-                argv,
-                Some(os(&["/x/agent", "-p", "go", "--resume", "new"])),
-                "{old:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn codex_resumes_with_exec_resume_before_the_prompt() {
-        let args = os(&["exec", "--json", "-m", "o3", "fix it"]);
-        let argv = resume_command(None, OsStr::new("codex"), &args, "t-9", None);
-        assert_eq!(
-            argv,
-            Some(os(&[
-                "codex", "exec", "--json", "-m", "o3", "resume", "t-9", "fix it"
-            ]))
-        );
-        // No prompt: the id goes last; an old resume is replaced.
-        let args = os(&["exec", "--json", "resume", "t-1"]);
-        let argv = resume_command(
-            Dialect::parse("codex"),
-            OsStr::new("codex"),
-            &args,
-            "t-2",
-            None,
-        );
-        assert_eq!(
-            argv,
-            Some(os(&["codex", "exec", "--json", "resume", "t-2"]))
-        );
-        // A model name is an option's value, not a prompt.
-        let args = os(&["exec", "-m", "o3"]);
-        let argv = resume_command(
-            Dialect::parse("codex"),
-            OsStr::new("codex"),
-            &args,
-            "t",
-            None,
-        );
-        assert_eq!(
-            argv,
-            Some(os(&["codex", "exec", "-m", "o3", "resume", "t"]))
-        );
-    }
-
-    #[test]
-    fn gemini_qwen_cursor_and_opencode_resume_their_own_way() {
-        let run = |program: &str, args: &[&str]| {
-            resume_command(None, OsStr::new(program), &os(args), "S", None)
-        };
-        // Gemini: `-c` is --checkpointing and stays; an old --resume goes.
-        assert_eq!(
-            run(
-                "gemini",
-                &["-p", "go", "-c", "--resume", "latest", "-o", "stream-json"]
-            ),
-            Some(os(&[
-                "gemini",
-                "-p",
-                "go",
-                "-c",
-                "-o",
-                "stream-json",
-                "--resume",
-                "S"
-            ]))
-        );
-        assert_eq!(
-            run("/usr/bin/qwen", &["-p", "go", "--continue", "--resume=old"]),
-            Some(os(&["/usr/bin/qwen", "-p", "go", "--resume", "S"]))
-        );
-        assert_eq!(
-            run("cursor-agent", &["-p", "go", "--resume", "c1"]),
-            Some(os(&["cursor-agent", "-p", "go", "--resume", "S"]))
-        );
-        // OpenCode: `run --session ID`, an old --session / -s / --continue dropped.
-        assert_eq!(
-            run("opencode", &["run", "-s", "old", "--format", "json", "go"]),
-            Some(os(&[
-                "opencode",
-                "run",
-                "--session",
-                "S",
-                "--format",
-                "json",
-                "go"
-            ]))
-        );
-        assert_eq!(
-            run("opencode", &["--print-logs", "run", "-c", "go"]),
-            Some(os(&[
-                "opencode",
-                "--print-logs",
-                "run",
-                "--session",
-                "S",
-                "go"
-            ]))
-        );
-    }
-
-    #[test]
     fn a_template_wins_and_an_unknown_agent_has_no_way() {
-        let argv = resume_command(
-            Dialect::parse("claude"),
-            OsStr::new("claude"),
-            &[],
-            "a b",
-            Some("my-agent --session '{session_id}' \"x y\""),
-        );
-        assert_eq!(argv, Some(os(&["my-agent", "--session", "a b", "x y"])));
+        // Whatever the agent, known or not.
+        for agent in Dialect::ALL.iter().map(|d| Some(*d)).chain([None]) {
+            let argv = resume_command(
+                agent,
+                OsStr::new("agent"),
+                &[],
+                "a b",
+                Some("my-agent --session '{session_id}' \"x y\""),
+            );
+            assert_eq!(argv, Some(os(&["my-agent", "--session", "a b", "x y"])));
+        }
         assert_eq!(
             resume_command(None, OsStr::new("agent"), &[], "id", None),
             None

@@ -171,11 +171,15 @@ fn holds_word(code: &str, word: &str) -> bool {
 /// Each agent: its name, its distinctive record-type literals, and the most files outside
 /// src/dialect/ (and examples/ndjq-gen) whose code may name it. The ceilings are today's
 /// counts: they may only go down (docs/DESIGN.md, "Adding an agent": an agent is named in
-/// at most two files outside its module). What remains is mostly tests inside engine files
-/// and model names in prices; the user-facing help in src/cli/args/ names agents as
-/// examples, which is allowed and counted.
+/// at most two files outside its module). What remains is user-facing text naming the
+/// agent a message is about (`stats --merge`'s old-schema error, the statusline's empty
+/// stdin) and a provider prefix in the price table (`gemini/`, a model
+/// provider's name). Files under src/cli/args/ are not counted: the
+/// agents they name are examples in the help, and help text is the user's documentation
+/// (the man pages and completions are generated from it). A model name (`claude-opus-4-1`,
+/// `gpt-5-codex`) is not the agent: see `without_model_names`.
 const AGENTS: &[(&str, &[&str], usize)] = &[
-    ("claude", &["\"message_delta\""], 16),
+    ("claude", &["\"message_delta\""], 1),
     (
         "codex",
         &[
@@ -186,18 +190,50 @@ const AGENTS: &[(&str, &[&str], usize)] = &[
             "\"thread.started\"",
             "\"session_meta\"",
         ],
-        11,
+        1,
     ),
-    ("gemini", &[], 2),
-    ("qwen", &[], 1),
-    ("cursor", &[], 1),
-    ("opencode", &["\"step_finish\""], 3),
+    ("gemini", &[], 1),
+    ("qwen", &[], 0),
+    ("cursor", &[], 0),
+    ("opencode", &["\"step_finish\""], 0),
     (
         "copilot",
         &["\"tool.execution_start\"", "\"tool.execution_complete\""],
         0,
     ),
 ];
+
+/// Whether `path` holds the command line's definitions and help (src/cli/args/): help
+/// text is the user's documentation, not code that knows an agent.
+fn is_help_text(path: &Path) -> bool {
+    path.starts_with("src/cli/args")
+}
+
+/// `code` with every model name blanked: a model name is a run of letters, digits, `.`,
+/// `_`, `/` and `-` that holds a `-` and a digit (`claude-opus-4-1`, `gpt-5.1-codex`,
+/// `gemini-2.5-pro`). An agent's own name (`claude`, `cursor-agent`) holds no digit.
+fn without_model_names(code: &str) -> String {
+    let part = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-');
+    let mut out = String::with_capacity(code.len());
+    let mut token = String::new();
+    let flush = |token: &mut String, out: &mut String| {
+        let model = token.contains('-') && token.contains(|c: char| c.is_ascii_digit());
+        if !model {
+            out.push_str(token);
+        }
+        token.clear();
+    };
+    for c in code.chars() {
+        if part(c) {
+            token.push(c);
+        } else {
+            flush(&mut token, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut token, &mut out);
+    out
+}
 
 /// Each agent is named, by its name or one of its record types, in the code of at most
 /// its ceiling of files outside the agent modules: what it means lives in its module
@@ -209,9 +245,10 @@ fn each_agent_is_named_in_few_files_outside_its_module() {
     let code: Vec<(PathBuf, String)> = files
         .into_iter()
         .filter(|p| !p.starts_with("src/dialect") && !p.starts_with("examples/ndjq-gen"))
+        .filter(|p| !is_help_text(p))
         // `std::io::Cursor` is not the agent.
         .map(|p| {
-            let code = code_of(&text_of(&p)).replace("io::Cursor", "io::");
+            let code = without_model_names(&code_of(&text_of(&p)).replace("io::Cursor", "io::"));
             (p, code)
         })
         .collect();
@@ -244,4 +281,19 @@ fn each_agent_is_named_in_few_files_outside_its_module() {
     assert!(!holds_word("claude_top", "claude"));
     assert!(code_of("r#\"{\"type\":\"turn_context\"}\"# // x").contains("\"turn_context\""));
     assert!(!code_of("let s = \"http://x\"; // codex").contains("codex"));
+    // A model name is not its maker's agent; the agent's own name is.
+    let models = without_model_names(r#"["claude-opus-4-1", "gpt-5.1-codex", "gemini-2.5-pro"]"#);
+    assert!(!["claude", "codex", "gemini"]
+        .iter()
+        .any(|a| holds_word(&models, a)));
+    assert!(holds_word(
+        &without_model_names("\"cursor-agent\""),
+        "cursor"
+    ));
+    assert!(holds_word(
+        &without_model_names("(\"claude\", 1)"),
+        "claude"
+    ));
+    assert!(is_help_text(Path::new("src/cli/args/run.rs")));
+    assert!(!is_help_text(Path::new("src/cli/cmd/run.rs")));
 }

@@ -270,3 +270,54 @@ pub(in crate::dialect) fn result(v: Json<'_>) -> Outcome<'_> {
         text,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::event::tests::events;
+
+    #[test]
+    fn claude_usage_is_held_until_the_message_ends_and_keeps_the_last_snapshot() {
+        let input = concat!(
+            r#"{"type":"assistant","session_id":"s","message":{"id":"m1","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":5,"output_tokens":1}}}"#,
+            "\n",
+            r#"{"type":"assistant","session_id":"s","message":{"id":"m1","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}],"usage":{"input_tokens":5,"output_tokens":9}}}"#,
+            "\n",
+            r#"{"type":"user","session_id":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"x"},{"type":"text","text":"y"}]}]}}"#,
+            "\n",
+            r#"{"type":"assistant","session_id":"s","message":{"id":"m2","content":[{"type":"text","text":"b"}],"usage":{"input_tokens":7,"output_tokens":2}}}"#,
+            "\n",
+            r#"{"type":"assistant","session_id":"s","message":{"id":"m3","content":[{"type":"text","text":"c"}],"usage":{"input_tokens":8,"output_tokens":3}}}"#,
+            "\n",
+        );
+        assert_eq!(
+            events(input, None),
+            [
+                r#"text@1 s=s "a""#,
+                r#"tool_use@2 s=s id=Some("t1") name=Some("Bash") input={"command":"ls"}"#,
+                r#"tool_result@3 s=s id=Some("t1") err=false content="x\ny""#,
+                r#"usage@2 s=s id=Some("m1") in=Some(5) out=Some(9)"#,
+                r#"text@4 s=s "b""#,
+                r#"usage@4 s=s id=Some("m2") in=Some(7) out=Some(2)"#,
+                r#"text@5 s=s "c""#,
+                r#"usage@5 s=s id=Some("m3") in=Some(8) out=Some(3)"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn claude_error_results_are_never_trusted_by_subtype() {
+        let input = concat!(
+            r#"{"type":"result","subtype":"success","is_error":true,"session_id":"s","result":"API Error: 500"}"#,
+            "\n",
+            r#"{"type":"result","subtype":"error_max_turns","session_id":"s","errors":["too many","turns"]}"#,
+            "\n",
+        );
+        assert_eq!(
+            events(input, None),
+            [
+                r#"result@1 s=s ok=false err=true text=Some("API Error: 500")"#,
+                r#"result@2 s=s ok=false err=true text=Some("too many; turns")"#,
+            ]
+        );
+    }
+}

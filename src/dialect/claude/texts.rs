@@ -40,3 +40,26 @@ pub(in crate::dialect) fn messages<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) 
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::grep::tests::{grep, hit};
+
+    const ASSISTANT: &str = r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"Plan: \"quote\" it","signature":"secretsig"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls -la /tmp"}}]}}"#;
+
+    #[test]
+    fn claude_text_thinking_and_tool_input_not_metadata() {
+        let g = grep(&["ls -la"], false);
+        assert!(hit(&g, "claude", ASSISTANT));
+        assert!(hit(&grep(&["Plan"], false), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["secretsig"], false), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["Bash"], false), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["assistant"], false), "claude", ASSISTANT));
+        // A quote is escaped in the raw line: the prefilter keeps the part without it.
+        assert!(hit(&grep(&["\"quote\""], false), "claude", ASSISTANT));
+        assert!(hit(&grep(&["/tmp$"], false), "claude", ASSISTANT));
+        assert!(hit(&grep(&["PLAN"], true), "claude", ASSISTANT));
+        assert!(!hit(&grep(&["PLAN"], false), "claude", ASSISTANT));
+        assert!(hit(&grep(&["nope", "la /"], false), "claude", ASSISTANT));
+    }
+}

@@ -190,3 +190,35 @@ fn tool(item: Json<'_>) -> Option<(Option<&str>, Option<Nested<'_>>)> {
 pub(in crate::dialect) fn input(at: impl Fn(&str) -> Option<u64>) -> Option<u64> {
     at("input_tokens").map(|i| i.saturating_sub(at("cached_input_tokens").unwrap_or(0)))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::event::tests::events;
+
+    #[test]
+    fn codex_tools_are_used_once_per_item_and_sessions_carry() {
+        let input = concat!(
+            r#"{"type":"thread.started","thread_id":"th"}"#,
+            "\n",
+            r#"{"type":"item.started","item":{"id":"item_1","type":"command_execution","command":"ls","status":"in_progress"}}"#,
+            "\n",
+            r#"{"type":"item.completed","item":{"id":"item_1","type":"command_execution","command":"ls","aggregated_output":"x","exit_code":2,"status":"failed"}}"#,
+            "\n",
+            r#"{"type":"item.completed","item":{"id":"item_2","type":"mcp_tool_call","server":"s","tool":"search","arguments":{"q":1},"result":{"content":[{"type":"text","text":"r"}]},"error":null,"status":"completed"}}"#,
+            "\n",
+            r#"{"type":"turn.failed","error":{"message":"boom"}}"#,
+            "\n",
+        );
+        assert_eq!(
+            events(input, None),
+            [
+                "init@1 s=th",
+                r#"tool_use@2 s=th id=Some("item_1") name=Some("command_execution") input={"command":"ls"}"#,
+                r#"tool_result@3 s=th id=Some("item_1") err=true content="x""#,
+                r#"tool_use@4 s=th id=Some("item_2") name=Some("search") input={"q":1}"#,
+                r#"tool_result@4 s=th id=Some("item_2") err=false content="r""#,
+                r#"result@5 s=th ok=false err=true text=Some("boom")"#,
+            ]
+        );
+    }
+}

@@ -23,3 +23,18 @@ pub(in crate::dialect) fn each<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> b
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::grep::tests::{grep, hit};
+
+    /// An item's command is its text, its id is not.
+    #[test]
+    fn codex_item_text_is_its_command_not_its_id() {
+        let g = grep(&["hello"], false);
+        let item = r#"{"type":"item.completed","item":{"id":"hello","type":"command_execution","command":"echo hello","aggregated_output":""}}"#;
+        assert!(hit(&g, "codex", item));
+        let id_only = r#"{"type":"item.completed","item":{"id":"hello","type":"x"}}"#;
+        assert!(!hit(&g, "codex", id_only));
+    }
+}

@@ -265,3 +265,33 @@ fn function_output(out: Json<'_>) -> (Option<Nested<'_>>, bool) {
     }
     (Some(Nested::Json(out)), failed)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::event::tests::events;
+
+    #[test]
+    fn codex_log_function_outputs_report_failures() {
+        let input = concat!(
+            r#"{"type":"session_meta","payload":{"id":"sid","cwd":"/w"}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"no such file\",\"metadata\":{\"exit_code\":1}}"}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"Process exited with code 0\nOutput:\nok"}}"#,
+            "\n",
+            r#"{"type":"event_msg","payload":{"type":"token_count","info":null}}"#,
+            "\n",
+        );
+        assert_eq!(
+            events(input, None),
+            [
+                "init@1 s=sid",
+                r#"tool_use@2 s=sid id=Some("c1") name=Some("shell") input={"command":["ls"]}"#,
+                r#"tool_result@3 s=sid id=Some("c1") err=true content="no such file""#,
+                r#"tool_result@4 s=sid id=Some("c2") err=false content="Process exited with code 0\nOutput:\nok""#,
+            ]
+        );
+    }
+}

@@ -8,6 +8,11 @@ use crate::dialect::stats_reader::TopFields;
 use crate::json::Json;
 use crate::stats::{Ingest, Key, Tokens, NONE};
 
+/// The first part of the key of a rollout's response, which its session's name and its
+/// cumulative total after it complete ([`Ingest::response_key`]). Its bytes are in every
+/// saved key: they never change.
+pub(crate) const RESPONSE_KEY: &[u8] = b"codex response";
+
 /// A `token_usage_record` (or a `compacted` record's `latest_token_usage_record`): one
 /// response's `usage` and the thread's cumulative `thread_token_usage` after it, the same
 /// response its `token_count` gives.

@@ -27,3 +27,16 @@ pub(in crate::dialect) fn each<'a>(v: Json<'a>, f: &mut dyn FnMut(Json<'a>) -> b
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::filter::grep::tests::{grep, hit};
+
+    /// A rollout's message text is searched.
+    #[test]
+    fn codex_log_message_text_is_searched() {
+        let g = grep(&["hello"], false);
+        let rollout = r#"{"type":"response_item","payload":{"type":"message","content":[{"type":"output_text","text":"hello there"}]}}"#;
+        assert!(hit(&g, "codex-log", rollout));
+    }
+}

@@ -32,6 +32,11 @@ pub use legacy::is_legacy_storage;
 pub use places::{default_stores, is_store_name};
 pub use sqlite::{companion_of, is_sqlite, SQLITE_MAGIC};
 
+/// Why a database met where a stream is read (a pipe, a file under `--follow`'s tail) is
+/// not read there: a store is read by its path, with its `-wal` beside it.
+pub const NOT_A_STREAM: &str =
+    "an SQLite database, not NDJSON: name its file to read it (OpenCode's store)";
+
 use crate::error::Error;
 use legacy::{open_files, read_session_files};
 use live::{read_changes, Live};
