@@ -1,9 +1,7 @@
 //! The [`Tokens`] type: what the API billed, in one meaning for every agent
-//! (docs/REFERENCE.md "Token and cost rules"), the mappings from Claude's and Codex's usage
-//! fields into it (the other agents' are in their dialect modules), and the packed form a
-//! message entry stores.
+//! (docs/REFERENCE.md "Token and cost rules"), the packed form a message entry stores;
+//! each agent's mapping of its usage fields into it is in its dialect module.
 
-use crate::json::Json;
 use crate::pricing::Billed;
 use serde::{Deserialize, Serialize};
 use std::ops::AddAssign;
@@ -45,72 +43,6 @@ impl AddAssign for Tokens {
 }
 
 impl Tokens {
-    /// Claude usage: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
-    /// `cache_read_input_tokens`.
-    pub(crate) fn from_claude(usage: Json<'_>) -> Tokens {
-        let [input, output, cache_creation, cache_read, split] = usage.get_many([
-            "input_tokens",
-            "output_tokens",
-            "cache_creation_input_tokens",
-            "cache_read_input_tokens",
-            "cache_creation",
-        ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
-        let cache_creation = n(cache_creation);
-        Tokens {
-            input: n(input),
-            output: n(output),
-            cache_creation,
-            cache_read: n(cache_read),
-            reasoning_output: 0,
-            cache_creation_1h: n(split.and_then(|s| s.get("ephemeral_1h_input_tokens")))
-                .min(cache_creation),
-        }
-    }
-
-    /// Claude `result.modelUsage` entry: `inputTokens`, `outputTokens`,
-    /// `cacheCreationInputTokens`, `cacheReadInputTokens`.
-    pub(crate) fn from_model_usage(usage: Json<'_>) -> Tokens {
-        let [input, output, cache_creation, cache_read] = usage.get_many([
-            "inputTokens",
-            "outputTokens",
-            "cacheCreationInputTokens",
-            "cacheReadInputTokens",
-        ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
-        Tokens {
-            input: n(input),
-            output: n(output),
-            cache_creation: n(cache_creation),
-            cache_read: n(cache_read),
-            reasoning_output: 0,
-            cache_creation_1h: 0,
-        }
-    }
-
-    /// Codex usage: `input_tokens` includes its `cached_input_tokens`, so non-cached input
-    /// is the difference; `cache_write_input_tokens` are cache writes, and
-    /// `reasoning_output_tokens` the reasoning part of `output_tokens`.
-    pub(crate) fn from_codex(usage: Json<'_>) -> Tokens {
-        let [cached, input, output, cache_creation, reasoning_output] = usage.get_many([
-            "cached_input_tokens",
-            "input_tokens",
-            "output_tokens",
-            "cache_write_input_tokens",
-            "reasoning_output_tokens",
-        ]);
-        let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
-        let cached = n(cached);
-        Tokens {
-            input: n(input).saturating_sub(cached),
-            output: n(output),
-            cache_creation: n(cache_creation),
-            cache_read: cached,
-            reasoning_output: n(reasoning_output),
-            cache_creation_1h: 0,
-        }
-    }
-
     /// Whether every count is zero.
     pub fn is_zero(&self) -> bool {
         *self == Tokens::default()

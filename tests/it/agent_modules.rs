@@ -297,3 +297,38 @@ fn each_agent_is_named_in_few_files_outside_its_module() {
     assert!(is_help_text(Path::new("src/cli/args/run.rs")));
     assert!(!is_help_text(Path::new("src/cli/cmd/run.rs")));
 }
+
+/// No file outside src/dialect/ reaches into an agent's module: the engines and the
+/// commands use the registry's neutral items (`Dialect`, `RecordInfo`, the stats facts,
+/// the store facade), never `dialect::<agent>::...`.
+#[test]
+fn no_file_outside_the_agent_modules_imports_an_agent_module() {
+    let mut files = Vec::new();
+    rust_files(Path::new("src"), &mut files);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The agents are the modules of src/dialect/ that have a descriptor.
+    let mut agents: Vec<String> = std::fs::read_dir(root.join("src/dialect"))
+        .expect("src/dialect")
+        .filter_map(|e| {
+            let path = e.expect("an entry").path();
+            let stem = path.file_stem()?.to_str()?.to_string();
+            let text = std::fs::read_to_string(&path).ok()?;
+            text.contains("static AGENT: Agent").then_some(stem)
+        })
+        .collect();
+    agents.sort();
+    assert!(agents.len() >= 10, "agents found: {agents:?}");
+    let mut reaching = Vec::new();
+    for file in files.iter().filter(|p| !p.starts_with("src/dialect")) {
+        let code = code_of(&text_of(file));
+        for agent in &agents {
+            if code.contains(&format!("dialect::{agent}::"))
+                || code.contains(&format!("dialect::{agent};"))
+                || code.contains(&format!("dialect::{{{agent}"))
+            {
+                reaching.push(format!("{}: {agent}", file.display()));
+            }
+        }
+    }
+    assert!(reaching.is_empty(), "{}", reaching.join("\n"));
+}

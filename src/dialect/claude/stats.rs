@@ -100,7 +100,7 @@ fn message_usage<'a>(
     }
     let attr = s.attr(session, model);
     if let Some(usage) = usage.filter(|u| u.is_object()) {
-        let tokens = Tokens::from_claude(usage);
+        let tokens = tokens(usage);
         match id.and_then(|i| i.as_str()) {
             Some(id) => {
                 let (req, stream) = match request {
@@ -170,7 +170,7 @@ fn result(s: &mut Ingest<'_>, v: Json<'_>, session: u32) {
         let mut list = Vec::new();
         mu.for_each_entry(|model, usage| {
             if usage.is_object() {
-                list.push((model.to_string(), Tokens::from_model_usage(usage)));
+                list.push((model.to_string(), model_usage_tokens(usage)));
             }
         });
         if !list.is_empty() {
@@ -179,7 +179,7 @@ fn result(s: &mut Ingest<'_>, v: Json<'_>, session: u32) {
     }
     let tokens = v.get("usage").and_then(|usage| {
         let int = |k: &str| usage.get(k).and_then(|n| n.as_count()).is_some();
-        (int("input_tokens") && int("output_tokens")).then(|| Tokens::from_claude(usage))
+        (int("input_tokens") && int("output_tokens")).then(|| tokens(usage))
     });
     let cost_usd = ["total_cost_usd", "cost_usd", "costUSD"]
         .iter()
@@ -193,4 +193,47 @@ fn result(s: &mut Ingest<'_>, v: Json<'_>, session: u32) {
             duration_ms: v.get("duration_ms").and_then(|n| n.as_count()),
         },
     );
+}
+
+/// Claude usage: `input_tokens`, `output_tokens`, `cache_creation_input_tokens`,
+/// `cache_read_input_tokens`.
+fn tokens(usage: Json<'_>) -> Tokens {
+    let [input, output, cache_creation, cache_read, split] = usage.get_many([
+        "input_tokens",
+        "output_tokens",
+        "cache_creation_input_tokens",
+        "cache_read_input_tokens",
+        "cache_creation",
+    ]);
+    let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
+    let cache_creation = n(cache_creation);
+    Tokens {
+        input: n(input),
+        output: n(output),
+        cache_creation,
+        cache_read: n(cache_read),
+        reasoning_output: 0,
+        cache_creation_1h: n(split.and_then(|s| s.get("ephemeral_1h_input_tokens")))
+            .min(cache_creation),
+    }
+}
+
+/// Claude `result.modelUsage` entry: `inputTokens`, `outputTokens`,
+/// `cacheCreationInputTokens`, `cacheReadInputTokens`.
+fn model_usage_tokens(usage: Json<'_>) -> Tokens {
+    let [input, output, cache_creation, cache_read] = usage.get_many([
+        "inputTokens",
+        "outputTokens",
+        "cacheCreationInputTokens",
+        "cacheReadInputTokens",
+    ]);
+    let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
+    Tokens {
+        input: n(input),
+        output: n(output),
+        cache_creation: n(cache_creation),
+        cache_read: n(cache_read),
+        reasoning_output: 0,
+        cache_creation_1h: 0,
+    }
 }

@@ -34,10 +34,7 @@ pub(crate) fn read(v: Json<'_>, top: &TopFields<'_>, s: &mut Ingest<'_>) {
     match ty {
         Some("turn.completed") | Some("turn.failed") => {
             s.input.turn += 1;
-            let usage = v
-                .get("usage")
-                .filter(|u| u.is_object())
-                .map(Tokens::from_codex);
+            let usage = v.get("usage").filter(|u| u.is_object()).map(tokens);
             let t = usage.unwrap_or_default();
             let turn = format!(
                 "{}/{}/{}/{}/{}/{}",
@@ -85,4 +82,27 @@ pub(in crate::dialect) fn fnv1a(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// Codex usage: `input_tokens` includes its `cached_input_tokens`, so non-cached input
+/// is the difference; `cache_write_input_tokens` are cache writes, and
+/// `reasoning_output_tokens` the reasoning part of `output_tokens`.
+pub(in crate::dialect) fn tokens(usage: Json<'_>) -> Tokens {
+    let [cached, input, output, cache_creation, reasoning_output] = usage.get_many([
+        "cached_input_tokens",
+        "input_tokens",
+        "output_tokens",
+        "cache_write_input_tokens",
+        "reasoning_output_tokens",
+    ]);
+    let n = |v: Option<Json<'_>>| v.and_then(|v| v.as_count()).unwrap_or(0);
+    let cached = n(cached);
+    Tokens {
+        input: n(input).saturating_sub(cached),
+        output: n(output),
+        cache_creation: n(cache_creation),
+        cache_read: cached,
+        reasoning_output: n(reasoning_output),
+        cache_creation_1h: 0,
+    }
 }

@@ -6,7 +6,7 @@
 
 use crate::dialect::stats_reader::TopFields;
 use crate::json::Json;
-use crate::stats::{Ingest, Key, Tokens, NONE};
+use crate::stats::{Ingest, Key, NONE};
 
 /// The first part of the key of a rollout's response, which its session's name and its
 /// cumulative total after it complete ([`Ingest::response_key`]). Its bytes are in every
@@ -32,7 +32,7 @@ fn usage_record(s: &mut Ingest<'_>, session: u32, attr: u32, record: Json<'_>) {
 /// "Lineage"). A fork's totals start from its parent's, so its own usage is the sum of
 /// its responses, never its last total.
 fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total: Json<'_>) {
-    let t = Tokens::from_codex(total);
+    let t = crate::dialect::codex::stats::tokens(total);
     let counts = [
         t.input,
         t.cache_read,
@@ -41,7 +41,12 @@ fn response(s: &mut Ingest<'_>, session: u32, attr: u32, usage: Json<'_>, total:
         t.reasoning_output,
     ];
     let key = s.response_key(session, counts);
-    s.response_usage(session, key, Tokens::from_codex(usage), attr);
+    s.response_usage(
+        session,
+        key,
+        crate::dialect::codex::stats::tokens(usage),
+        attr,
+    );
 }
 
 /// One record.
@@ -114,7 +119,7 @@ pub(crate) fn read(v: Json<'_>, top: &TopFields<'_>, s: &mut Ingest<'_>) {
                 // An older count with no per-response usage: the session's last
                 // cumulative total is its usage.
                 (Some(total), None) => {
-                    s.cumulative_usage(session, Tokens::from_codex(total), attr);
+                    s.cumulative_usage(session, crate::dialect::codex::stats::tokens(total), attr);
                 }
                 _ => {}
             }
