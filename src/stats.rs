@@ -60,6 +60,7 @@ use std::hash::BuildHasherDefault;
 
 mod billing;
 mod calendar;
+mod facts;
 mod grouping;
 mod ingest;
 mod intern;
@@ -78,6 +79,7 @@ pub use state_json::StateJson;
 pub(crate) use store::Key;
 pub use tokens::Tokens;
 
+pub(crate) use facts::Fact;
 pub(crate) use ingest::{Ingest, InputContext, ResultFacts};
 pub(crate) use intern::NONE;
 use intern::{Attrs, IdHasher, IdMap, RecentIds, Strings};

@@ -2,8 +2,9 @@
 //! (a session id, the model, a usage snapshot under its dedupe key, a tool call, a failed
 //! call, a session's result, a reported step cost), which `stats` applies without naming
 //! the agent (docs/DESIGN.md "The stats rooms"). Each agent's reader lives in its own
-//! module (`gemini::facts`, `qwen::log_facts`, ...), next to its failure rules; this module
-//! holds the type and the reader the agents that write Claude's shape share.
+//! module (`gemini::facts`, `qwen::log_facts`, ...), next to its failure rules; the type is
+//! the stats engine's ([`crate::stats::Fact`]); this module holds the helpers and the reader
+//! the agents that write Claude's shape share.
 //!
 //! Tokens are in one meaning (docs/REFERENCE.md "Token and cost rules"): `input` is the
 //! non-cached input, `cache_read` the cached, `output` includes reasoning, and
@@ -22,46 +23,7 @@ use super::Dialect;
 use crate::json::Json;
 use crate::stats::{Key, Tokens};
 
-/// A reader of records into [`Fact`]s: the record, its type, the session its input is in
-/// so far, and where the facts go.
-pub(crate) type FactsFn = for<'a> fn(Json<'a>, Option<&'a str>, &str, &mut dyn FnMut(Fact<'a>));
-
-/// One thing a record says, in no agent's terms.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Fact<'a> {
-    /// The session the record (and the records after it in its input) belongs to.
-    Session(&'a str),
-    /// The model the records after this one use (Copilot names it apart).
-    Model(&'a str),
-    /// The working directory of the record's session, its project (the first one named
-    /// counts): OpenCode's store names it in each assistant message.
-    Cwd(&'a str),
-    /// A usage snapshot: the last one under a key counts.
-    Usage {
-        key: Key,
-        model: Option<&'a str>,
-        /// `reasoning_output` set where the agent reports it apart.
-        tokens: Tokens,
-    },
-    ToolCall {
-        key: Key,
-        name: &'a str,
-    },
-    ToolError {
-        key: Key,
-    },
-    /// The session's result: its billed totals where the agent gives them, its length.
-    Result {
-        tokens: Option<Tokens>,
-        duration_ms: Option<u64>,
-        turns: Option<u64>,
-    },
-    /// A cost the agent reported for one step, under a key (summed per session).
-    StepCost {
-        key: Key,
-        cost_usd: f64,
-    },
-}
+pub(crate) use crate::stats::Fact;
 
 /// Whether a record of `dialect` means something only with what earlier records of its
 /// input said: Codex items and Gemini events their session, Copilot events their model,

@@ -5,11 +5,11 @@
 //! drives the store through [`Ingest`]; nothing here names an agent.
 
 use super::calendar::time_of;
+use super::facts::{Fact, FactsFn};
 use super::intern::{Attr, INHERIT, NONE};
 use super::store::KeyPrefix;
 use super::tokens::{pack, Tokens, BIG};
 use super::{DeltaEntry, Dim, Key, Link, MessageEntry, RunFacts, Stats, ToolEntry};
-use crate::dialect::facts::{Fact, FactsFn};
 use crate::dialect::stats_reader::{StatsReader, TopFields, CUMULATIVE_RESPONSE_KEY};
 use crate::dialect::Dialect;
 use crate::json::Json;
